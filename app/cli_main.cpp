@@ -1,0 +1,257 @@
+// mapwright-cli: a thin front end over the engine. Every command exits non-zero
+// with a one-line reason on bad input.
+#include "bench/model_bench.h"
+#include "common/error.h"
+#include "io/json_io.h"
+#include "io/timeloop.h"
+#include "mapping/mapping.h"
+#include "model/cost_model.h"
+#include "workload/presets.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#ifndef MAPWRIGHT_SOURCE_DIR
+#define MAPWRIGHT_SOURCE_DIR "."
+#endif
+
+namespace {
+
+using mw::InputError;
+using json = mw::Json;
+
+constexpr const char* kUsage =
+    "usage: mapwright-cli <command> [options]\n"
+    "commands:\n"
+    "  evaluate --arch A.json --workload W.json [--layer NAME] --mapping M.json [--json]\n"
+    "  import-timeloop INPUT.yaml ERT.yaml [MAPPING.yaml] --out DIR\n"
+    "  export-timeloop --arch A.json --workload W.json [--layer NAME] --mapping M.json --out DIR\n"
+    "  bench model [--arch A.json] [--json]\n";
+
+// Options of the form --key value and bare --flag; everything else is positional.
+struct Args {
+    std::vector<std::string> positional;
+    std::map<std::string, std::string> options;
+    std::vector<std::string> flags;
+
+    bool flag(const std::string& f) const {
+        return std::find(flags.begin(), flags.end(), f) != flags.end();
+    }
+    std::string get(const std::string& key) const {
+        auto it = options.find(key);
+        if (it == options.end())
+            throw InputError("--" + key, "is required");
+        return it->second;
+    }
+    std::string opt(const std::string& key, const std::string& fallback = "") const {
+        auto it = options.find(key);
+        return it == options.end() ? fallback : it->second;
+    }
+};
+
+Args parseArgs(int argc, char** argv, int first, const std::vector<std::string>& flagNames) {
+    Args a;
+    for (int i = first; i < argc; ++i) {
+        std::string s = argv[i];
+        if (s.rfind("--", 0) == 0) {
+            const std::string key = s.substr(2);
+            if (std::find(flagNames.begin(), flagNames.end(), key) != flagNames.end()) {
+                a.flags.push_back(key);
+                continue;
+            }
+            if (i + 1 >= argc)
+                throw InputError(s, "expects a value");
+            a.options[key] = argv[++i];
+        } else {
+            a.positional.push_back(s);
+        }
+    }
+    return a;
+}
+
+std::string findSample(const std::string& relative) {
+    const std::vector<std::filesystem::path> roots = {
+        std::filesystem::path(MAPWRIGHT_SOURCE_DIR) / "samples", "samples", "../samples",
+        "/usr/share/mapwright/samples"};
+    for (const auto& r : roots)
+        if (std::filesystem::exists(r / relative))
+            return (r / relative).string();
+    throw InputError(relative, "bundled sample not found (looked in the source tree and ./samples)");
+}
+
+struct Loaded {
+    mw::Architecture arch;
+    mw::Problem problem;
+    mw::Mapping mapping;
+};
+
+Loaded loadCase(const Args& args) {
+    Loaded c;
+    c.arch = mw::loadArchitecture(args.get("arch"));
+    const std::string workloadPath = args.get("workload");
+    const mw::Network net = mw::loadNetwork(workloadPath);
+    try {
+        c.problem = mw::buildProblem(mw::selectLayer(net, args.opt("layer")));
+    } catch (const InputError& e) {
+        throw e.within(workloadPath);
+    }
+    c.mapping = mw::loadMapping(args.get("mapping"), c.problem, c.arch);
+    return c;
+}
+
+std::string fmt(double v, int precision = 2) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(precision) << v;
+    return s.str();
+}
+
+int cmdEvaluate(const Args& args) {
+    const Loaded c = loadCase(args);
+    const mw::Evaluation e = mw::evaluate(c.problem, c.arch, c.mapping);
+    if (args.flag("json")) {
+        std::cout << mw::toJson(e, c.problem, c.arch).dump(1) << "\n";
+        return e.valid ? 0 : 1;
+    }
+    std::vector<std::vector<std::int64_t>> tiles;
+    if (e.valid)
+        for (int l = 0; l < e.numLevels; ++l) {
+            tiles.emplace_back();
+            for (int t = 0; t < e.numTensors; ++t)
+                tiles.back().push_back(e.levels[l].tensors[t].tile);
+        }
+    std::cout << mw::renderLoopNest(c.problem, c.arch, c.mapping, tiles) << "\n";
+    if (!e.valid) {
+        std::cout << "INVALID mapping:\n";
+        for (const auto& v : mw::describeViolations(e, c.problem, c.arch))
+            std::cout << "  - " << v << "\n";
+        return 1;
+    }
+    std::cout << std::left << std::setw(18) << "level" << std::setw(10) << "tensor"
+              << std::right << std::setw(12) << "tile" << std::setw(16) << "reads"
+              << std::setw(14) << "fills" << std::setw(16) << "updates" << std::setw(18)
+              << "energy (pJ)" << "\n";
+    for (int l = 0; l < e.numLevels; ++l) {
+        const auto& ls = e.levels[l];
+        for (int t = 0; t < e.numTensors; ++t) {
+            const auto& ts = ls.tensors[t];
+            if (!ts.kept)
+                continue;
+            std::cout << std::left << std::setw(18) << c.arch.levels[l].name << std::setw(10)
+                      << c.problem.tensors[t].name << std::right << std::setw(12) << ts.tile
+                      << std::setw(16) << ts.reads << std::setw(14) << ts.fills << std::setw(16)
+                      << ts.updates << std::setw(18) << fmt(ts.energy) << "\n";
+        }
+        if (ls.leakEnergy > 0)
+            std::cout << std::left << std::setw(18) << c.arch.levels[l].name << std::setw(10)
+                      << "(leak)" << std::right << std::setw(76) << fmt(ls.leakEnergy) << "\n";
+    }
+    std::cout << std::left << std::setw(18) << c.arch.compute.name << std::setw(10) << "(MACs)"
+              << std::right << std::setw(76) << fmt(e.computeEnergy) << "\n\n";
+    std::cout << "computes     " << e.computes << "\n"
+              << "cycles       " << e.cycles << "\n"
+              << "utilization  " << fmt(100.0 * e.utilization) << " %\n"
+              << "energy       " << fmt(e.energy * 1e-6, 4) << " uJ\n"
+              << "EDP          " << std::scientific << std::setprecision(4) << e.edp
+              << " J*cycle\n";
+    return 0;
+}
+
+int cmdImportTimeloop(const Args& args) {
+    if (args.positional.size() < 2 || args.positional.size() > 3)
+        throw InputError("import-timeloop", "expected INPUT.yaml ERT.yaml [MAPPING.yaml]");
+    const std::string out = args.get("out");
+    const auto c = mw::importTimeloop(args.positional[0], args.positional[1],
+                                      args.positional.size() == 3 ? args.positional[2] : "");
+    std::filesystem::create_directories(out);
+    mw::Network net;
+    net.name = c.problem.name;
+    mw::LayerSpec layer;
+    layer.name = c.problem.name;
+    layer.kind = "custom";
+    layer.custom = c.problem;
+    net.layers.push_back(layer);
+    const std::filesystem::path dir(out);
+    mw::writeTextFile((dir / "arch.json").string(), mw::toJson(c.arch).dump(1) + "\n");
+    mw::writeTextFile((dir / "workload.json").string(), mw::toJson(net).dump(1) + "\n");
+    if (c.hasMapping)
+        mw::writeTextFile((dir / "mapping.json").string(),
+                          mw::toJson(c.mapping, c.problem, c.arch).dump(1) + "\n");
+    std::cout << "wrote " << (dir / "arch.json").string() << ", "
+              << (dir / "workload.json").string()
+              << (c.hasMapping ? ", " + (dir / "mapping.json").string() : std::string())
+              << "\n";
+    if (!c.hasMapping)
+        std::cout << "note: the input holds no mapping (a mapper case); pass MAPPING.yaml\n";
+    return 0;
+}
+
+int cmdExportTimeloop(const Args& args) {
+    const Loaded c = loadCase(args);
+    const std::string out = args.get("out");
+    mw::exportTimeloop(c.problem, c.arch, c.mapping, out);
+    std::cout << "wrote arch.yaml, problem.yaml, mapping.yaml and ERT.yaml to " << out << "\n";
+    return 0;
+}
+
+int cmdBench(const Args& args) {
+    if (args.positional.empty() || args.positional[0] != "model")
+        throw InputError("bench", "expected 'bench model'");
+    const std::string archPath = args.opt("arch", findSample("architectures/eyeriss_like.json"));
+    const mw::Architecture arch = mw::loadArchitecture(archPath);
+    const auto r = mw::benchModel(arch);
+    if (args.flag("json")) {
+        std::cout << json{{"benchmark", "model"},
+                          {"architecture", arch.name},
+                          {"threads", 1},
+                          {"evaluations_per_second", r.evaluationsPerSecond},
+                          {"min_per_second", r.minPerSecond},
+                          {"max_per_second", r.maxPerSecond},
+                          {"runs", r.runs},
+                          {"layers", r.layers},
+                          {"mappings_per_layer", r.mappingsPerLayer}}
+                         .dump(1)
+                  << "\n";
+    } else {
+        std::cout << "cost model on '" << arch.name << "', 1 thread, " << r.layers
+                  << " conv layers x " << r.mappingsPerLayer << " legal mappings, median of "
+                  << r.runs << " runs\n"
+                  << "evaluations_per_second " << std::fixed << std::setprecision(0)
+                  << r.evaluationsPerSecond << "\n"
+                  << "(min " << r.minPerSecond << ", max " << r.maxPerSecond << ")\n";
+    }
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+        std::cout << kUsage;
+        return argc < 2 ? 2 : 0;
+    }
+    const std::string cmd = argv[1];
+    try {
+        if (cmd == "evaluate")
+            return cmdEvaluate(parseArgs(argc, argv, 2, {"json"}));
+        if (cmd == "import-timeloop")
+            return cmdImportTimeloop(parseArgs(argc, argv, 2, {}));
+        if (cmd == "export-timeloop")
+            return cmdExportTimeloop(parseArgs(argc, argv, 2, {}));
+        if (cmd == "bench")
+            return cmdBench(parseArgs(argc, argv, 2, {"json"}));
+        std::cerr << "error: unknown command '" << cmd << "'\n" << kUsage;
+        return 2;
+    } catch (const InputError& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return 2;
+    }
+}

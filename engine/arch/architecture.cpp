@@ -1,0 +1,106 @@
+#include "arch/architecture.h"
+
+#include "common/error.h"
+
+namespace mw {
+
+const char* toString(LevelClass c) {
+    switch (c) {
+    case LevelClass::DRAM:
+        return "DRAM";
+    case LevelClass::SRAM:
+        return "SRAM";
+    case LevelClass::RegFile:
+        return "regfile";
+    case LevelClass::Dummy:
+        return "dummy";
+    }
+    return "SRAM";
+}
+
+bool parseLevelClass(const std::string& s, LevelClass& out) {
+    if (s == "DRAM" || s == "dram")
+        out = LevelClass::DRAM;
+    else if (s == "SRAM" || s == "sram")
+        out = LevelClass::SRAM;
+    else if (s == "regfile" || s == "RegFile" || s == "register_file")
+        out = LevelClass::RegFile;
+    else if (s == "dummy")
+        out = LevelClass::Dummy;
+    else
+        return false;
+    return true;
+}
+
+int Architecture::levelIndex(const std::string& n) const {
+    for (int l = 0; l < numLevels(); ++l)
+        if (levels[l].name == n)
+            return l;
+    return -1;
+}
+
+int Architecture::fanoutX(int l) const {
+    const int child = (l + 1 < numLevels()) ? levels[l + 1].meshX : compute.meshX;
+    return child / levels[l].meshX;
+}
+
+int Architecture::fanoutY(int l) const {
+    const int child = (l + 1 < numLevels()) ? levels[l + 1].meshY : compute.meshY;
+    return child / levels[l].meshY;
+}
+
+void validateArchitecture(const Architecture& a) {
+    const std::string where = a.name.empty() ? std::string("architecture")
+                                             : "architecture '" + a.name + "'";
+    if (a.levels.empty())
+        throw InputError(where + ".levels", "is empty; expected at least one storage level");
+    if (a.numLevels() > kMaxLevels)
+        throw InputError(where + ".levels", "has " + std::to_string(a.numLevels()) +
+                                                " levels; at most " +
+                                                std::to_string(kMaxLevels) + " are supported");
+    if (a.compute.meshX <= 0 || a.compute.meshY <= 0)
+        throw InputError(where + ".compute", "has no compute units; expected a compute level "
+                                             "with a positive mesh");
+    if (a.compute.macEnergy < 0)
+        throw InputError(where + ".compute.energy_pJ", "is negative; expected >= 0");
+    for (int l = 0; l < a.numLevels(); ++l) {
+        const StorageLevel& s = a.levels[l];
+        const std::string lw = where + ".levels[" + std::to_string(l) + "]" +
+                               (s.name.empty() ? "" : " (" + s.name + ")");
+        if (s.name.empty())
+            throw InputError(lw + ".name", "is empty; expected a level name");
+        for (int m = 0; m < l; ++m)
+            if (a.levels[m].name == s.name)
+                throw InputError(lw + ".name", "'" + s.name + "' is used by two levels");
+        if (s.cls == LevelClass::DRAM && l != 0)
+            throw InputError(lw + ".class", "DRAM must be the outermost level");
+        if (!s.unbounded() && s.cls != LevelClass::Dummy && s.capacityWords <= 0)
+            throw InputError(lw + ".capacity_words",
+                             "is " + std::to_string(s.capacityWords) +
+                                 "; expected a positive number of words");
+        if (s.wordBits <= 0)
+            throw InputError(lw + ".word_bits", "expected a positive number of bits");
+        if (s.blockSize <= 0)
+            throw InputError(lw + ".block_size", "expected a positive number of words");
+        if (s.meshX <= 0 || s.meshY <= 0)
+            throw InputError(lw + ".mesh", "expected positive mesh_x and mesh_y");
+        if (s.readBandwidth < 0 || s.writeBandwidth < 0)
+            throw InputError(lw + ".bandwidth", "is negative; expected >= 0 (0 = unlimited)");
+        if (s.multipleBuffering < 1.0)
+            throw InputError(lw + ".multiple_buffering", "expected a value >= 1");
+        if (s.energy.read < 0 || s.energy.write < 0 || s.energy.update < 0 || s.energy.leak < 0)
+            throw InputError(lw + ".energy_pJ", "has a negative energy; expected >= 0");
+        const int childX = (l + 1 < a.numLevels()) ? a.levels[l + 1].meshX : a.compute.meshX;
+        const int childY = (l + 1 < a.numLevels()) ? a.levels[l + 1].meshY : a.compute.meshY;
+        const std::string child =
+            (l + 1 < a.numLevels()) ? a.levels[l + 1].name : a.compute.name;
+        if (childX % s.meshX != 0 || childY % s.meshY != 0 || childX < s.meshX ||
+            childY < s.meshY)
+            throw InputError(lw + ".mesh",
+                             std::to_string(s.meshX) + "x" + std::to_string(s.meshY) +
+                                 " does not divide the mesh of its child '" + child + "' (" +
+                                 std::to_string(childX) + "x" + std::to_string(childY) + ")");
+    }
+}
+
+} // namespace mw

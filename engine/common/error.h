@@ -1,0 +1,23 @@
+#pragma once
+// One error type for all bad input: it names where (file, JSON path or YAML
+// line, field) and what was expected, so every front end can print one line.
+#include <stdexcept>
+#include <string>
+
+namespace mw {
+
+class InputError : public std::runtime_error {
+public:
+    InputError(std::string where, std::string what);
+    const std::string& where() const { return where_; }
+    const std::string& detail() const { return detail_; }
+
+    // A copy of this error located inside `outer` (e.g. a file name).
+    InputError within(const std::string& outer) const;
+
+private:
+    std::string where_;
+    std::string detail_;
+};
+
+} // namespace mw

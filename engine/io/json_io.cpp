@@ -1,0 +1,656 @@
+#include "io/json_io.h"
+
+#include "common/error.h"
+
+#include <fstream>
+#include <sstream>
+
+namespace mw {
+
+using json = Json;
+
+namespace {
+
+std::string typeName(const json& j) {
+    return j.is_null() ? "null" : std::string(j.type_name());
+}
+
+const json& member(const json& j, const char* key, const std::string& path) {
+    if (!j.is_object())
+        throw InputError(path, "expected an object, got " + typeName(j));
+    auto it = j.find(key);
+    if (it == j.end())
+        throw InputError(path, std::string("missing field '") + key + "'");
+    return *it;
+}
+
+std::string getString(const json& j, const char* key, const std::string& path) {
+    const json& v = member(j, key, path);
+    if (!v.is_string())
+        throw InputError(path + "." + key, "expected a string, got " + typeName(v));
+    return v.get<std::string>();
+}
+
+std::string optString(const json& j, const char* key, const std::string& path,
+                      const std::string& fallback) {
+    if (!j.contains(key))
+        return fallback;
+    return getString(j, key, path);
+}
+
+std::int64_t asInteger(const json& v, const std::string& path) {
+    if (v.is_number_integer())
+        return v.get<std::int64_t>();
+    if (v.is_number_float()) {
+        const double d = v.get<double>();
+        if (d == static_cast<double>(static_cast<std::int64_t>(d)))
+            return static_cast<std::int64_t>(d);
+    }
+    throw InputError(path, "expected an integer, got " +
+                               (v.is_primitive() ? v.dump() : typeName(v)));
+}
+
+std::int64_t getPositive(const json& j, const char* key, const std::string& path) {
+    const std::int64_t v = asInteger(member(j, key, path), path + "." + key);
+    if (v <= 0)
+        throw InputError(path + "." + key,
+                         "is " + std::to_string(v) + "; expected a positive integer");
+    return v;
+}
+
+std::int64_t optPositive(const json& j, const char* key, const std::string& path,
+                         std::int64_t fallback) {
+    if (!j.contains(key) || j.at(key).is_null())
+        return fallback;
+    return getPositive(j, key, path);
+}
+
+double optNumber(const json& j, const char* key, const std::string& path, double fallback) {
+    if (!j.contains(key) || j.at(key).is_null())
+        return fallback;
+    const json& v = j.at(key);
+    if (!v.is_number())
+        throw InputError(path + "." + key, "expected a number, got " + typeName(v));
+    return v.get<double>();
+}
+
+void checkFormat(const json& j, const char* expected, const std::string& path) {
+    if (!j.is_object())
+        throw InputError(path, "expected a JSON object, got " + typeName(j));
+    if (!j.contains("format"))
+        return; // tolerated: hand-written files and the shared layer-shape files
+    const std::string f = getString(j, "format", path);
+    if (f != expected)
+        throw InputError(path + ".format", "is '" + f + "'; expected '" + expected + "'");
+    if (j.contains("version")) {
+        const std::int64_t v = asInteger(j.at("version"), path + ".version");
+        if (v > kFormatVersion)
+            throw InputError(path + ".version", "is " + std::to_string(v) +
+                                                    "; this build reads up to version " +
+                                                    std::to_string(kFormatVersion));
+    }
+}
+
+const json& arrayMember(const json& j, const char* key, const std::string& path) {
+    const json& v = member(j, key, path);
+    if (!v.is_array())
+        throw InputError(path + "." + key, "expected an array, got " + typeName(v));
+    return v;
+}
+
+} // namespace
+
+// ---------------------------------------------------------------- architecture
+
+json toJson(const Architecture& a) {
+    json levels = json::array();
+    for (const auto& s : a.levels) {
+        json l = {{"name", s.name},
+                  {"class", toString(s.cls)},
+                  {"word_bits", s.wordBits},
+                  {"block_size", s.blockSize},
+                  {"mesh_x", s.meshX},
+                  {"mesh_y", s.meshY},
+                  {"multiple_buffering", s.multipleBuffering},
+                  {"energy_pJ",
+                   {{"read", s.energy.read},
+                    {"write", s.energy.write},
+                    {"update", s.energy.update},
+                    {"leak", s.energy.leak}}}};
+        if (!s.unbounded())
+            l["capacity_words"] = s.capacityWords;
+        if (s.readBandwidth > 0)
+            l["read_bandwidth"] = s.readBandwidth;
+        if (s.writeBandwidth > 0)
+            l["write_bandwidth"] = s.writeBandwidth;
+        levels.push_back(l);
+    }
+    return {{"format", "mapwright.architecture"},
+            {"version", kFormatVersion},
+            {"name", a.name},
+            {"description", a.description},
+            {"levels", levels},
+            {"compute",
+             {{"name", a.compute.name},
+              {"mesh_x", a.compute.meshX},
+              {"mesh_y", a.compute.meshY},
+              {"word_bits", a.compute.wordBits},
+              {"energy_pJ", a.compute.macEnergy}}}};
+}
+
+Architecture architectureFromJson(const json& j) {
+    const std::string root = "$";
+    checkFormat(j, "mapwright.architecture", root);
+    Architecture a;
+    a.name = optString(j, "name", root, "");
+    a.description = optString(j, "description", root, "");
+    const json& levels = arrayMember(j, "levels", root);
+    for (std::size_t i = 0; i < levels.size(); ++i) {
+        const std::string path = root + ".levels[" + std::to_string(i) + "]";
+        const json& lj = levels[i];
+        StorageLevel s;
+        s.name = getString(lj, "name", path);
+        const std::string cls = optString(lj, "class", path, "SRAM");
+        if (!parseLevelClass(cls, s.cls))
+            throw InputError(path + ".class",
+                             "is '" + cls + "'; expected DRAM, SRAM, regfile or dummy");
+        if (s.cls == LevelClass::DRAM)
+            s.capacityWords = 0;
+        else if (s.cls == LevelClass::Dummy)
+            s.capacityWords = 0;
+        else
+            s.capacityWords = getPositive(lj, "capacity_words", path);
+        s.wordBits = static_cast<int>(optPositive(lj, "word_bits", path, 16));
+        s.blockSize = static_cast<int>(optPositive(lj, "block_size", path, 1));
+        s.meshX = static_cast<int>(optPositive(lj, "mesh_x", path, 1));
+        s.meshY = static_cast<int>(optPositive(lj, "mesh_y", path, 1));
+        s.readBandwidth = optNumber(lj, "read_bandwidth", path, 0.0);
+        s.writeBandwidth = optNumber(lj, "write_bandwidth", path, 0.0);
+        s.multipleBuffering = optNumber(lj, "multiple_buffering", path, 1.0);
+        if (lj.contains("energy_pJ")) {
+            const json& e = lj.at("energy_pJ");
+            const std::string ep = path + ".energy_pJ";
+            if (!e.is_object())
+                throw InputError(ep, "expected an object with read, write, update, leak");
+            s.energy.read = optNumber(e, "read", ep, 0.0);
+            s.energy.write = optNumber(e, "write", ep, s.energy.read);
+            s.energy.update = optNumber(e, "update", ep, s.energy.write);
+            s.energy.leak = optNumber(e, "leak", ep, 0.0);
+        }
+        a.levels.push_back(s);
+    }
+    if (!j.contains("compute") || j.at("compute").is_null())
+        throw InputError(root + ".compute",
+                         "missing: the architecture has no compute level; expected an object "
+                         "with name, mesh_x, mesh_y, energy_pJ");
+    const json& c = j.at("compute");
+    const std::string cp = root + ".compute";
+    if (!c.is_object())
+        throw InputError(cp, "expected an object, got " + typeName(c));
+    a.compute.name = optString(c, "name", cp, "MAC");
+    a.compute.meshX = static_cast<int>(optPositive(c, "mesh_x", cp, 1));
+    a.compute.meshY = static_cast<int>(optPositive(c, "mesh_y", cp, 1));
+    a.compute.wordBits = static_cast<int>(optPositive(c, "word_bits", cp, 16));
+    a.compute.macEnergy = optNumber(c, "energy_pJ", cp, 1.0);
+    validateArchitecture(a);
+    return a;
+}
+
+// -------------------------------------------------------------------- problems
+
+json toJson(const Problem& p) {
+    json dims = json::array();
+    for (const auto& d : p.dims)
+        dims.push_back({{"name", d.name}, {"bound", d.bound}});
+    json tensors = json::array();
+    for (const auto& ds : p.tensors) {
+        json ranks = json::array();
+        for (int r = 0; r < ds.numRanks; ++r) {
+            json terms = json::array();
+            for (int i = 0; i < ds.ranks[r].numTerms; ++i)
+                terms.push_back({{"dim", p.dims[ds.ranks[r].terms[i].dim].name},
+                                 {"coef", ds.ranks[r].terms[i].coef}});
+            ranks.push_back(terms);
+        }
+        tensors.push_back({{"name", ds.name}, {"ranks", ranks}, {"read_write", ds.readWrite}});
+    }
+    json j = {{"dimensions", dims}, {"tensors", tensors}};
+    if (!p.coefficients.empty()) {
+        json c = json::object();
+        for (const auto& [k, v] : p.coefficients)
+            c[k] = v;
+        j["coefficients"] = c;
+    }
+    return j;
+}
+
+Problem problemFromJson(const json& j, const std::string& where) {
+    std::vector<Dimension> dims;
+    const json& dj = arrayMember(j, "dimensions", where);
+    for (std::size_t i = 0; i < dj.size(); ++i) {
+        const std::string path = where + ".dimensions[" + std::to_string(i) + "]";
+        Dimension d;
+        d.name = getString(dj[i], "name", path);
+        d.bound = getPositive(dj[i], "bound", path);
+        dims.push_back(d);
+    }
+    std::vector<TensorSpec> specs;
+    const json& tj = arrayMember(j, "tensors", where);
+    for (std::size_t i = 0; i < tj.size(); ++i) {
+        const std::string path = where + ".tensors[" + std::to_string(i) + "]";
+        TensorSpec spec;
+        spec.name = getString(tj[i], "name", path);
+        if (tj[i].contains("read_write")) {
+            if (!tj[i].at("read_write").is_boolean())
+                throw InputError(path + ".read_write", "expected true or false");
+            spec.readWrite = tj[i].at("read_write").get<bool>();
+        }
+        const json& rj = arrayMember(tj[i], "ranks", path);
+        for (std::size_t r = 0; r < rj.size(); ++r) {
+            const std::string rp = path + ".ranks[" + std::to_string(r) + "]";
+            if (!rj[r].is_array())
+                throw InputError(rp, "expected an array of {dim, coef} terms");
+            std::vector<std::pair<std::string, std::int64_t>> terms;
+            for (std::size_t k = 0; k < rj[r].size(); ++k) {
+                const std::string kp = rp + "[" + std::to_string(k) + "]";
+                const std::string dim = getString(rj[r][k], "dim", kp);
+                if (std::find_if(dims.begin(), dims.end(),
+                                 [&](const Dimension& d) { return d.name == dim; }) == dims.end())
+                    throw InputError(kp + ".dim", "unknown dimension '" + dim + "'");
+                std::int64_t coef = 1;
+                if (rj[r][k].contains("coef"))
+                    coef = asInteger(rj[r][k].at("coef"), kp + ".coef");
+                terms.emplace_back(dim, coef);
+            }
+            spec.ranks.push_back(terms);
+        }
+        specs.push_back(spec);
+    }
+    std::vector<std::pair<std::string, std::int64_t>> coefs;
+    if (j.contains("coefficients") && j.at("coefficients").is_object())
+        for (const auto& [k, v] : j.at("coefficients").items())
+            coefs.emplace_back(k, asInteger(v, where + ".coefficients." + k));
+    try {
+        return makeProblem(optString(j, "name", where, ""), dims, specs, coefs);
+    } catch (const InputError& e) {
+        throw e.within(where);
+    }
+}
+
+// -------------------------------------------------------------------- networks
+
+json toJson(const Network& n) {
+    json layers = json::array();
+    for (const auto& l : n.layers) {
+        json lj = {{"name", l.name}, {"kind", l.kind}};
+        if (l.kind == "custom") {
+            json pj = toJson(l.custom);
+            lj["dimensions"] = pj["dimensions"];
+            lj["tensors"] = pj["tensors"];
+            if (pj.contains("coefficients"))
+                lj["coefficients"] = pj["coefficients"];
+        } else {
+            for (const auto& [k, v] : l.params)
+                lj[k] = v;
+        }
+        layers.push_back(lj);
+    }
+    return {{"format", "mapwright.workload"},
+            {"version", kFormatVersion},
+            {"name", n.name},
+            {"layers", layers}};
+}
+
+Network networkFromJson(const json& j) {
+    const std::string root = "$";
+    checkFormat(j, "mapwright.workload", root);
+    Network n;
+    n.name = optString(j, "name", root, optString(j, "network", root, ""));
+    const json& layers = arrayMember(j, "layers", root);
+    if (layers.empty())
+        throw InputError(root + ".layers", "is empty; expected at least one layer");
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        const std::string path = root + ".layers[" + std::to_string(i) + "]";
+        const json& lj = layers[i];
+        LayerSpec l;
+        l.name = optString(lj, "name", path, "layer" + std::to_string(i));
+        l.kind = getString(lj, "kind", path);
+        if (l.kind == "custom") {
+            l.custom = problemFromJson(lj, path);
+            l.custom.name = l.name;
+        } else {
+            const PresetInfo* info = findPreset(l.kind);
+            if (!info)
+                throw InputError(path + ".kind", "is '" + l.kind +
+                                                     "'; expected conv2d, depthwise, gemm, "
+                                                     "bgemm, mttkrp or custom");
+            for (const auto& [key, fallback] : info->params) {
+                if (!lj.contains(key))
+                    continue;
+                const std::int64_t v = asInteger(lj.at(key), path + "." + key);
+                if (v <= 0)
+                    throw InputError(path + "." + key,
+                                     "is " + std::to_string(v) + "; expected a positive integer");
+                l.params.emplace_back(key, v);
+            }
+            for (const auto& [key, value] : lj.items()) {
+                if (key == "name" || key == "kind")
+                    continue;
+                bool known = false;
+                for (const auto& pr : info->params)
+                    known = known || pr.first == key;
+                if (!known)
+                    throw InputError(path + "." + key, "is not a parameter of " + l.kind);
+            }
+        }
+        n.layers.push_back(std::move(l));
+    }
+    for (const auto& l : n.layers) // surface bad shapes at load time
+        buildProblem(l);
+    return n;
+}
+
+// -------------------------------------------------------------------- mappings
+
+json toJson(const Mapping& m, const Problem& p, const Architecture& a) {
+    json levels = json::array();
+    for (int l = 0; l < m.numLevels && l < a.numLevels(); ++l) {
+        const LevelMapping& lm = m.levels[l];
+        json temporal = json::array(), spatial = json::array(), keep = json::array();
+        for (int i = 0; i < p.numDims(); ++i) {
+            const int d = lm.order[i];
+            temporal.push_back({{"dim", p.dims[d].name}, {"factor", lm.temporal[d]}});
+        }
+        for (int i = 0; i < p.numDims(); ++i) {
+            const int d = lm.spatialOrder[i];
+            if (lm.spatialX[d] > 1)
+                spatial.push_back({{"dim", p.dims[d].name}, {"factor", lm.spatialX[d]}, {"axis", "X"}});
+            if (lm.spatialY[d] > 1)
+                spatial.push_back({{"dim", p.dims[d].name}, {"factor", lm.spatialY[d]}, {"axis", "Y"}});
+        }
+        for (int t = 0; t < p.numTensors(); ++t)
+            if (lm.keeps(t))
+                keep.push_back(p.tensors[t].name);
+        json spatialOrder = json::array();
+        for (int i = 0; i < p.numDims(); ++i)
+            spatialOrder.push_back(p.dims[lm.spatialOrder[i]].name);
+        levels.push_back({{"level", a.levels[l].name},
+                          {"temporal", temporal},
+                          {"spatial", spatial},
+                          {"spatial_order", spatialOrder},
+                          {"keep", keep}});
+    }
+    return {{"format", "mapwright.mapping"},
+            {"version", kFormatVersion},
+            {"problem", p.name},
+            {"architecture", a.name},
+            {"levels", levels}};
+}
+
+Mapping mappingFromJson(const json& j, const Problem& p, const Architecture& a) {
+    const std::string root = "$";
+    checkFormat(j, "mapwright.mapping", root);
+    Mapping m = makeTrivialMapping(p, a);
+    const json& levels = arrayMember(j, "levels", root);
+    std::vector<bool> seen(static_cast<std::size_t>(a.numLevels()), false);
+    for (std::size_t i = 0; i < levels.size(); ++i) {
+        const std::string path = root + ".levels[" + std::to_string(i) + "]";
+        const json& lj = levels[i];
+        const std::string name = getString(lj, "level", path);
+        const int l = a.levelIndex(name);
+        if (l < 0)
+            throw InputError(path + ".level", "'" + name + "' is not a level of architecture '" +
+                                                  a.name + "'");
+        if (seen[static_cast<std::size_t>(l)])
+            throw InputError(path + ".level", "level '" + name + "' appears twice");
+        seen[static_cast<std::size_t>(l)] = true;
+        LevelMapping& lm = m.levels[l];
+        auto dimOf = [&](const json& e, const std::string& ep) {
+            const std::string dn = getString(e, "dim", ep);
+            const int d = p.dimIndex(dn);
+            if (d < 0)
+                throw InputError(ep + ".dim", "unknown dimension '" + dn + "' (problem '" +
+                                                  p.name + "')");
+            return d;
+        };
+        if (lj.contains("temporal")) {
+            const json& tj = arrayMember(lj, "temporal", path);
+            std::vector<int> order;
+            for (std::size_t k = 0; k < tj.size(); ++k) {
+                const std::string ep = path + ".temporal[" + std::to_string(k) + "]";
+                const int d = dimOf(tj[k], ep);
+                if (std::find(order.begin(), order.end(), d) != order.end())
+                    throw InputError(ep + ".dim", "dimension '" + p.dims[d].name +
+                                                      "' has two temporal loops at one level");
+                order.push_back(d);
+                lm.temporal[d] = static_cast<std::uint32_t>(getPositive(tj[k], "factor", ep));
+            }
+            // Dimensions not listed have factor 1 and go innermost.
+            for (int d = 0; d < p.numDims(); ++d)
+                if (std::find(order.begin(), order.end(), d) == order.end())
+                    order.push_back(d);
+            for (int k = 0; k < p.numDims(); ++k)
+                lm.order[k] = static_cast<std::uint8_t>(order[k]);
+        }
+        if (lj.contains("spatial")) {
+            const json& sj = arrayMember(lj, "spatial", path);
+            std::vector<int> order;
+            for (std::size_t k = 0; k < sj.size(); ++k) {
+                const std::string ep = path + ".spatial[" + std::to_string(k) + "]";
+                const int d = dimOf(sj[k], ep);
+                const auto f = static_cast<std::uint32_t>(getPositive(sj[k], "factor", ep));
+                const std::string axis = optString(sj[k], "axis", ep, "X");
+                if (axis == "X")
+                    lm.spatialX[d] = f;
+                else if (axis == "Y")
+                    lm.spatialY[d] = f;
+                else
+                    throw InputError(ep + ".axis", "is '" + axis + "'; expected X or Y");
+                if (std::find(order.begin(), order.end(), d) == order.end())
+                    order.push_back(d);
+            }
+            if (lj.contains("spatial_order")) {
+                order.clear();
+                for (const auto& e : arrayMember(lj, "spatial_order", path)) {
+                    const int d = e.is_string() ? p.dimIndex(e.get<std::string>()) : -1;
+                    if (d < 0)
+                        throw InputError(path + ".spatial_order",
+                                         "expected dimension names of the problem");
+                    order.push_back(d);
+                }
+            }
+            for (int d = 0; d < p.numDims(); ++d)
+                if (std::find(order.begin(), order.end(), d) == order.end())
+                    order.push_back(d);
+            for (int k = 0; k < p.numDims(); ++k)
+                lm.spatialOrder[k] = static_cast<std::uint8_t>(order[k]);
+        }
+        if (lj.contains("keep")) {
+            lm.keepMask = 0;
+            for (const auto& e : arrayMember(lj, "keep", path)) {
+                const int t = e.is_string() ? p.tensorIndex(e.get<std::string>()) : -1;
+                if (t < 0)
+                    throw InputError(path + ".keep", "'" + (e.is_string() ? e.get<std::string>() : e.dump()) +
+                                                         "' is not a tensor of problem '" + p.name + "'");
+                lm.setKeep(t, true);
+            }
+        }
+    }
+    return m;
+}
+
+// ----------------------------------------------------------------- evaluations
+
+json toJson(const Evaluation& e, const Problem& p, const Architecture& a) {
+    json levels = json::array();
+    if (e.valid || e.numLevels > 0)
+        for (int l = 0; l < e.numLevels && l < a.numLevels(); ++l) {
+            const LevelStats& ls = e.levels[l];
+            json tensors = json::object();
+            for (int t = 0; t < e.numTensors && t < p.numTensors(); ++t) {
+                const TensorLevelStats& ts = ls.tensors[t];
+                if (!ts.kept)
+                    continue;
+                tensors[p.tensors[t].name] = {{"reads", ts.reads},
+                                              {"fills", ts.fills},
+                                              {"updates", ts.updates},
+                                              {"utilized_capacity", ts.tile},
+                                              {"first_touches", ts.firstTouches},
+                                              {"energy_pJ", ts.energy}};
+            }
+            levels.push_back({{"name", a.levels[l].name},
+                              {"cycles", ls.cycles},
+                              {"energy_pJ", ls.energy},
+                              {"access_energy_pJ", ls.accessEnergy},
+                              {"leak_energy_pJ", ls.leakEnergy},
+                              {"utilized_instances", ls.utilizedInstances},
+                              {"capacity_used", ls.capacityUsed},
+                              {"tensors", tensors}});
+        }
+    return {{"format", "mapwright.evaluation"},
+            {"version", kFormatVersion},
+            {"valid", e.valid},
+            {"violations", describeViolations(e, p, a)},
+            {"cycles", e.cycles},
+            {"compute_cycles", e.computeCycles},
+            {"energy_pJ", e.energy},
+            {"compute_energy_pJ", e.computeEnergy},
+            {"utilization", e.utilization},
+            {"edp", e.edp},
+            {"computes", e.computes},
+            {"utilized_macs", e.utilizedMacs},
+            {"levels", levels}};
+}
+
+Evaluation evaluationFromJson(const json& j, const Problem& p, const Architecture& a) {
+    const std::string root = "$";
+    checkFormat(j, "mapwright.evaluation", root);
+    Evaluation e;
+    e.valid = member(j, "valid", root).get<bool>();
+    e.cycles = asInteger(member(j, "cycles", root), root + ".cycles");
+    e.computeCycles = j.contains("compute_cycles") ? asInteger(j.at("compute_cycles"), root) : e.cycles;
+    e.energy = optNumber(j, "energy_pJ", root, 0.0);
+    e.computeEnergy = optNumber(j, "compute_energy_pJ", root, 0.0);
+    e.utilization = optNumber(j, "utilization", root, 0.0);
+    e.edp = optNumber(j, "edp", root, 0.0);
+    e.computes = asInteger(member(j, "computes", root), root + ".computes");
+    e.utilizedMacs = j.contains("utilized_macs") ? asInteger(j.at("utilized_macs"), root) : 0;
+    e.numTensors = p.numTensors();
+    const json& levels = arrayMember(j, "levels", root);
+    e.numLevels = static_cast<int>(levels.size());
+    if (e.numLevels > kMaxLevels)
+        throw InputError(root + ".levels", "has too many levels");
+    for (std::size_t i = 0; i < levels.size(); ++i) {
+        const std::string path = root + ".levels[" + std::to_string(i) + "]";
+        const json& lj = levels[i];
+        const std::string name = getString(lj, "name", path);
+        if (a.levelIndex(name) != static_cast<int>(i))
+            throw InputError(path + ".name", "'" + name + "' does not match level " +
+                                                 std::to_string(i) + " of the architecture");
+        LevelStats& ls = e.levels[i];
+        ls.cycles = asInteger(member(lj, "cycles", path), path + ".cycles");
+        ls.energy = optNumber(lj, "energy_pJ", path, 0.0);
+        ls.accessEnergy = optNumber(lj, "access_energy_pJ", path, 0.0);
+        ls.leakEnergy = optNumber(lj, "leak_energy_pJ", path, 0.0);
+        ls.utilizedInstances = lj.contains("utilized_instances") ? asInteger(lj.at("utilized_instances"), path) : 0;
+        ls.capacityUsed = lj.contains("capacity_used") ? asInteger(lj.at("capacity_used"), path) : 0;
+        const json& tj = member(lj, "tensors", path);
+        for (const auto& [tname, tv] : tj.items()) {
+            const int t = p.tensorIndex(tname);
+            if (t < 0)
+                throw InputError(path + ".tensors." + tname, "is not a tensor of the problem");
+            const std::string tp = path + ".tensors." + tname;
+            TensorLevelStats& ts = ls.tensors[t];
+            ts.kept = true;
+            ts.reads = asInteger(member(tv, "reads", tp), tp + ".reads");
+            ts.fills = asInteger(member(tv, "fills", tp), tp + ".fills");
+            ts.updates = asInteger(member(tv, "updates", tp), tp + ".updates");
+            ts.tile = asInteger(member(tv, "utilized_capacity", tp), tp + ".utilized_capacity");
+            ts.firstTouches = tv.contains("first_touches") ? asInteger(tv.at("first_touches"), tp) : 0;
+            ts.energy = optNumber(tv, "energy_pJ", tp, 0.0);
+        }
+    }
+    return e;
+}
+
+// ------------------------------------------------------------------------ files
+
+std::string readTextFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw InputError(path, "cannot be opened for reading");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+void writeTextFile(const std::string& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary);
+    if (!out)
+        throw InputError(path, "cannot be opened for writing");
+    out << text;
+    if (!out)
+        throw InputError(path, "could not be written completely");
+}
+
+json readJsonFile(const std::string& path) {
+    const std::string text = readTextFile(path);
+    try {
+        return json::parse(text);
+    } catch (const json::parse_error& e) {
+        // Turn the byte offset into a line and column for people.
+        std::size_t line = 1, col = 1;
+        for (std::size_t i = 0; i < e.byte && i < text.size(); ++i) {
+            if (text[i] == '\n') {
+                ++line;
+                col = 1;
+            } else {
+                ++col;
+            }
+        }
+        std::string what = e.what();
+        const auto pos = what.find("parse error");
+        throw InputError(path + ":" + std::to_string(line) + ":" + std::to_string(col),
+                         "malformed JSON (" + (pos == std::string::npos ? what : what.substr(pos)) + ")");
+    }
+}
+
+template <typename F> auto withFile(const std::string& path, F&& f) {
+    try {
+        return f(readJsonFile(path));
+    } catch (const InputError& e) {
+        if (e.where().rfind(path, 0) == 0)
+            throw;
+        throw e.within(path);
+    } catch (const json::exception& e) {
+        throw InputError(path, std::string("unexpected JSON value: ") + e.what());
+    }
+}
+
+Architecture loadArchitecture(const std::string& path) {
+    return withFile(path, [](const json& j) { return architectureFromJson(j); });
+}
+
+Network loadNetwork(const std::string& path) {
+    return withFile(path, [](const json& j) { return networkFromJson(j); });
+}
+
+Mapping loadMapping(const std::string& path, const Problem& p, const Architecture& a) {
+    return withFile(path, [&](const json& j) { return mappingFromJson(j, p, a); });
+}
+
+const LayerSpec& selectLayer(const Network& n, const std::string& name) {
+    if (name.empty()) {
+        if (n.layers.size() == 1)
+            return n.layers.front();
+        throw InputError("--layer", "the workload '" + n.name + "' has " +
+                                        std::to_string(n.layers.size()) +
+                                        " layers; name one with --layer");
+    }
+    const int i = n.layerIndex(name);
+    if (i < 0)
+        throw InputError("--layer", "no layer named '" + name + "' in workload '" + n.name + "'");
+    return n.layers[static_cast<std::size_t>(i)];
+}
+
+} // namespace mw

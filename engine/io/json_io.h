@@ -1,0 +1,48 @@
+#pragma once
+// Mapwright's JSON files. Each carries "format" and "version"; readers report
+// errors as InputError naming the file, the JSON path and what was expected.
+#include "arch/architecture.h"
+#include "mapping/mapping.h"
+#include "model/evaluation.h"
+#include "workload/presets.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace mw {
+
+inline constexpr int kFormatVersion = 1;
+
+// Keys keep the order they are written in, so files read well.
+using Json = nlohmann::ordered_json;
+
+Json toJson(const Architecture& a);
+Architecture architectureFromJson(const Json& j);
+
+Json toJson(const Problem& p); // a custom problem (dimensions, tensors)
+Problem problemFromJson(const Json& j, const std::string& where);
+
+// A workload file is a network: one or more named layers. Also reads the
+// layer-shape files of ../shared/workloads (no format field, same names).
+Json toJson(const Network& n);
+Network networkFromJson(const Json& j);
+
+Json toJson(const Mapping& m, const Problem& p, const Architecture& a);
+Mapping mappingFromJson(const Json& j, const Problem& p, const Architecture& a);
+
+Json toJson(const Evaluation& e, const Problem& p, const Architecture& a);
+Evaluation evaluationFromJson(const Json& j, const Problem& p, const Architecture& a);
+
+// Files. Errors are prefixed with the path.
+Json readJsonFile(const std::string& path);
+void writeTextFile(const std::string& path, const std::string& text);
+std::string readTextFile(const std::string& path);
+Architecture loadArchitecture(const std::string& path);
+Network loadNetwork(const std::string& path);
+Mapping loadMapping(const std::string& path, const Problem& p, const Architecture& a);
+
+// The layer of a network by name, or its only layer when name is empty.
+const LayerSpec& selectLayer(const Network& n, const std::string& name);
+
+} // namespace mw

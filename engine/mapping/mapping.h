@@ -1,0 +1,54 @@
+#pragma once
+// A mapping: per storage level, the temporal loops (a factor per dimension and
+// their order), the spatial loops that fan out to the level's children (a factor
+// per dimension and mesh axis), and which tensors the level keeps. It is a plain
+// fixed-size value so searchers can copy and mutate it freely.
+#include "common/limits.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mw {
+
+struct Problem;
+struct Architecture;
+
+struct LevelMapping {
+    std::array<std::uint32_t, kMaxDims> temporal{};
+    std::array<std::uint32_t, kMaxDims> spatialX{};
+    std::array<std::uint32_t, kMaxDims> spatialY{};
+    std::array<std::uint8_t, kMaxDims> order{};        // temporal loops, outer to inner
+    std::array<std::uint8_t, kMaxDims> spatialOrder{}; // spatial loops, outer to inner
+    std::uint8_t keepMask = 0;                         // bit t: tensor t is kept here
+
+    bool keeps(int t) const { return (keepMask >> t) & 1u; }
+    void setKeep(int t, bool keep);
+};
+
+struct Mapping {
+    std::array<LevelMapping, kMaxLevels> levels{};
+    int numLevels = 0;
+};
+
+// All factors 1, identity loop order, every tensor kept at every real level
+// (dummy levels keep nothing).
+Mapping makeTrivialMapping(const Problem& p, const Architecture& a);
+
+// A loop as shown to people: "for K in [0:16)" or "for C in [0:4) (Spatial-X)".
+struct LoopView {
+    int dim;
+    std::uint32_t factor;
+    enum Kind { Temporal, SpatialX, SpatialY } kind;
+};
+// Non-unit loops of one level, outer to inner: temporal loops, then spatial.
+std::vector<LoopView> levelLoops(const Problem& p, const Mapping& m, int level);
+std::string loopText(const Problem& p, const LoopView& loop);
+
+// The whole nest in Timeloop's textual form, one header per level listing the
+// tile each kept tensor occupies. `tiles[l][t]` is optional (from an evaluation).
+std::string renderLoopNest(const Problem& p, const Architecture& a, const Mapping& m,
+                           const std::vector<std::vector<std::int64_t>>& tiles = {});
+
+} // namespace mw

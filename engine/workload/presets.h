@@ -1,0 +1,53 @@
+#pragma once
+// Layer presets (conv2d, depthwise, GEMM, batched GEMM, MTTKRP) and networks:
+// an ordered list of named layers, each a preset with parameters or a custom problem.
+#include "workload/problem.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mw {
+
+struct LayerSpec {
+    std::string name;
+    std::string kind; // conv2d, depthwise, gemm, bgemm, mttkrp, custom
+    std::vector<std::pair<std::string, std::int64_t>> params; // preset parameters, in order
+    Problem custom; // used when kind == "custom"
+
+    std::int64_t param(const std::string& key, std::int64_t fallback) const;
+};
+
+struct Network {
+    std::string name;
+    std::vector<LayerSpec> layers;
+
+    int layerIndex(const std::string& name) const; // -1 when unknown
+};
+
+// The preset kinds and, for each, its parameter names and defaults.
+struct PresetInfo {
+    std::string kind;
+    std::vector<std::pair<std::string, std::int64_t>> params; // name, default
+    std::string description;
+};
+const std::vector<PresetInfo>& presetCatalog();
+const PresetInfo* findPreset(const std::string& kind);
+
+// A layer spec of the given preset kind with its default parameters.
+LayerSpec presetLayer(const std::string& kind, const std::string& name);
+
+// Builds the problem of a layer; throws InputError naming the layer and field.
+Problem buildProblem(const LayerSpec& layer);
+
+Problem conv2dProblem(const std::string& name, std::int64_t N, std::int64_t G, std::int64_t C,
+                      std::int64_t M, std::int64_t P, std::int64_t Q, std::int64_t R,
+                      std::int64_t S, std::int64_t Wstride = 1, std::int64_t Hstride = 1,
+                      std::int64_t Wdilation = 1, std::int64_t Hdilation = 1);
+Problem gemmProblem(const std::string& name, std::int64_t M, std::int64_t N, std::int64_t K);
+Problem batchedGemmProblem(const std::string& name, std::int64_t B, std::int64_t M,
+                           std::int64_t N, std::int64_t K);
+Problem mttkrpProblem(const std::string& name, std::int64_t I, std::int64_t J, std::int64_t K,
+                      std::int64_t L);
+
+} // namespace mw

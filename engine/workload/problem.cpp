@@ -1,0 +1,122 @@
+#include "workload/problem.h"
+
+#include "common/error.h"
+
+#include <algorithm>
+
+namespace mw {
+
+int Problem::dimIndex(const std::string& n) const {
+    for (int d = 0; d < numDims(); ++d)
+        if (dims[d].name == n)
+            return d;
+    return -1;
+}
+
+int Problem::tensorIndex(const std::string& n) const {
+    for (int t = 0; t < numTensors(); ++t)
+        if (tensors[t].name == n)
+            return t;
+    return -1;
+}
+
+std::int64_t Problem::computes() const {
+    std::int64_t n = 1;
+    for (const auto& d : dims)
+        n *= d.bound;
+    return n;
+}
+
+std::int64_t Problem::tensorSize(int t) const {
+    std::int64_t n = 1;
+    const DataSpace& ds = tensors[t];
+    for (int r = 0; r < ds.numRanks; ++r) {
+        const Rank& rank = ds.ranks[r];
+        std::int64_t extent = 1;
+        for (int i = 0; i < rank.numTerms; ++i)
+            extent += std::abs(rank.terms[i].coef) * (dims[rank.terms[i].dim].bound - 1);
+        n *= extent;
+    }
+    return n;
+}
+
+void finalizeProblem(Problem& p) {
+    const std::string where = p.name.empty() ? std::string("problem") : "problem '" + p.name + "'";
+    if (p.dims.empty())
+        throw InputError(where, "has no dimensions; expected at least one");
+    if (p.numDims() > kMaxDims)
+        throw InputError(where, "has " + std::to_string(p.numDims()) +
+                                    " dimensions; at most " + std::to_string(kMaxDims) +
+                                    " are supported");
+    for (int d = 0; d < p.numDims(); ++d) {
+        const Dimension& dim = p.dims[d];
+        if (dim.name.empty())
+            throw InputError(where + ".dimensions[" + std::to_string(d) + "]",
+                             "name is empty; expected a dimension name");
+        if (dim.bound <= 0)
+            throw InputError(where + ".dimensions." + dim.name,
+                             "bound is " + std::to_string(dim.bound) +
+                                 "; expected a positive integer");
+        for (int e = 0; e < d; ++e)
+            if (p.dims[e].name == dim.name)
+                throw InputError(where + ".dimensions." + dim.name, "is defined twice");
+    }
+    if (p.tensors.empty())
+        throw InputError(where, "has no data spaces; expected at least one tensor");
+    if (p.numTensors() > kMaxTensors)
+        throw InputError(where, "has " + std::to_string(p.numTensors()) +
+                                    " data spaces; at most " + std::to_string(kMaxTensors) +
+                                    " are supported");
+    for (auto& ds : p.tensors) {
+        const std::string tw = where + ".tensors." + ds.name;
+        if (ds.name.empty())
+            throw InputError(where, "a data space has an empty name");
+        ds.dimMask = 0;
+        for (int r = 0; r < ds.numRanks; ++r)
+            for (int i = 0; i < ds.ranks[r].numTerms; ++i) {
+                const auto& term = ds.ranks[r].terms[i];
+                if (term.dim < 0 || term.dim >= p.numDims())
+                    throw InputError(tw, "refers to an unknown dimension");
+                if (term.coef == 0)
+                    throw InputError(tw, "has a zero coefficient on dimension " +
+                                             p.dims[term.dim].name);
+                ds.dimMask |= 1u << term.dim;
+            }
+    }
+}
+
+Problem makeProblem(std::string name, const std::vector<Dimension>& dims,
+                    const std::vector<TensorSpec>& tensors,
+                    std::vector<std::pair<std::string, std::int64_t>> coefficients) {
+    Problem p;
+    p.name = std::move(name);
+    p.dims = dims;
+    p.coefficients = std::move(coefficients);
+    for (const auto& spec : tensors) {
+        DataSpace ds;
+        ds.name = spec.name;
+        ds.readWrite = spec.readWrite;
+        const std::string tw = "problem '" + p.name + "'.tensors." + spec.name;
+        if (static_cast<int>(spec.ranks.size()) > kMaxRanks)
+            throw InputError(tw, "has more than " + std::to_string(kMaxRanks) + " coordinates");
+        for (const auto& rankSpec : spec.ranks) {
+            Rank& rank = ds.ranks[ds.numRanks++];
+            if (rankSpec.empty())
+                throw InputError(tw, "has an empty coordinate expression");
+            if (static_cast<int>(rankSpec.size()) > kMaxTerms)
+                throw InputError(tw, "a coordinate has more than " + std::to_string(kMaxTerms) +
+                                         " terms");
+            for (const auto& [dimName, coef] : rankSpec) {
+                const int d = p.dimIndex(dimName);
+                if (d < 0)
+                    throw InputError(tw, "uses unknown dimension '" + dimName + "'");
+                rank.terms[rank.numTerms++] = {d, coef};
+            }
+        }
+        p.tensors.push_back(ds);
+    }
+    finalizeProblem(p);
+    return p;
+}
+
+} // namespace mw
