@@ -32,7 +32,7 @@ constexpr const char* kUsage =
     "  evaluate --arch A.json --workload W.json [--layer NAME] --mapping M.json [--json]\n"
     "  import-timeloop INPUT.yaml ERT.yaml [MAPPING.yaml] --out DIR\n"
     "  export-timeloop --arch A.json --workload W.json [--layer NAME] --mapping M.json --out DIR\n"
-    "  bench model [--arch A.json] [--json]\n";
+    "  bench model [--arch A.json] [--runs N] [--seconds S] [--json]\n";
 
 // Options of the form --key value and bare --flag; everything else is positional.
 struct Args {
@@ -204,7 +204,11 @@ int cmdBench(const Args& args) {
         throw InputError("bench", "expected 'bench model'");
     const std::string archPath = args.opt("arch", findSample("architectures/eyeriss_like.json"));
     const mw::Architecture arch = mw::loadArchitecture(archPath);
-    const auto r = mw::benchModel(arch);
+    const int runs = std::stoi(args.opt("runs", "7"));
+    const double seconds = std::stod(args.opt("seconds", "0.4"));
+    if (runs <= 0 || seconds <= 0)
+        throw InputError("bench model", "--runs and --seconds must be positive");
+    const auto r = mw::benchModel(arch, runs, seconds);
     if (args.flag("json")) {
         std::cout << json{{"benchmark", "model"},
                           {"architecture", arch.name},
@@ -213,6 +217,7 @@ int cmdBench(const Args& args) {
                           {"min_per_second", r.minPerSecond},
                           {"max_per_second", r.maxPerSecond},
                           {"runs", r.runs},
+                          {"evaluations_per_run", r.evaluationsPerRun},
                           {"layers", r.layers},
                           {"mappings_per_layer", r.mappingsPerLayer}}
                          .dump(1)

@@ -67,7 +67,11 @@ std::string renderLoopNest(const Problem& p, const Architecture& a, const Mappin
                            const std::vector<std::vector<std::int64_t>>& tiles) {
     std::ostringstream out;
     int depth = 0;
+    bool afterLoops = false;
     for (int l = 0; l < m.numLevels && l < a.numLevels(); ++l) {
+        if (afterLoops)
+            out << "\n";
+        afterLoops = false;
         std::string header = a.levels[l].name + " [ ";
         for (int t = 0; t < p.numTensors(); ++t) {
             if (!m.levels[l].keeps(t))
@@ -88,7 +92,7 @@ std::string renderLoopNest(const Problem& p, const Architecture& a, const Mappin
                 << loopText(p, loop) << "\n";
             ++depth;
         }
-        out << "\n";
+        afterLoops = true;
     }
     out << "|" << std::string(static_cast<std::size_t>(2 * depth + 1), ' ') << "<< Compute >>\n";
     return out.str();

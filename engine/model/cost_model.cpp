@@ -63,85 +63,83 @@ i64 slidingDelta(const DataSpace& ds, const i64* rankExtent, i64 tile, int dim, 
     return tile - overlap;
 }
 
-bool checkStructure(const Problem& p, const Architecture& a, const Mapping& m, Evaluation& out) {
+// Level count, loop orders, zero factors, fan-outs, factor products and the
+// outermost level keeping everything, in one pass. Fills the per-level factor
+// products the model needs (ext, spatial factors above and below each level).
+struct Factors {
+    i64 ext[kMaxLevels + 1][kMaxDims];     // coordinates of d covered inside level l
+    i64 spBelow[kMaxLevels + 1][kMaxDims]; // spatial factors of d at level l and inside
+    i64 temporalAll[kMaxDims];             // temporal factors of d over all levels
+    i64 fanout[kMaxLevels];                // spatial factors of level l, all dimensions
+};
+
+Violation violation(ViolationKind kind, int level, int tensor, int dim, i64 needed, i64 available) {
+    Violation v;
+    v.kind = kind;
+    v.level = static_cast<std::int8_t>(level);
+    v.tensor = static_cast<std::int8_t>(tensor);
+    v.dim = static_cast<std::int8_t>(dim);
+    v.needed = needed;
+    v.available = available;
+    return v;
+}
+
+bool checkAndFactor(const Problem& p, const Architecture& a, const Mapping& m, Evaluation& out,
+                    Factors& f) {
     const int L = a.numLevels();
     const int D = p.numDims();
     if (m.numLevels != L) {
-        Violation v;
-        v.kind = ViolationKind::LevelCount;
-        v.needed = L;
-        v.available = m.numLevels;
-        out.addViolation(v);
+        out.addViolation(violation(ViolationKind::LevelCount, -1, -1, -1, L, m.numLevels));
         return false;
     }
-    for (int l = 0; l < L; ++l) {
-        const LevelMapping& lm = m.levels[l];
-        std::uint32_t seen = 0, seenSpatial = 0;
-        for (int i = 0; i < D; ++i) {
-            if (lm.order[i] < D)
-                seen |= 1u << lm.order[i];
-            if (lm.spatialOrder[i] < D)
-                seenSpatial |= 1u << lm.spatialOrder[i];
-        }
-        const std::uint32_t all = (D >= 32) ? ~0u : ((1u << D) - 1);
-        if (seen != all || seenSpatial != all) {
-            Violation v;
-            v.kind = ViolationKind::BadPermutation;
-            v.level = static_cast<std::int8_t>(l);
-            out.addViolation(v);
-        }
-        i64 fx = 1, fy = 1;
-        for (int d = 0; d < D; ++d) {
-            if (lm.temporal[d] == 0 || lm.spatialX[d] == 0 || lm.spatialY[d] == 0) {
-                Violation v;
-                v.kind = ViolationKind::ZeroFactor;
-                v.level = static_cast<std::int8_t>(l);
-                v.dim = static_cast<std::int8_t>(d);
-                out.addViolation(v);
-            }
-            fx *= lm.spatialX[d];
-            fy *= lm.spatialY[d];
-        }
-        if (fx > a.fanoutX(l)) {
-            Violation v;
-            v.kind = ViolationKind::FanoutX;
-            v.level = static_cast<std::int8_t>(l);
-            v.needed = fx;
-            v.available = a.fanoutX(l);
-            out.addViolation(v);
-        }
-        if (fy > a.fanoutY(l)) {
-            Violation v;
-            v.kind = ViolationKind::FanoutY;
-            v.level = static_cast<std::int8_t>(l);
-            v.needed = fy;
-            v.available = a.fanoutY(l);
-            out.addViolation(v);
-        }
-    }
+    const std::uint32_t all = (1u << D) - 1;
     for (int d = 0; d < D; ++d) {
-        i64 prod = 1;
-        for (int l = 0; l < L; ++l)
-            prod *= i64(m.levels[l].temporal[d]) * m.levels[l].spatialX[d] *
-                    m.levels[l].spatialY[d];
-        if (prod != p.dims[d].bound) {
-            Violation v;
-            v.kind = ViolationKind::FactorProduct;
-            v.dim = static_cast<std::int8_t>(d);
-            v.needed = p.dims[d].bound;
-            v.available = prod;
-            out.addViolation(v);
+        f.ext[L][d] = 1;
+        f.spBelow[L][d] = 1;
+        f.temporalAll[d] = 1;
+    }
+    for (int l = L - 1; l >= 0; --l) {
+        const LevelMapping& lm = m.levels[l];
+        std::uint32_t seen = 0; // temporal order in bits 0-15, spatial order in bits 16-31
+        i64 fx = 1, fy = 1;
+        for (int i = 0; i < D; ++i) {
+            seen |= (1u << lm.order[i]) | (1u << (lm.spatialOrder[i] + 16));
+            const i64 t = lm.temporal[i], x = lm.spatialX[i], y = lm.spatialY[i];
+            fx *= x;
+            fy *= y;
+            const i64 below = f.spBelow[l + 1][i] * x * y;
+            f.spBelow[l][i] = below;
+            f.ext[l][i] = f.ext[l + 1][i] * t * x * y;
+            f.temporalAll[i] *= t; // a zero factor zeroes the product
+        }
+        f.fanout[l] = fx * fy;
+        if (seen != (all | (all << 16)))
+            out.addViolation(violation(ViolationKind::BadPermutation, l, -1, -1, 0, 0));
+        if (fx == 0 || fy == 0) {
+            for (int d = 0; d < D; ++d)
+                if (lm.temporal[d] == 0 || lm.spatialX[d] == 0 || lm.spatialY[d] == 0)
+                    out.addViolation(violation(ViolationKind::ZeroFactor, l, -1, d, 0, 0));
+        } else {
+            // fx > childMesh / ownMesh, without dividing on the hot path.
+            const bool inner = l + 1 < L;
+            const i64 childX = inner ? a.levels[l + 1].meshX : a.compute.meshX;
+            const i64 childY = inner ? a.levels[l + 1].meshY : a.compute.meshY;
+            if (fx * a.levels[l].meshX > childX)
+                out.addViolation(violation(ViolationKind::FanoutX, l, -1, -1, fx, a.fanoutX(l)));
+            if (fy * a.levels[l].meshY > childY)
+                out.addViolation(violation(ViolationKind::FanoutY, l, -1, -1, fy, a.fanoutY(l)));
         }
     }
+    for (int d = 0; d < D; ++d)
+        if (f.ext[0][d] != p.dims[d].bound)
+            out.addViolation(violation(ViolationKind::FactorProduct, -1, -1, d, p.dims[d].bound,
+                                       f.ext[0][d]));
     for (int t = 0; t < p.numTensors(); ++t)
-        if (!m.levels[0].keeps(t)) {
-            Violation v;
-            v.kind = ViolationKind::OutermostMustKeep;
-            v.level = 0;
-            v.tensor = static_cast<std::int8_t>(t);
-            out.addViolation(v);
-        }
-    return out.numViolations == 0;
+        if (!m.levels[0].keeps(t))
+            out.addViolation(violation(ViolationKind::OutermostMustKeep, 0, t, -1, 0, 0));
+    if (out.numViolations > 0)
+        return false;
+    return true;
 }
 
 } // namespace
@@ -167,46 +165,40 @@ double objectiveValue(const Evaluation& e, Objective o) {
 }
 
 void evaluate(const Problem& p, const Architecture& a, const Mapping& m, Evaluation& out) {
+    const int L = a.numLevels();
+    const int D = p.numDims();
+    const int T = p.numTensors();
     out.valid = true;
     out.numViolations = 0;
     out.violationsTruncated = false;
-    out.numLevels = a.numLevels();
-    out.numTensors = p.numTensors();
+    out.numLevels = L;
+    out.numTensors = T;
     out.computes = p.computes();
     out.cycles = out.computeCycles = 0;
     out.energy = out.computeEnergy = out.edp = out.utilization = 0.0;
     out.utilizedMacs = 0;
-    for (int l = 0; l < kMaxLevels; ++l)
-        out.levels[l] = LevelStats{};
-
-    if (!checkStructure(p, a, m, out))
-        return;
-
-    const int L = a.numLevels();
-    const int D = p.numDims();
-    const int T = p.numTensors();
-
-    // ext[l][d]: coordinates of d covered inside level l (its loops and all inner ones).
-    // spAbove[l][d]: spatial factors of d above level l (instances level l is split into).
-    i64 ext[kMaxLevels + 1][kMaxDims];
-    i64 spAbove[kMaxLevels + 1][kMaxDims];
-    for (int d = 0; d < D; ++d) {
-        ext[L][d] = 1;
-        spAbove[0][d] = 1;
+    // Only what is accumulated needs clearing; the rest is assigned below.
+    for (int l = 0; l < L && l < kMaxLevels; ++l) {
+        out.levels[l].capacityUsed = 0;
+        for (int t = 0; t < T && t < kMaxTensors; ++t)
+            out.levels[l].tensors[t] = TensorLevelStats{};
     }
-    for (int l = L - 1; l >= 0; --l)
-        for (int d = 0; d < D; ++d)
-            ext[l][d] = ext[l + 1][d] * m.levels[l].temporal[d] * m.levels[l].spatialX[d] *
-                        m.levels[l].spatialY[d];
-    for (int l = 0; l < L; ++l)
-        for (int d = 0; d < D; ++d)
-            spAbove[l + 1][d] =
-                spAbove[l][d] * m.levels[l].spatialX[d] * m.levels[l].spatialY[d];
+
+    Factors f;
+    if (L > kMaxLevels || D > kMaxDims || T > kMaxTensors) {
+        out.addViolation(violation(ViolationKind::LevelCount, -1, -1, -1, kMaxLevels, L));
+        return;
+    }
+    if (!checkAndFactor(p, a, m, out, f))
+        return;
+    const auto& ext = f.ext;
+    // Coordinates of d one instance of level l covers over the whole run.
+    auto perInstance = [&f](int l, int d) { return f.temporalAll[d] * f.spBelow[l][d]; };
 
     // Non-unit temporal loops, innermost first; loops above level k are the
     // suffix starting at firstAbove[k].
     TemporalLoop loops[kMaxLevels * kMaxDims];
-    i64 outerProduct[kMaxLevels * kMaxDims]; // product of the factors of loops outside loop i
+    i64 outerProduct[kMaxLevels * kMaxDims + 1]; // product of the factors of loops outside loop i
     int firstAbove[kMaxLevels + 1];
     int numLoops = 0;
     i64 computeCycles = 1;
@@ -215,11 +207,11 @@ void evaluate(const Problem& p, const Architecture& a, const Mapping& m, Evaluat
         const LevelMapping& lm = m.levels[l];
         for (int i = D - 1; i >= 0; --i) {
             const int d = lm.order[i];
-            const i64 f = lm.temporal[d];
-            if (f <= 1)
+            const i64 factor = lm.temporal[d];
+            if (factor <= 1)
                 continue;
-            loops[numLoops++] = {d, l, f, ext[l + 1][d] * lm.spatialX[d] * lm.spatialY[d]};
-            computeCycles *= f;
+            loops[numLoops++] = {d, l, factor, ext[l + 1][d] * lm.spatialX[d] * lm.spatialY[d]};
+            computeCycles *= factor;
         }
     }
     firstAbove[0] = numLoops;
@@ -230,92 +222,102 @@ void evaluate(const Problem& p, const Architecture& a, const Mapping& m, Evaluat
             prod *= loops[i].factor;
         }
     }
-
+    // outerProduct[i - 1] = product of the factors of loops i and outward.
+    auto fromLoop = [&](int i) { return i == 0 ? computeCycles : outerProduct[i - 1]; };
     i64 macsUsed = 1;
-    for (int d = 0; d < D; ++d)
-        macsUsed *= spAbove[L][d];
+    for (int l = 0; l < L; ++l)
+        macsUsed *= f.fanout[l];
     out.utilizedMacs = macsUsed;
     out.computeCycles = computeCycles;
 
-    // Tiles, first touches and drained/filled words per level and tensor.
-    i64 transfers[kMaxLevels][kMaxTensors]; // words entering the tile over the run
+    // Tiles, first touches and words entering each kept tile over the run.
+    i64 transfers[kMaxLevels][kMaxTensors];
+    // Fan-out of level l over the dimensions tensor t depends on: its children
+    // with distinct words of t (the others share them by multicast or reduction).
+    i64 distinctFanout[kMaxLevels][kMaxTensors];
+    for (int l = 0; l < L; ++l)
+        for (int t = 0; t < T; ++t) {
+            i64 n = 1;
+            if (f.fanout[l] > 1) {
+                const std::uint32_t mask = p.tensors[t].dimMask;
+                for (int d = 0; d < D; ++d)
+                    if ((mask >> d) & 1u)
+                        n *= i64(m.levels[l].spatialX[d]) * m.levels[l].spatialY[d];
+            }
+            distinctFanout[l][t] = n;
+        }
+    i64 instances = 1; // utilized instances of level l: fan-outs above it
     for (int l = 0; l < L; ++l) {
         LevelStats& ls = out.levels[l];
-        i64 inst = 1;
-        for (int d = 0; d < D; ++d)
-            inst *= spAbove[l][d];
-        ls.utilizedInstances = inst;
+        ls.utilizedInstances = instances;
+        instances *= f.fanout[l];
+        const std::uint8_t keepMask = m.levels[l].keepMask;
         for (int t = 0; t < T; ++t) {
-            TensorLevelStats& ts = ls.tensors[t];
-            ts.kept = m.levels[l].keeps(t);
-            if (!ts.kept)
+            if (!((keepMask >> t) & 1u))
                 continue;
+            TensorLevelStats& ts = ls.tensors[t];
+            ts.kept = true;
             const DataSpace& ds = p.tensors[t];
             i64 rankExtent[kMaxRanks];
             i64 tile = 1, first = 1;
             for (int r = 0; r < ds.numRanks; ++r) {
                 const Rank& rank = ds.ranks[r];
-                i64 e = 1, span = 1;
-                for (int i = 0; i < rank.numTerms; ++i) {
-                    const int d = rank.terms[i].dim;
-                    const i64 c = std::abs(rank.terms[i].coef);
-                    e += c * (ext[l][d] - 1);
-                    span += c * (p.dims[d].bound / spAbove[l][d] - 1);
-                }
-                // One-term coordinates touch exactly bound/spatial distinct values.
-                if (rank.numTerms == 1)
-                    span = p.dims[rank.terms[0].dim].bound / spAbove[l][rank.terms[0].dim];
+                i64 e = 1;
+                for (int i = 0; i < rank.numTerms; ++i)
+                    e += std::abs(rank.terms[i].coef) * (ext[l][rank.terms[i].dim] - 1);
                 rankExtent[r] = e;
                 tile *= e;
-                first *= span;
+                if (!ds.readWrite) // first touches only matter for partial results
+                    continue;
+                if (rank.numTerms == 1) {
+                    // One-term coordinates touch exactly as many values as iterations.
+                    first *= perInstance(l, rank.terms[0].dim);
+                } else {
+                    i64 span = 1;
+                    for (int i = 0; i < rank.numTerms; ++i)
+                        span += std::abs(rank.terms[i].coef) *
+                                (perInstance(l, rank.terms[i].dim) - 1);
+                    first *= span;
+                }
             }
             ts.tile = tile;
-            ts.firstTouches = first;
+            ts.firstTouches = ds.readWrite ? first : 0;
             ls.capacityUsed += tile;
 
             i64 moved = tile;
             const int i0 = firstAbove[l];
             if (i0 < numLoops) {
                 const TemporalLoop& in = loops[i0];
-                const bool inRelevant = (ds.dimMask >> in.dim) & 1u;
-                if (inRelevant)
+                // From the first loop (outside the innermost) at which the tile has
+                // changed, every step refetches it: those steps number
+                // (product of the factors from there outward) - 1.
+                int j = i0 + 1;
+                if ((ds.dimMask >> in.dim) & 1u)
                     moved += (in.factor - 1) * outerProduct[i0] *
                              slidingDelta(ds, rankExtent, tile, in.dim, in.stride);
-                bool changed = inRelevant;
-                for (int i = i0 + 1; i < numLoops; ++i) {
-                    changed = changed || ((ds.dimMask >> loops[i].dim) & 1u);
-                    if (changed)
-                        moved += (loops[i].factor - 1) * outerProduct[i] * tile;
-                }
+                else
+                    while (j < numLoops && !((ds.dimMask >> loops[j].dim) & 1u))
+                        ++j;
+                if (j < numLoops)
+                    moved += (fromLoop(j) - 1) * tile;
             }
             transfers[l][t] = moved;
         }
-        if (l > 0 && !a.levels[l].unbounded()) {
-            const i64 available =
-                static_cast<i64>(double(a.levels[l].capacityWords) / a.levels[l].multipleBuffering);
-            if (ls.capacityUsed > available) {
-                bool single = false;
-                for (int t = 0; t < T; ++t) {
-                    if (!ls.tensors[t].kept || ls.tensors[t].tile <= available)
-                        continue;
-                    single = true;
-                    Violation v;
-                    v.kind = ViolationKind::Capacity;
-                    v.level = static_cast<std::int8_t>(l);
-                    v.tensor = static_cast<std::int8_t>(t);
-                    v.needed = ls.tensors[t].tile;
-                    v.available = available;
-                    out.addViolation(v);
-                }
-                if (!single) { // only the tiles together overflow
-                    Violation v;
-                    v.kind = ViolationKind::Capacity;
-                    v.level = static_cast<std::int8_t>(l);
-                    v.needed = ls.capacityUsed;
-                    v.available = available;
-                    out.addViolation(v);
-                }
+        const StorageLevel& s = a.levels[l];
+        if (l > 0 && !s.unbounded() &&
+            double(ls.capacityUsed) * s.multipleBuffering > double(s.capacityWords)) {
+            const i64 available = static_cast<i64>(double(s.capacityWords) / s.multipleBuffering);
+            bool single = false;
+            for (int t = 0; t < T; ++t) {
+                if (!ls.tensors[t].kept || ls.tensors[t].tile <= available)
+                    continue;
+                single = true;
+                out.addViolation(violation(ViolationKind::Capacity, l, t, -1,
+                                           ls.tensors[t].tile, available));
             }
+            if (!single) // only the tiles together overflow
+                out.addViolation(
+                    violation(ViolationKind::Capacity, l, -1, -1, ls.capacityUsed, available));
         }
     }
 
@@ -327,21 +329,17 @@ void evaluate(const Problem& p, const Architecture& a, const Mapping& m, Evaluat
             int child = parent + 1;
             while (child < L && !m.levels[child].keeps(t))
                 ++child;
-            // Children per parent instance and those sharing the same words.
-            i64 ratio = 1, shared = 1;
-            for (int d = 0; d < D; ++d) {
-                const i64 s = spAbove[child][d] / spAbove[parent][d];
-                ratio *= s;
-                if (!((ds.dimMask >> d) & 1u))
-                    shared *= s;
-            }
+            // Children of one parent instance that hold distinct words of t: the
+            // others share them (multicast on the way down, reduction on the way up).
+            i64 distinct = 1;
+            for (int l = parent; l < child; ++l)
+                distinct *= distinctFanout[l][t];
             TensorLevelStats& ps = out.levels[parent].tensors[t];
             if (child == L) {
-                // The compute level: one operand access per MAC, over the whole run.
-                i64 under = 1;
+                // The compute level: one operand access per MAC over the run.
+                i64 accesses = 1;
                 for (int d = 0; d < D; ++d)
-                    under *= p.dims[d].bound / spAbove[parent][d];
-                const i64 accesses = under / shared;
+                    accesses *= (ds.dimMask >> d) & 1u ? perInstance(parent, d) : f.temporalAll[d];
                 if (ds.readWrite) {
                     ps.updates = accesses;
                     ps.reads = accesses - ps.firstTouches;
@@ -354,11 +352,11 @@ void evaluate(const Problem& p, const Architecture& a, const Mapping& m, Evaluat
             const i64 moved = transfers[child][t];
             if (ds.readWrite) {
                 cs.fills = moved - cs.firstTouches;
-                ps.updates = moved * ratio / shared;
+                ps.updates = moved * distinct;
                 ps.reads = ps.updates - ps.firstTouches;
             } else {
                 cs.fills = moved;
-                ps.reads = moved * ratio / shared;
+                ps.reads = moved * distinct;
             }
             parent = child;
         }
@@ -369,16 +367,19 @@ void evaluate(const Problem& p, const Architecture& a, const Mapping& m, Evaluat
     for (int l = 0; l < L; ++l) {
         const StorageLevel& s = a.levels[l];
         LevelStats& ls = out.levels[l];
-        i64 reads = 0, writes = 0;
-        for (int t = 0; t < T; ++t) {
-            reads += ls.tensors[t].reads;
-            writes += ls.tensors[t].fills + ls.tensors[t].updates;
-        }
         i64 need = computeCycles;
-        if (s.readBandwidth > 0)
-            need = std::max(need, static_cast<i64>(std::ceil(double(reads) / s.readBandwidth)));
-        if (s.writeBandwidth > 0)
-            need = std::max(need, static_cast<i64>(std::ceil(double(writes) / s.writeBandwidth)));
+        if (s.readBandwidth > 0 || s.writeBandwidth > 0) {
+            i64 reads = 0, writes = 0;
+            for (int t = 0; t < T; ++t) {
+                reads += ls.tensors[t].reads;
+                writes += ls.tensors[t].fills + ls.tensors[t].updates;
+            }
+            if (s.readBandwidth > 0)
+                need = std::max(need, static_cast<i64>(std::ceil(double(reads) / s.readBandwidth)));
+            if (s.writeBandwidth > 0)
+                need = std::max(need,
+                                static_cast<i64>(std::ceil(double(writes) / s.writeBandwidth)));
+        }
         ls.cycles = need;
         cycles = std::max(cycles, need);
     }
@@ -391,7 +392,12 @@ void evaluate(const Problem& p, const Architecture& a, const Mapping& m, Evaluat
         LevelStats& ls = out.levels[l];
         // Whole vector accesses: a partly used block costs a full one.
         const i64 bs = s.blockSize;
-        auto vectors = [bs](i64 words) { return double((words + bs - 1) / bs); };
+        // Exact in double: counts are far below 2^53, and a non-multiple is at
+        // least 1/bs away from an integer.
+        const double dbs = double(bs);
+        auto vectors = [bs, dbs](i64 words) {
+            return (bs == 1 || words == 0) ? double(words) : std::ceil(double(words) / dbs);
+        };
         double access = 0.0;
         for (int t = 0; t < T; ++t) {
             TensorLevelStats& ts = ls.tensors[t];

@@ -41,7 +41,7 @@ struct TensorLevelStats {
     std::int64_t reads = 0;
     std::int64_t fills = 0;
     std::int64_t updates = 0;
-    std::int64_t firstTouches = 0; // distinct words ever held by one instance
+    std::int64_t firstTouches = 0; // read-write tensors: distinct words one instance holds
     double energy = 0.0;           // pJ over all utilized instances
 };
 
