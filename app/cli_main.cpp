@@ -250,7 +250,8 @@ int main(int argc, char** argv) {
             return cmdExportTimeloop(parseArgs(argc, argv, 2, {}));
         if (cmd == "bench")
             return cmdBench(parseArgs(argc, argv, 2, {"json"}));
-        std::cerr << "error: unknown command '" << cmd << "'\n" << kUsage;
+        std::cerr << "error: unknown command '" << cmd
+                  << "'; expected evaluate, import-timeloop, export-timeloop or bench (see --help)\n";
         return 2;
     } catch (const InputError& e) {
         std::cerr << "error: " << e.what() << "\n";

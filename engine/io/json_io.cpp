@@ -117,7 +117,7 @@ json toJson(const Architecture& a) {
                     {"write", s.energy.write},
                     {"update", s.energy.update},
                     {"leak", s.energy.leak}}}};
-        if (!s.unbounded())
+        if (!s.unbounded() && s.cls != LevelClass::Dummy)
             l["capacity_words"] = s.capacityWords;
         if (s.readBandwidth > 0)
             l["read_bandwidth"] = s.readBandwidth;
@@ -298,6 +298,7 @@ json toJson(const Network& n) {
     return {{"format", "mapwright.workload"},
             {"version", kFormatVersion},
             {"name", n.name},
+            {"description", n.description},
             {"layers", layers}};
 }
 
@@ -306,6 +307,7 @@ Network networkFromJson(const json& j) {
     checkFormat(j, "mapwright.workload", root);
     Network n;
     n.name = optString(j, "name", root, optString(j, "network", root, ""));
+    n.description = optString(j, "description", root, optString(j, "source", root, ""));
     const json& layers = arrayMember(j, "layers", root);
     if (layers.empty())
         throw InputError(root + ".layers", "is empty; expected at least one layer");
@@ -357,9 +359,10 @@ json toJson(const Mapping& m, const Problem& p, const Architecture& a) {
     for (int l = 0; l < m.numLevels && l < a.numLevels(); ++l) {
         const LevelMapping& lm = m.levels[l];
         json temporal = json::array(), spatial = json::array(), keep = json::array();
-        for (int i = 0; i < p.numDims(); ++i) {
+        for (int i = 0; i < p.numDims(); ++i) { // loops of factor 1 are left out
             const int d = lm.order[i];
-            temporal.push_back({{"dim", p.dims[d].name}, {"factor", lm.temporal[d]}});
+            if (lm.temporal[d] != 1)
+                temporal.push_back({{"dim", p.dims[d].name}, {"factor", lm.temporal[d]}});
         }
         for (int i = 0; i < p.numDims(); ++i) {
             const int d = lm.spatialOrder[i];
@@ -371,14 +374,15 @@ json toJson(const Mapping& m, const Problem& p, const Architecture& a) {
         for (int t = 0; t < p.numTensors(); ++t)
             if (lm.keeps(t))
                 keep.push_back(p.tensors[t].name);
-        json spatialOrder = json::array();
-        for (int i = 0; i < p.numDims(); ++i)
-            spatialOrder.push_back(p.dims[lm.spatialOrder[i]].name);
-        levels.push_back({{"level", a.levels[l].name},
-                          {"temporal", temporal},
-                          {"spatial", spatial},
-                          {"spatial_order", spatialOrder},
-                          {"keep", keep}});
+        json level = {{"level", a.levels[l].name}, {"temporal", temporal}, {"spatial", spatial}};
+        if (spatial.size() > 1) { // the order of spatial loops matters only among several
+            json spatialOrder = json::array();
+            for (int i = 0; i < p.numDims(); ++i)
+                spatialOrder.push_back(p.dims[lm.spatialOrder[i]].name);
+            level["spatial_order"] = spatialOrder;
+        }
+        level["keep"] = keep;
+        levels.push_back(level);
     }
     return {{"format", "mapwright.mapping"},
             {"version", kFormatVersion},

@@ -467,7 +467,7 @@ TimeloopCase importTimeloop(const std::string& inputYaml, const std::string& ert
                 throw InputError(mappingYaml, "expected a 'mapping' list of directives");
             c.mapping = readMapping(list, mappingYaml, c.problem, c.arch);
             c.hasMapping = true;
-        } else if (root["mapping"] && root["mapping"].IsSequence()) {
+        } else if (root["mapping"] && root["mapping"].IsSequence() && root["mapping"].size() > 0) {
             c.mapping = readMapping(root["mapping"], inputYaml, c.problem, c.arch);
             c.hasMapping = true;
         }
@@ -622,14 +622,17 @@ std::string timeloopMappingYaml(const Problem& p, const Architecture& a, const M
             anySpatial = anySpatial || lm.spatialX[d] > 1 || lm.spatialY[d] > 1;
         if (!anySpatial)
             continue;
-        // X dimensions first (innermost first), then Y; split marks the boundary.
-        std::vector<int> xs, ys;
+        // X loops first (innermost first), then Y loops, then unit dimensions;
+        // split counts the X loops.
+        std::vector<int> xs, ys, unit;
         for (int i = D - 1; i >= 0; --i) {
             const int d = lm.spatialOrder[i];
-            if (lm.spatialY[d] > 1 && lm.spatialX[d] == 1)
+            if (lm.spatialX[d] > 1)
+                xs.push_back(d);
+            else if (lm.spatialY[d] > 1)
                 ys.push_back(d);
             else
-                xs.push_back(d);
+                unit.push_back(d);
         }
         std::string sf;
         for (int d = 0; d < D; ++d)
@@ -637,6 +640,7 @@ std::string timeloopMappingYaml(const Problem& p, const Architecture& a, const M
                   std::to_string(lm.spatialX[d] * lm.spatialY[d]);
         std::vector<int> perm = xs;
         perm.insert(perm.end(), ys.begin(), ys.end());
+        perm.insert(perm.end(), unit.begin(), unit.end());
         out << YAML::BeginMap << YAML::Key << "target" << YAML::Value << target;
         out << YAML::Key << "type" << YAML::Value << "spatial";
         out << YAML::Key << "factors" << YAML::Value << sf;

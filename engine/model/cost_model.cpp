@@ -115,11 +115,7 @@ bool checkAndFactor(const Problem& p, const Architecture& a, const Mapping& m, E
         f.fanout[l] = fx * fy;
         if (seen != (all | (all << 16)))
             out.addViolation(violation(ViolationKind::BadPermutation, l, -1, -1, 0, 0));
-        if (fx == 0 || fy == 0) {
-            for (int d = 0; d < D; ++d)
-                if (lm.temporal[d] == 0 || lm.spatialX[d] == 0 || lm.spatialY[d] == 0)
-                    out.addViolation(violation(ViolationKind::ZeroFactor, l, -1, d, 0, 0));
-        } else {
+        if (fx != 0 && fy != 0) { // zero factors are reported with the products below
             // fx > childMesh / ownMesh, without dividing on the hot path.
             const bool inner = l + 1 < L;
             const i64 childX = inner ? a.levels[l + 1].meshX : a.compute.meshX;
@@ -130,10 +126,22 @@ bool checkAndFactor(const Problem& p, const Architecture& a, const Mapping& m, E
                 out.addViolation(violation(ViolationKind::FanoutY, l, -1, -1, fy, a.fanoutY(l)));
         }
     }
-    for (int d = 0; d < D; ++d)
-        if (f.ext[0][d] != p.dims[d].bound)
+    for (int d = 0; d < D; ++d) {
+        if (f.ext[0][d] == p.dims[d].bound)
+            continue;
+        // A zero factor zeroes the product; name it rather than the product.
+        bool zero = false;
+        for (int l = 0; l < L; ++l) {
+            const LevelMapping& lm = m.levels[l];
+            if (lm.temporal[d] == 0 || lm.spatialX[d] == 0 || lm.spatialY[d] == 0) {
+                out.addViolation(violation(ViolationKind::ZeroFactor, l, -1, d, 0, 0));
+                zero = true;
+            }
+        }
+        if (!zero)
             out.addViolation(violation(ViolationKind::FactorProduct, -1, -1, d, p.dims[d].bound,
                                        f.ext[0][d]));
+    }
     for (int t = 0; t < p.numTensors(); ++t)
         if (!m.levels[0].keeps(t))
             out.addViolation(violation(ViolationKind::OutermostMustKeep, 0, t, -1, 0, 0));

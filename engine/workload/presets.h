@@ -20,6 +20,7 @@ struct LayerSpec {
 
 struct Network {
     std::string name;
+    std::string description;
     std::vector<LayerSpec> layers;
 
     int layerIndex(const std::string& name) const; // -1 when unknown

@@ -1,0 +1,154 @@
+// mapwright-cli as scripts use it: the documented command forms, the JSON
+// fields other tools read, and a one-line error with a non-zero exit on bad input.
+#include "io/json_io.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const QString kCli = QStringLiteral(MAPWRIGHT_CLI);
+const std::string kSamples = std::string(MAPWRIGHT_SOURCE_DIR) + "/samples/";
+const std::string kCases = std::string(MAPWRIGHT_TEST_DATA) + "/timeloop-tutorial/";
+
+struct Run {
+    int exitCode;
+    QString out;
+    QString err;
+};
+
+Run run(const QStringList& args) {
+    QProcess p;
+    p.start(kCli, args);
+    if (!p.waitForFinished(120000))
+        return {-1, "", "timeout"};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2,
+            QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+}
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+QStringList eyerissArgs() {
+    return {"--arch", q(kSamples + "architectures/eyeriss_like.json"), "--workload",
+            q(kSamples + "workloads/eyeriss_tutorial_conv.json"), "--mapping",
+            q(kSamples + "mappings/eyeriss_tutorial_conv_timeloop.json")};
+}
+
+void expectOneLineError(const Run& r, const QString& part) {
+    QVERIFY2(r.exitCode != 0, qPrintable("exit code " + QString::number(r.exitCode)));
+    const QString err = r.err.trimmed();
+    QVERIFY2(!err.isEmpty() && !err.contains('\n'), qPrintable("stderr: " + r.err));
+    QVERIFY2(err.startsWith("error: "), qPrintable(err));
+    QVERIFY2(err.contains(part), qPrintable(err + " lacks " + part));
+}
+
+} // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+private slots:
+    void evaluateJson();
+    void evaluateText();
+    void evaluateInvalidMapping();
+    void importAndExportTimeloop();
+    void benchModel();
+    void badInput();
+};
+
+void TestCli::evaluateJson() {
+    const Run r = run(QStringList{"evaluate"} + eyerissArgs() + QStringList{"--json"});
+    QCOMPARE(r.exitCode, 0);
+    const mw::Json j = mw::Json::parse(r.out.toStdString());
+    QCOMPARE(j.at("valid").get<bool>(), true);
+    QVERIFY(j.at("violations").is_array() && j.at("violations").empty());
+    QCOMPARE(j.at("cycles").get<std::int64_t>(), 5505024LL);
+    QCOMPARE(j.at("computes").get<std::int64_t>(), 924844032LL);
+    QVERIFY(std::abs(j.at("energy_pJ").get<double>() - 2764.38e6) < 0.005 * 2764.38e6);
+    QCOMPARE(j.at("utilization").get<double>(), 1.0);
+    QVERIFY(j.at("edp").get<double>() > 0.0);
+    const auto& levels = j.at("levels");
+    QCOMPARE(levels.at(0).at("name").get<std::string>(), std::string("DRAM")); // outermost first
+    const auto& w = levels.at(0).at("tensors").at("Weights");
+    for (const char* key : {"reads", "fills", "updates", "utilized_capacity", "energy_pJ"})
+        QVERIFY2(w.contains(key), key);
+    QCOMPARE(w.at("reads").get<std::int64_t>(), 8257536LL);
+    QVERIFY(levels.at(1).contains("cycles") && levels.at(1).contains("energy_pJ"));
+}
+
+void TestCli::evaluateText() {
+    const Run r = run(QStringList{"evaluate"} + eyerissArgs());
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.contains("| for Q in [0:4)"));
+    QVERIFY(r.out.contains("for Q in [0:14) (Spatial-X)"));
+    QVERIFY(r.out.contains("<< Compute >>"));
+    QVERIFY(r.out.contains("cycles       5505024"));
+}
+
+void TestCli::evaluateInvalidMapping() {
+    QTemporaryDir tmp;
+    mw::Json m = mw::readJsonFile(kSamples + "mappings/eyeriss_tutorial_conv_timeloop.json");
+    m["levels"][0]["temporal"][0]["factor"] = 8; // Q: 8 * 14 != 56
+    const std::string path = tmp.path().toStdString() + "/bad.json";
+    mw::writeTextFile(path, m.dump());
+    QStringList args = eyerissArgs();
+    args[5] = q(path);
+    const Run r = run(QStringList{"evaluate"} + args + QStringList{"--json"});
+    QCOMPARE(r.exitCode, 1);
+    const mw::Json j = mw::Json::parse(r.out.toStdString());
+    QCOMPARE(j.at("valid").get<bool>(), false);
+    QVERIFY(j.at("violations").at(0).get<std::string>().find("dimension Q") != std::string::npos);
+}
+
+void TestCli::importAndExportTimeloop() {
+    QTemporaryDir tmp;
+    const std::string d = kCases + "06-mapper-convlayer-eyeriss/";
+    const QString out = tmp.path() + "/imported";
+    Run r = run({"import-timeloop", q(d + "input.yaml"), q(d + "ERT.yaml"), q(d + "map.yaml"),
+                 "--out", out});
+    QCOMPARE(r.exitCode, 0);
+    for (const char* f : {"arch.json", "workload.json", "mapping.json"})
+        QVERIFY(fs::exists(fs::path(out.toStdString()) / f));
+    const QString exported = tmp.path() + "/exported";
+    r = run({"export-timeloop", "--arch", out + "/arch.json", "--workload", out + "/workload.json",
+             "--mapping", out + "/mapping.json", "--out", exported});
+    QCOMPARE(r.exitCode, 0);
+    for (const char* f : {"arch.yaml", "problem.yaml", "mapping.yaml", "ERT.yaml"})
+        QVERIFY(fs::exists(fs::path(exported.toStdString()) / f));
+    r = run({"evaluate", "--arch", out + "/arch.json", "--workload", out + "/workload.json",
+             "--mapping", out + "/mapping.json", "--json"});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(mw::Json::parse(r.out.toStdString()).at("cycles").get<std::int64_t>(), 5505024LL);
+}
+
+void TestCli::benchModel() {
+    const Run r = run({"bench", "model", "--runs", "1", "--seconds", "0.05", "--json"});
+    QCOMPARE(r.exitCode, 0);
+    const mw::Json j = mw::Json::parse(r.out.toStdString());
+    QVERIFY(j.at("evaluations_per_second").get<double>() > 1000.0);
+    QCOMPARE(j.at("threads").get<int>(), 1);
+}
+
+void TestCli::badInput() {
+    expectOneLineError(run({"frobnicate"}), "unknown command");
+    expectOneLineError(run({"evaluate", "--arch", "/nonexistent/arch.json", "--workload", "w",
+                            "--mapping", "m"}),
+                       "/nonexistent/arch.json: cannot be opened");
+    QStringList missing = eyerissArgs();
+    missing.removeLast();
+    missing.removeLast();
+    expectOneLineError(run(QStringList{"evaluate"} + missing), "--mapping: is required");
+    QStringList layer = eyerissArgs() + QStringList{"--layer", "nope"};
+    expectOneLineError(run(QStringList{"evaluate"} + layer), "no layer named 'nope'");
+    expectOneLineError(run({"import-timeloop", "only-one.yaml", "--out", "x"}),
+                       "expected INPUT.yaml ERT.yaml");
+    expectOneLineError(run({"bench", "search"}), "expected 'bench model'");
+}
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "test_cli.moc"

@@ -1,0 +1,281 @@
+// File formats: lossless JSON round trips, Timeloop YAML export read back, and
+// clear errors (file, field, expectation) for malformed or invalid input.
+#include "common/error.h"
+#include "io/json_io.h"
+#include "io/timeloop.h"
+#include "model/cost_model.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using namespace mw;
+
+namespace {
+
+const std::string kSamples = std::string(MAPWRIGHT_SOURCE_DIR) + "/samples/";
+const std::string kCases = std::string(MAPWRIGHT_TEST_DATA) + "/timeloop-tutorial/";
+
+std::string writeTemp(const QTemporaryDir& dir, const std::string& name, const std::string& text) {
+    const std::string path = (fs::path(dir.path().toStdString()) / name).string();
+    std::ofstream(path) << text;
+    return path;
+}
+
+// The message of the InputError that f throws; fails the test if none.
+template <typename F> std::string errorOf(F&& f) {
+    try {
+        f();
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "<no error>";
+}
+
+#define EXPECT_CONTAINS(text, part)                                                            \
+    QVERIFY2(std::string(text).find(part) != std::string::npos,                                \
+             (std::string("\"") + (text) + "\" lacks \"" + (part) + "\"").c_str())
+
+TimeloopCase eyeriss() {
+    const std::string d = kCases + "06-mapper-convlayer-eyeriss/";
+    return importTimeloop(d + "input.yaml", d + "ERT.yaml", d + "map.yaml");
+}
+
+} // namespace
+
+class TestIo : public QObject {
+    Q_OBJECT
+private slots:
+    void architectureRoundTrip();
+    void networkRoundTrip();
+    void sharedLayerShapesImport();
+    void mappingAndEvaluationRoundTrip();
+    void timeloopExportReadsBack();
+    void malformedJson();
+    void badArchitectureFields();
+    void badWorkloadFields();
+    void badMappingFields();
+    void malformedYaml();
+    void timeloopMapperCaseNeedsMapping();
+};
+
+void TestIo::architectureRoundTrip() {
+    int n = 0;
+    for (const auto& f : fs::directory_iterator(kSamples + "architectures")) {
+        const Architecture a = loadArchitecture(f.path().string());
+        const Json j = toJson(a);
+        QCOMPARE(toJson(architectureFromJson(j)).dump(), j.dump());
+        QCOMPARE(j.at("format").get<std::string>(), std::string("mapwright.architecture"));
+        ++n;
+    }
+    QVERIFY(n >= 6);
+}
+
+void TestIo::networkRoundTrip() {
+    for (const char* dir : {"networks", "workloads"})
+        for (const auto& f : fs::directory_iterator(kSamples + dir)) {
+            const Network net = loadNetwork(f.path().string());
+            QVERIFY(!net.layers.empty());
+            const Json j = toJson(net);
+            const Network back = networkFromJson(j);
+            QCOMPARE(toJson(back).dump(), j.dump());
+            for (std::size_t i = 0; i < net.layers.size(); ++i)
+                QCOMPARE(buildProblem(back.layers[i]).computes(),
+                         buildProblem(net.layers[i]).computes());
+        }
+    // A custom problem survives too.
+    const auto c = eyeriss();
+    Network net;
+    net.name = "custom";
+    LayerSpec l;
+    l.name = "layer";
+    l.kind = "custom";
+    l.custom = c.problem;
+    net.layers.push_back(l);
+    const Json j = toJson(net);
+    const Network back = networkFromJson(j);
+    QCOMPARE(toJson(back).dump(), j.dump());
+    QCOMPARE(buildProblem(back.layers[0]).computes(), c.problem.computes());
+}
+
+void TestIo::sharedLayerShapesImport() {
+    // The layer-shape files of ../shared/workloads, copied into tests/data.
+    const Network net = loadNetwork(std::string(MAPWRIGHT_TEST_DATA) + "/workloads/resnet18.json");
+    QCOMPARE(net.name, std::string("resnet18"));
+    QCOMPARE(int(net.layers.size()), 21);
+    const Problem first = buildProblem(net.layers[0]);
+    QCOMPARE(first.dims[first.dimIndex("R")].bound, 7);
+    // Stride 2 on P and Q: the input window spans 2*111 + 6 + 1 = 229.
+    QCOMPARE(first.tensorSize(first.tensorIndex("Inputs")), 3LL * 229 * 229);
+}
+
+void TestIo::mappingAndEvaluationRoundTrip() {
+    const auto c = eyeriss();
+    const Json mj = toJson(c.mapping, c.problem, c.arch);
+    const Mapping back = mappingFromJson(mj, c.problem, c.arch);
+    QCOMPARE(toJson(back, c.problem, c.arch).dump(), mj.dump());
+    const Evaluation e1 = evaluate(c.problem, c.arch, c.mapping);
+    const Evaluation e2 = evaluate(c.problem, c.arch, back);
+    QCOMPARE(e2.edp, e1.edp);
+    QCOMPARE(e2.cycles, e1.cycles);
+    const Json ej = toJson(e1, c.problem, c.arch);
+    QCOMPARE(toJson(evaluationFromJson(ej, c.problem, c.arch), c.problem, c.arch).dump(),
+             ej.dump());
+    QCOMPARE(ej.at("levels").at(0).at("tensors").at("Weights").at("reads").get<std::int64_t>(),
+             8257536LL);
+}
+
+void TestIo::timeloopExportReadsBack() {
+    const auto c = eyeriss();
+    QTemporaryDir tmp;
+    const std::string dir = tmp.path().toStdString();
+    exportTimeloop(c.problem, c.arch, c.mapping, dir);
+    for (const char* f : {"arch.yaml", "problem.yaml", "mapping.yaml", "ERT.yaml"})
+        QVERIFY(fs::exists(fs::path(dir) / f));
+    // Timeloop merges its input files; so do we, by concatenation.
+    const std::string input =
+        writeTemp(tmp, "input.yaml", readTextFile(dir + "/arch.yaml") + readTextFile(dir + "/problem.yaml"));
+    const auto back = importTimeloop(input, dir + "/ERT.yaml", dir + "/mapping.yaml");
+    const Evaluation e1 = evaluate(c.problem, c.arch, c.mapping);
+    const Evaluation e2 = evaluate(back.problem, back.arch, back.mapping);
+    QVERIFY(e2.valid);
+    QCOMPARE(e2.cycles, e1.cycles);
+    QCOMPARE(e2.computes, e1.computes);
+    QVERIFY(std::abs(e2.energy - e1.energy) < 1e-6 * e1.energy);
+    for (int l = 0; l < e1.numLevels; ++l)
+        for (int t = 0; t < e1.numTensors; ++t) {
+            QCOMPARE(e2.levels[l].tensors[t].reads, e1.levels[l].tensors[t].reads);
+            QCOMPARE(e2.levels[l].tensors[t].fills, e1.levels[l].tensors[t].fills);
+            QCOMPARE(e2.levels[l].tensors[t].updates, e1.levels[l].tensors[t].updates);
+        }
+    // The mapping file names every level and uses Timeloop's directive types.
+    const std::string mapping = readTextFile(dir + "/mapping.yaml");
+    EXPECT_CONTAINS(mapping, "target: psum_spad");
+    EXPECT_CONTAINS(mapping, "type: spatial");
+    EXPECT_CONTAINS(mapping, "split: 0");
+}
+
+void TestIo::malformedJson() {
+    QTemporaryDir tmp;
+    const std::string path = writeTemp(tmp, "broken.json", "{\n  \"levels\": [\n    {\"name\": }\n");
+    const std::string msg = errorOf([&] { loadArchitecture(path); });
+    EXPECT_CONTAINS(msg, path + ":3:");
+    EXPECT_CONTAINS(msg, "malformed JSON");
+    EXPECT_CONTAINS(errorOf([&] { loadArchitecture(path + ".missing"); }), "cannot be opened");
+}
+
+void TestIo::badArchitectureFields() {
+    QTemporaryDir tmp;
+    Json a = toJson(loadArchitecture(kSamples + "architectures/eyeriss_like.json"));
+    Json noCompute = a;
+    noCompute.erase("compute");
+    const std::string p1 = writeTemp(tmp, "nocompute.json", noCompute.dump());
+    const std::string m1 = errorOf([&] { loadArchitecture(p1); });
+    EXPECT_CONTAINS(m1, p1);
+    EXPECT_CONTAINS(m1, "$.compute");
+    EXPECT_CONTAINS(m1, "no compute level");
+
+    Json negative = a;
+    negative["levels"][1]["capacity_words"] = -5;
+    const std::string m2 =
+        errorOf([&] { loadArchitecture(writeTemp(tmp, "neg.json", negative.dump())); });
+    EXPECT_CONTAINS(m2, "$.levels[1].capacity_words: is -5; expected a positive integer");
+
+    Json text = a;
+    text["levels"][1]["mesh_x"] = "wide";
+    EXPECT_CONTAINS(errorOf([&] { loadArchitecture(writeTemp(tmp, "t.json", text.dump())); }),
+                    "$.levels[1].mesh_x: expected an integer, got \"wide\"");
+
+    Json badMesh = a;
+    badMesh["levels"][4]["mesh_x"] = 5; // 5 does not divide 14
+    EXPECT_CONTAINS(errorOf([&] { loadArchitecture(writeTemp(tmp, "m.json", badMesh.dump())); }),
+                    "does not divide the mesh of its child");
+
+    Json wrongFormat = a;
+    wrongFormat["format"] = "mapwright.mapping";
+    EXPECT_CONTAINS(errorOf([&] { loadArchitecture(writeTemp(tmp, "f.json", wrongFormat.dump())); }),
+                    "$.format: is 'mapwright.mapping'; expected 'mapwright.architecture'");
+}
+
+void TestIo::badWorkloadFields() {
+    QTemporaryDir tmp;
+    const std::string zero = writeTemp(
+        tmp, "zero.json",
+        R"({"format":"mapwright.workload","version":1,"layers":[{"name":"l","kind":"gemm","M":0}]})");
+    EXPECT_CONTAINS(errorOf([&] { loadNetwork(zero); }),
+                    "$.layers[0].M: is 0; expected a positive integer");
+    const std::string kind = writeTemp(
+        tmp, "kind.json", R"({"layers":[{"name":"l","kind":"fft"}]})");
+    EXPECT_CONTAINS(errorOf([&] { loadNetwork(kind); }), "$.layers[0].kind: is 'fft'");
+    const std::string unknownDim = writeTemp(tmp, "dim.json", R"({"layers":[{"name":"l","kind":"custom",
+        "dimensions":[{"name":"I","bound":4}],
+        "tensors":[{"name":"A","ranks":[[{"dim":"J"}]]}]}]})");
+    EXPECT_CONTAINS(errorOf([&] { loadNetwork(unknownDim); }),
+                    "$.layers[0].tensors[0].ranks[0][0].dim: unknown dimension 'J'");
+    const std::string extra = writeTemp(
+        tmp, "extra.json", R"({"layers":[{"name":"l","kind":"gemm","Q":3}]})");
+    EXPECT_CONTAINS(errorOf([&] { loadNetwork(extra); }), "Q: is not a parameter of gemm");
+}
+
+void TestIo::badMappingFields() {
+    const auto c = eyeriss();
+    Json m = toJson(c.mapping, c.problem, c.arch);
+    Json unknownDim = m;
+    unknownDim["levels"][0]["temporal"][0]["dim"] = "Z";
+    EXPECT_CONTAINS(errorOf([&] { mappingFromJson(unknownDim, c.problem, c.arch); }),
+                    "$.levels[0].temporal[0].dim: unknown dimension 'Z'");
+    Json unknownLevel = m;
+    unknownLevel["levels"][1]["level"] = "L9";
+    EXPECT_CONTAINS(errorOf([&] { mappingFromJson(unknownLevel, c.problem, c.arch); }),
+                    "'L9' is not a level");
+    Json zero = m;
+    zero["levels"][0]["temporal"][0]["factor"] = 0;
+    EXPECT_CONTAINS(errorOf([&] { mappingFromJson(zero, c.problem, c.arch); }),
+                    "factor: is 0; expected a positive integer");
+    Json axis = m;
+    axis["levels"][2]["spatial"][0]["axis"] = "Z";
+    EXPECT_CONTAINS(errorOf([&] { mappingFromJson(axis, c.problem, c.arch); }),
+                    "axis: is 'Z'; expected X or Y");
+    // A mapping whose factors do not multiply to the bounds loads, and the model names it.
+    Json wrong = m;
+    wrong["levels"][0]["temporal"][0]["factor"] = 5;
+    const Mapping bad = mappingFromJson(wrong, c.problem, c.arch);
+    const Evaluation e = evaluate(c.problem, c.arch, bad);
+    QVERIFY(!e.valid);
+    EXPECT_CONTAINS(describeViolations(e, c.problem, c.arch).front(),
+                    "factors multiply to 70 but the bound is 56");
+}
+
+void TestIo::malformedYaml() {
+    QTemporaryDir tmp;
+    const std::string d = kCases + "00-model-conv1d-1level/";
+    const std::string bad = writeTemp(tmp, "bad.yaml", "architecture:\n  subtree: [\n   - name: x\n");
+    const std::string msg = errorOf([&] { importTimeloop(bad, d + "ERT.yaml"); });
+    EXPECT_CONTAINS(msg, bad + ":");
+    EXPECT_CONTAINS(msg, "malformed YAML");
+    // A mapping directive naming a level that does not exist.
+    const std::string mapping = writeTemp(
+        tmp, "map.yaml", "mapping:\n  - target: Nowhere\n    type: temporal\n    factors: R=3 P=16\n");
+    const std::string m2 = errorOf([&] { importTimeloop(d + "input.yaml", d + "ERT.yaml", mapping); });
+    EXPECT_CONTAINS(m2, mapping + ":2");
+    EXPECT_CONTAINS(m2, "'Nowhere' is not a storage level");
+    const std::string factors = writeTemp(
+        tmp, "f.yaml", "mapping:\n  - target: Buffer\n    type: temporal\n    factors: R=3 X=16\n");
+    EXPECT_CONTAINS(errorOf([&] { importTimeloop(d + "input.yaml", d + "ERT.yaml", factors); }),
+                    "unknown dimension 'X'");
+}
+
+void TestIo::timeloopMapperCaseNeedsMapping() {
+    const std::string d = kCases + "05-mapper-conv1d+oc-3level-null/";
+    const auto c = importTimeloop(d + "input.yaml", d + "ERT.yaml");
+    QVERIFY(!c.hasMapping); // mapper constraints only
+    const auto withMap = importTimeloop(d + "input.yaml", d + "ERT.yaml", d + "map.yaml");
+    QVERIFY(withMap.hasMapping);
+    QVERIFY(evaluate(withMap.problem, withMap.arch, withMap.mapping).valid);
+}
+
+QTEST_GUILESS_MAIN(TestIo)
+#include "test_io.moc"

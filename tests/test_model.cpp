@@ -1,0 +1,385 @@
+// The cost model's rules on small hand-checked cases, its violations, and the
+// promise that evaluate() never touches the heap.
+#include "common/error.h"
+#include "io/json_io.h"
+#include "io/timeloop.h"
+#include "mapspace/sampler.h"
+#include "model/cost_model.h"
+#include "workload/presets.h"
+
+#include <QtTest>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+// Counting allocator for the whole test binary.
+static std::atomic<long long> gAllocations{0};
+void* operator new(std::size_t n) {
+    ++gAllocations;
+    if (void* p = std::malloc(n ? n : 1))
+        return p;
+    throw std::bad_alloc();
+}
+void* operator new[](std::size_t n) {
+    ++gAllocations;
+    if (void* p = std::malloc(n ? n : 1))
+        return p;
+    throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+
+using namespace mw;
+
+namespace {
+
+StorageLevel level(const std::string& name, LevelClass cls, std::int64_t capacity, int meshX = 1,
+                   int meshY = 1, double energy = 1.0) {
+    StorageLevel s;
+    s.name = name;
+    s.cls = cls;
+    s.capacityWords = capacity;
+    s.meshX = meshX;
+    s.meshY = meshY;
+    s.energy = {energy, energy, energy, 0.0};
+    return s;
+}
+
+// DRAM -> Buffer (per PE) -> PEs on a 4-wide X mesh.
+Architecture twoLevelArray(int pes = 4, std::int64_t bufferWords = 64) {
+    Architecture a;
+    a.name = "test-array";
+    a.levels.push_back(level("DRAM", LevelClass::DRAM, 0, 1, 1, 100.0));
+    a.levels.push_back(level("Buffer", LevelClass::RegFile, bufferWords, pes, 1, 1.0));
+    a.compute.meshX = pes;
+    a.compute.macEnergy = 0.5;
+    validateArchitecture(a);
+    return a;
+}
+
+// Outputs[K,P] += Weights[K,R] * Inputs[P+R]
+Problem conv1dK(std::int64_t K, std::int64_t P, std::int64_t R) {
+    return makeProblem("conv1d", {{"K", K}, {"P", P}, {"R", R}},
+                       {{"Weights", {{{"K", 1}}, {{"R", 1}}}},
+                        {"Inputs", {{{"P", 1}, {"R", 1}}}},
+                        {"Outputs", {{{"K", 1}}, {{"P", 1}}}, true}});
+}
+
+void setOrder(LevelMapping& lm, const Problem& p, const std::vector<std::string>& outerToInner) {
+    std::vector<int> order;
+    for (const auto& n : outerToInner)
+        order.push_back(p.dimIndex(n));
+    for (int d = 0; d < p.numDims(); ++d)
+        if (std::find(order.begin(), order.end(), d) == order.end())
+            order.push_back(d);
+    for (int i = 0; i < p.numDims(); ++i)
+        lm.order[i] = static_cast<std::uint8_t>(order[i]);
+}
+
+bool hasViolation(const Evaluation& e, ViolationKind k) {
+    for (int i = 0; i < e.numViolations; ++i)
+        if (e.violations[i].kind == k)
+            return true;
+    return false;
+}
+
+std::string joined(const Evaluation& e, const Problem& p, const Architecture& a) {
+    std::string s;
+    for (const auto& v : describeViolations(e, p, a))
+        s += v + "\n";
+    return s;
+}
+
+} // namespace
+
+class TestModel : public QObject {
+    Q_OBJECT
+private slots:
+    void slidingWindowInnermostOnly();
+    void multicastAndReduction();
+    void bypassSkipsLevel();
+    void bandwidthThrottlesCycles();
+    void factorProductViolation();
+    void fanoutViolation();
+    void capacityViolation();
+    void outermostMustKeep();
+    void zeroFactorAndBadPermutation();
+    void architectureWithoutCompute();
+    void presetsBuild();
+    void deterministic();
+    void noHeapAllocation();
+};
+
+// Tutorial semantics: the innermost loop above a level slides its window;
+// an outer loop refetches the whole tile.
+void TestModel::slidingWindowInnermostOnly() {
+    const Architecture a = twoLevelArray(1);
+    const Problem p = conv1dK(4, 16, 3);
+    Mapping m = makeTrivialMapping(p, a);
+    // Buffer holds R; DRAM loops K (outer) then P (inner).
+    m.levels[1].temporal[p.dimIndex("R")] = 3;
+    m.levels[0].temporal[p.dimIndex("P")] = 16;
+    m.levels[0].temporal[p.dimIndex("K")] = 4;
+    setOrder(m.levels[0], p, {"K", "P"});
+    Evaluation e = evaluate(p, a, m);
+    QVERIFY2(e.valid, joined(e, p, a).c_str());
+    const int in = p.tensorIndex("Inputs");
+    // Per K: 3 words, then 1 new word per P step; K steps refetch.
+    QCOMPARE(e.levels[1].tensors[in].fills, 4 * (3 + 15));
+    QCOMPARE(e.levels[0].tensors[in].reads, 4 * (3 + 15));
+    // Swap the order: P outer, K inner. K ignores Inputs (no refetch), P is no
+    // longer innermost, so each P step refetches the whole window.
+    setOrder(m.levels[0], p, {"P", "K"});
+    e = evaluate(p, a, m);
+    QCOMPARE(e.levels[1].tensors[in].fills, 16 * 3);
+    // Outputs: computes update; the first update of each word needs no read.
+    const int out = p.tensorIndex("Outputs");
+    QCOMPARE(e.levels[1].tensors[out].updates, 4 * 16 * 3);
+    QCOMPARE(e.levels[1].tensors[out].reads, 4 * 16 * 3 - 4 * 16);
+    QCOMPARE(e.levels[0].tensors[out].updates, 4 * 16);
+    QCOMPARE(e.levels[0].tensors[out].reads, 0);
+    QCOMPARE(e.cycles, 4 * 16 * 3);
+}
+
+// K across 4 PEs: Inputs (no K) are multicast; P across PEs: Weights multicast,
+// Outputs distinct; R across PEs: Outputs reduced spatially.
+void TestModel::multicastAndReduction() {
+    const Architecture a = twoLevelArray(4);
+    const Problem p = conv1dK(8, 16, 4);
+    Mapping m = makeTrivialMapping(p, a);
+    const int K = p.dimIndex("K"), P = p.dimIndex("P"), R = p.dimIndex("R");
+    m.levels[0].spatialX[K] = 4;
+    m.levels[0].temporal[K] = 2;
+    m.levels[0].temporal[P] = 16;
+    m.levels[1].temporal[R] = 4;
+    setOrder(m.levels[0], p, {"K", "P"});
+    Evaluation e = evaluate(p, a, m);
+    QVERIFY2(e.valid, joined(e, p, a).c_str());
+    const int w = p.tensorIndex("Weights"), in = p.tensorIndex("Inputs"),
+              out = p.tensorIndex("Outputs");
+    QCOMPARE(e.levels[1].utilizedInstances, 4);
+    // Inputs: each PE fills 2 * (4 + 15); the 4 PEs share them (K is irrelevant).
+    QCOMPARE(e.levels[1].tensors[in].fills, 2 * (4 + 15));
+    QCOMPARE(e.levels[0].tensors[in].reads, 2 * (4 + 15));
+    // Weights differ per PE: DRAM reads all 4 PEs' fills.
+    QCOMPARE(e.levels[1].tensors[w].fills, 2 * 4);
+    QCOMPARE(e.levels[0].tensors[w].reads, 4 * 2 * 4);
+    QCOMPARE(e.levels[0].tensors[out].updates, 8 * 16);
+
+    // Now R across the PEs: partial sums of the 4 PEs reduce into one word.
+    m = makeTrivialMapping(p, a);
+    m.levels[0].spatialX[R] = 4;
+    m.levels[0].temporal[K] = 8;
+    m.levels[0].temporal[P] = 16;
+    e = evaluate(p, a, m);
+    QVERIFY2(e.valid, joined(e, p, a).c_str());
+    QCOMPARE(e.levels[1].tensors[out].updates, 8 * 16); // one MAC per cycle per PE
+    QCOMPARE(e.levels[0].tensors[out].updates, 8 * 16); // reduced over the 4 PEs
+    QCOMPARE(e.utilizedMacs, 4);
+    QCOMPARE(e.cycles, 8 * 16);
+    QCOMPARE(e.utilization, 1.0);
+}
+
+void TestModel::bypassSkipsLevel() {
+    const Architecture a = twoLevelArray(1);
+    const Problem p = conv1dK(2, 8, 3);
+    Mapping m = makeTrivialMapping(p, a);
+    m.levels[0].temporal[p.dimIndex("K")] = 2;
+    m.levels[0].temporal[p.dimIndex("P")] = 8;
+    m.levels[1].temporal[p.dimIndex("R")] = 3;
+    m.levels[1].setKeep(p.tensorIndex("Weights"), false);
+    const Evaluation e = evaluate(p, a, m);
+    QVERIFY(e.valid);
+    const int w = p.tensorIndex("Weights");
+    QVERIFY(!e.levels[1].tensors[w].kept);
+    QCOMPARE(e.levels[0].tensors[w].reads, 2 * 8 * 3); // straight to the MACs
+    QCOMPARE(e.levels[1].tensors[w].energy, 0.0);
+}
+
+void TestModel::bandwidthThrottlesCycles() {
+    Architecture a = twoLevelArray(1);
+    const Problem p = conv1dK(2, 8, 3);
+    Mapping m = makeTrivialMapping(p, a);
+    m.levels[0].temporal[p.dimIndex("K")] = 2;
+    m.levels[0].temporal[p.dimIndex("P")] = 8;
+    m.levels[1].temporal[p.dimIndex("R")] = 3;
+    const Evaluation fast = evaluate(p, a, m);
+    QCOMPARE(fast.cycles, 48);
+    a.levels[1].readBandwidth = 1.0; // three operands a MAC, one word a cycle
+    const Evaluation slow = evaluate(p, a, m);
+    std::int64_t reads = 0;
+    for (int t = 0; t < p.numTensors(); ++t)
+        reads += slow.levels[1].tensors[t].reads;
+    QCOMPARE(slow.cycles, reads);
+    QVERIFY(slow.cycles > fast.cycles);
+    QVERIFY(slow.utilization < 1.0);
+}
+
+void TestModel::factorProductViolation() {
+    const Architecture a = twoLevelArray(1);
+    const Problem p = conv1dK(16, 8, 3);
+    Mapping m = makeTrivialMapping(p, a);
+    m.levels[0].temporal[p.dimIndex("K")] = 8; // 8 != 16
+    m.levels[0].temporal[p.dimIndex("P")] = 8;
+    m.levels[1].temporal[p.dimIndex("R")] = 3;
+    const Evaluation e = evaluate(p, a, m);
+    QVERIFY(!e.valid);
+    QVERIFY(hasViolation(e, ViolationKind::FactorProduct));
+    const std::string msg = joined(e, p, a);
+    QVERIFY2(msg.find("dimension K: factors multiply to 8 but the bound is 16") != std::string::npos,
+             msg.c_str());
+}
+
+void TestModel::fanoutViolation() {
+    const Architecture a = twoLevelArray(4);
+    const Problem p = conv1dK(8, 8, 3);
+    Mapping m = makeTrivialMapping(p, a);
+    m.levels[0].spatialX[p.dimIndex("K")] = 8; // only 4 PEs
+    m.levels[0].temporal[p.dimIndex("P")] = 8;
+    m.levels[1].temporal[p.dimIndex("R")] = 3;
+    const Evaluation e = evaluate(p, a, m);
+    QVERIFY(!e.valid);
+    QVERIFY(hasViolation(e, ViolationKind::FanoutX));
+    const std::string msg = joined(e, p, a);
+    QVERIFY2(msg.find("level 'DRAM': spatial factors on X multiply to 8 but the fan-out on X is 4") !=
+                 std::string::npos,
+             msg.c_str());
+}
+
+void TestModel::capacityViolation() {
+    const Architecture a = twoLevelArray(1, 16);
+    const Problem p = conv1dK(8, 32, 3);
+    Mapping m = makeTrivialMapping(p, a);
+    m.levels[1].temporal[p.dimIndex("P")] = 32; // Inputs tile 34 > 16
+    m.levels[1].temporal[p.dimIndex("R")] = 3;
+    m.levels[0].temporal[p.dimIndex("K")] = 8;
+    const Evaluation e = evaluate(p, a, m);
+    QVERIFY(!e.valid);
+    QVERIFY(hasViolation(e, ViolationKind::Capacity));
+    const std::string msg = joined(e, p, a);
+    QVERIFY2(msg.find("level 'Buffer': tile of Inputs needs 34 words but the level holds 16") !=
+                 std::string::npos,
+             msg.c_str());
+    // Each tile fits alone but not together: one combined violation.
+    Mapping m2 = makeTrivialMapping(p, a);
+    m2.levels[1].temporal[p.dimIndex("P")] = 8; // W 3, I 10, O 8 -> 21 > 16
+    m2.levels[1].temporal[p.dimIndex("R")] = 3;
+    m2.levels[0].temporal[p.dimIndex("P")] = 4;
+    m2.levels[0].temporal[p.dimIndex("K")] = 8;
+    const Evaluation e2 = evaluate(p, a, m2);
+    QVERIFY(!e2.valid);
+    const std::string msg2 = joined(e2, p, a);
+    QVERIFY2(msg2.find("kept tiles together need 21 words but the level holds 16") !=
+                 std::string::npos,
+             msg2.c_str());
+}
+
+void TestModel::outermostMustKeep() {
+    const Architecture a = twoLevelArray(1);
+    const Problem p = conv1dK(2, 4, 3);
+    Mapping m = makeTrivialMapping(p, a);
+    m.levels[0].temporal[p.dimIndex("K")] = 2;
+    m.levels[0].temporal[p.dimIndex("P")] = 4;
+    m.levels[1].temporal[p.dimIndex("R")] = 3;
+    m.levels[0].setKeep(p.tensorIndex("Inputs"), false);
+    const Evaluation e = evaluate(p, a, m);
+    QVERIFY(!e.valid);
+    QVERIFY(joined(e, p, a).find("the outermost level must keep Inputs") != std::string::npos);
+}
+
+void TestModel::zeroFactorAndBadPermutation() {
+    const Architecture a = twoLevelArray(1);
+    const Problem p = conv1dK(2, 4, 3);
+    Mapping m = makeTrivialMapping(p, a);
+    m.levels[0].temporal[p.dimIndex("K")] = 0;
+    m.levels[1].order[0] = m.levels[1].order[1]; // a dimension twice
+    const Evaluation e = evaluate(p, a, m);
+    QVERIFY(!e.valid);
+    QVERIFY(hasViolation(e, ViolationKind::ZeroFactor));
+    QVERIFY(hasViolation(e, ViolationKind::BadPermutation));
+    Mapping shortMapping = m;
+    shortMapping.numLevels = 1;
+    const Evaluation e2 = evaluate(p, a, shortMapping);
+    QVERIFY(hasViolation(e2, ViolationKind::LevelCount));
+}
+
+void TestModel::architectureWithoutCompute() {
+    Architecture a = twoLevelArray(1);
+    a.compute.meshX = 0;
+    try {
+        validateArchitecture(a);
+        QFAIL("an architecture without compute units must be rejected");
+    } catch (const InputError& e) {
+        QVERIFY2(std::string(e.what()).find("no compute units") != std::string::npos, e.what());
+    }
+    Architecture b = twoLevelArray(1);
+    b.levels.clear();
+    QVERIFY_THROWS_EXCEPTION(InputError, validateArchitecture(b));
+}
+
+void TestModel::presetsBuild() {
+    const Problem conv = conv2dProblem("c", 1, 1, 64, 128, 28, 28, 3, 3, 2, 2);
+    QCOMPARE(conv.computes(), 64LL * 128 * 28 * 28 * 9);
+    QCOMPARE(conv.tensorSize(conv.tensorIndex("Inputs")), 64LL * (2 * 27 + 2 + 1) * (2 * 27 + 2 + 1));
+    const Problem dw = buildProblem(presetLayer("depthwise", "dw"));
+    QCOMPARE(dw.dims[dw.dimIndex("G")].bound, 64);
+    QCOMPARE(dw.dims[dw.dimIndex("C")].bound, 1);
+    const Problem g = gemmProblem("g", 32, 16, 8);
+    QCOMPARE(g.tensorSize(g.tensorIndex("Z")), 32 * 16);
+    const Problem mt = mttkrpProblem("m", 4, 5, 6, 7);
+    QCOMPARE(mt.numTensors(), 4);
+    QCOMPARE(mt.computes(), 4 * 5 * 6 * 7);
+    LayerSpec bad = presetLayer("conv2d", "bad");
+    bad.params.emplace_back("C", 0);
+    bad.params.erase(bad.params.begin() + 2); // the default C
+    try {
+        buildProblem(bad);
+        QFAIL("zero size accepted");
+    } catch (const InputError& e) {
+        QVERIFY2(std::string(e.what()).find("layer 'bad'.C: is 0; expected a positive integer") !=
+                     std::string::npos,
+                 e.what());
+    }
+}
+
+void TestModel::deterministic() {
+    const Architecture a = loadArchitecture(std::string(MAPWRIGHT_SOURCE_DIR) +
+                                            "/samples/architectures/eyeriss_like.json");
+    const Problem p = conv2dProblem("c", 1, 1, 64, 64, 56, 56, 3, 3);
+    std::mt19937_64 rng(7);
+    for (int i = 0; i < 20; ++i) {
+        const auto m = sampleLegalMapping(p, a, rng, 100000);
+        QVERIFY(m.has_value());
+        const Evaluation e1 = evaluate(p, a, *m), e2 = evaluate(p, a, *m);
+        QVERIFY(e1.valid);
+        QCOMPARE(e1.edp, e2.edp);
+        QCOMPARE(e1.cycles, e2.cycles);
+    }
+}
+
+void TestModel::noHeapAllocation() {
+    const std::string dir = std::string(MAPWRIGHT_TEST_DATA) +
+                            "/timeloop-tutorial/06-mapper-convlayer-eyeriss/";
+    const auto c = importTimeloop(dir + "input.yaml", dir + "ERT.yaml", dir + "map.yaml");
+    std::mt19937_64 rng(3);
+    std::vector<Mapping> mappings{c.mapping};
+    for (int i = 0; i < 50; ++i)
+        mappings.push_back(sampleMapping(c.problem, c.arch, rng)); // legal or not
+    Evaluation e;
+    const long long before = gAllocations.load();
+    double sink = 0.0;
+    for (int rep = 0; rep < 100; ++rep)
+        for (const auto& m : mappings) {
+            evaluate(c.problem, c.arch, m, e);
+            sink += e.energy;
+        }
+    const long long after = gAllocations.load();
+    QCOMPARE(after - before, 0LL);
+    QVERIFY(sink > 0.0);
+}
+
+QTEST_GUILESS_MAIN(TestModel)
+#include "test_model.moc"
