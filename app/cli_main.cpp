@@ -82,7 +82,8 @@ std::string findSample(const std::string& relative) {
     for (const auto& r : roots)
         if (std::filesystem::exists(r / relative))
             return (r / relative).string();
-    throw InputError(relative, "bundled sample not found (looked in the source tree and ./samples)");
+    throw InputError(relative,
+                     "bundled sample not found (looked in the source tree and ./samples)");
 }
 
 struct Loaded {
@@ -132,10 +133,10 @@ int cmdEvaluate(const Args& args) {
             std::cout << "  - " << v << "\n";
         return 1;
     }
-    std::cout << std::left << std::setw(18) << "level" << std::setw(10) << "tensor"
-              << std::right << std::setw(12) << "tile" << std::setw(16) << "reads"
-              << std::setw(14) << "fills" << std::setw(16) << "updates" << std::setw(18)
-              << "energy (pJ)" << "\n";
+    std::cout << std::left << std::setw(18) << "level" << std::setw(10) << "tensor" << std::right
+              << std::setw(12) << "tile" << std::setw(16) << "reads" << std::setw(14) << "fills"
+              << std::setw(16) << "updates" << std::setw(18) << "energy (pJ)"
+              << "\n";
     for (int l = 0; l < e.numLevels; ++l) {
         const auto& ls = e.levels[l];
         for (int t = 0; t < e.numTensors; ++t) {
@@ -184,8 +185,7 @@ int cmdImportTimeloop(const Args& args) {
                           mw::toJson(c.mapping, c.problem, c.arch).dump(1) + "\n");
     std::cout << "wrote " << (dir / "arch.json").string() << ", "
               << (dir / "workload.json").string()
-              << (c.hasMapping ? ", " + (dir / "mapping.json").string() : std::string())
-              << "\n";
+              << (c.hasMapping ? ", " + (dir / "mapping.json").string() : std::string()) << "\n";
     if (!c.hasMapping)
         std::cout << "note: the input holds no mapping (a mapper case); pass MAPPING.yaml\n";
     return 0;
@@ -250,8 +250,9 @@ int main(int argc, char** argv) {
             return cmdExportTimeloop(parseArgs(argc, argv, 2, {}));
         if (cmd == "bench")
             return cmdBench(parseArgs(argc, argv, 2, {"json"}));
-        std::cerr << "error: unknown command '" << cmd
-                  << "'; expected evaluate, import-timeloop, export-timeloop or bench (see --help)\n";
+        std::cerr
+            << "error: unknown command '" << cmd
+            << "'; expected evaluate, import-timeloop, export-timeloop or bench (see --help)\n";
         return 2;
     } catch (const InputError& e) {
         std::cerr << "error: " << e.what() << "\n";

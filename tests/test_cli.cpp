@@ -32,12 +32,14 @@ Run run(const QStringList& args) {
             QString::fromUtf8(p.readAllStandardError())};
 }
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
+QString q(const std::string& s) {
+    return QString::fromStdString(s);
+}
 
 QStringList eyerissArgs() {
-    return {"--arch", q(kSamples + "architectures/eyeriss_like.json"), "--workload",
-            q(kSamples + "workloads/eyeriss_tutorial_conv.json"), "--mapping",
-            q(kSamples + "mappings/eyeriss_tutorial_conv_timeloop.json")};
+    return {"--arch",     q(kSamples + "architectures/eyeriss_like.json"),
+            "--workload", q(kSamples + "workloads/eyeriss_tutorial_conv.json"),
+            "--mapping",  q(kSamples + "mappings/eyeriss_tutorial_conv_timeloop.json")};
 }
 
 void expectOneLineError(const Run& r, const QString& part) {
@@ -52,7 +54,7 @@ void expectOneLineError(const Run& r, const QString& part) {
 
 class TestCli : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void evaluateJson();
     void evaluateText();
     void evaluateInvalidMapping();
@@ -136,9 +138,9 @@ void TestCli::benchModel() {
 
 void TestCli::badInput() {
     expectOneLineError(run({"frobnicate"}), "unknown command");
-    expectOneLineError(run({"evaluate", "--arch", "/nonexistent/arch.json", "--workload", "w",
-                            "--mapping", "m"}),
-                       "/nonexistent/arch.json: cannot be opened");
+    expectOneLineError(
+        run({"evaluate", "--arch", "/nonexistent/arch.json", "--workload", "w", "--mapping", "m"}),
+        "/nonexistent/arch.json: cannot be opened");
     QStringList missing = eyerissArgs();
     missing.removeLast();
     missing.removeLast();

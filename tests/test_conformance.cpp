@@ -16,13 +16,15 @@ using json = mw::Json;
 
 class TestConformance : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void referenceCase_data();
     void referenceCase();
     void allCasesPresent();
 };
 
-static fs::path caseRoot() { return fs::path(MAPWRIGHT_TEST_DATA) / "timeloop-tutorial"; }
+static fs::path caseRoot() {
+    return fs::path(MAPWRIGHT_TEST_DATA) / "timeloop-tutorial";
+}
 
 void TestConformance::referenceCase_data() {
     QTest::addColumn<QString>("dir");

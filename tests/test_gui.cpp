@@ -7,7 +7,7 @@
 
 class TestGui : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void mainWindowShows() {
         mw::ui::MainWindow w;
         w.show();

@@ -35,8 +35,8 @@ template <typename F> std::string errorOf(F&& f) {
     return "<no error>";
 }
 
-#define EXPECT_CONTAINS(text, part)                                                            \
-    QVERIFY2(std::string(text).find(part) != std::string::npos,                                \
+#define EXPECT_CONTAINS(text, part)                                                                \
+    QVERIFY2(std::string(text).find(part) != std::string::npos,                                    \
              (std::string("\"") + (text) + "\" lacks \"" + (part) + "\"").c_str())
 
 TimeloopCase eyeriss() {
@@ -48,7 +48,7 @@ TimeloopCase eyeriss() {
 
 class TestIo : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void architectureRoundTrip();
     void networkRoundTrip();
     void sharedLayerShapesImport();
@@ -136,8 +136,8 @@ void TestIo::timeloopExportReadsBack() {
     for (const char* f : {"arch.yaml", "problem.yaml", "mapping.yaml", "ERT.yaml"})
         QVERIFY(fs::exists(fs::path(dir) / f));
     // Timeloop merges its input files; so do we, by concatenation.
-    const std::string input =
-        writeTemp(tmp, "input.yaml", readTextFile(dir + "/arch.yaml") + readTextFile(dir + "/problem.yaml"));
+    const std::string input = writeTemp(
+        tmp, "input.yaml", readTextFile(dir + "/arch.yaml") + readTextFile(dir + "/problem.yaml"));
     const auto back = importTimeloop(input, dir + "/ERT.yaml", dir + "/mapping.yaml");
     const Evaluation e1 = evaluate(c.problem, c.arch, c.mapping);
     const Evaluation e2 = evaluate(back.problem, back.arch, back.mapping);
@@ -160,7 +160,8 @@ void TestIo::timeloopExportReadsBack() {
 
 void TestIo::malformedJson() {
     QTemporaryDir tmp;
-    const std::string path = writeTemp(tmp, "broken.json", "{\n  \"levels\": [\n    {\"name\": }\n");
+    const std::string path =
+        writeTemp(tmp, "broken.json", "{\n  \"levels\": [\n    {\"name\": }\n");
     const std::string msg = errorOf([&] { loadArchitecture(path); });
     EXPECT_CONTAINS(msg, path + ":3:");
     EXPECT_CONTAINS(msg, "malformed JSON");
@@ -196,8 +197,9 @@ void TestIo::badArchitectureFields() {
 
     Json wrongFormat = a;
     wrongFormat["format"] = "mapwright.mapping";
-    EXPECT_CONTAINS(errorOf([&] { loadArchitecture(writeTemp(tmp, "f.json", wrongFormat.dump())); }),
-                    "$.format: is 'mapwright.mapping'; expected 'mapwright.architecture'");
+    EXPECT_CONTAINS(
+        errorOf([&] { loadArchitecture(writeTemp(tmp, "f.json", wrongFormat.dump())); }),
+        "$.format: is 'mapwright.mapping'; expected 'mapwright.architecture'");
 }
 
 void TestIo::badWorkloadFields() {
@@ -207,16 +209,17 @@ void TestIo::badWorkloadFields() {
         R"({"format":"mapwright.workload","version":1,"layers":[{"name":"l","kind":"gemm","M":0}]})");
     EXPECT_CONTAINS(errorOf([&] { loadNetwork(zero); }),
                     "$.layers[0].M: is 0; expected a positive integer");
-    const std::string kind = writeTemp(
-        tmp, "kind.json", R"({"layers":[{"name":"l","kind":"fft"}]})");
+    const std::string kind =
+        writeTemp(tmp, "kind.json", R"({"layers":[{"name":"l","kind":"fft"}]})");
     EXPECT_CONTAINS(errorOf([&] { loadNetwork(kind); }), "$.layers[0].kind: is 'fft'");
-    const std::string unknownDim = writeTemp(tmp, "dim.json", R"({"layers":[{"name":"l","kind":"custom",
+    const std::string unknownDim =
+        writeTemp(tmp, "dim.json", R"({"layers":[{"name":"l","kind":"custom",
         "dimensions":[{"name":"I","bound":4}],
         "tensors":[{"name":"A","ranks":[[{"dim":"J"}]]}]}]})");
     EXPECT_CONTAINS(errorOf([&] { loadNetwork(unknownDim); }),
                     "$.layers[0].tensors[0].ranks[0][0].dim: unknown dimension 'J'");
-    const std::string extra = writeTemp(
-        tmp, "extra.json", R"({"layers":[{"name":"l","kind":"gemm","Q":3}]})");
+    const std::string extra =
+        writeTemp(tmp, "extra.json", R"({"layers":[{"name":"l","kind":"gemm","Q":3}]})");
     EXPECT_CONTAINS(errorOf([&] { loadNetwork(extra); }), "Q: is not a parameter of gemm");
 }
 
@@ -235,6 +238,10 @@ void TestIo::badMappingFields() {
     zero["levels"][0]["temporal"][0]["factor"] = 0;
     EXPECT_CONTAINS(errorOf([&] { mappingFromJson(zero, c.problem, c.arch); }),
                     "factor: is 0; expected a positive integer");
+    Json tooBig = m;
+    tooBig["levels"][0]["temporal"][0]["factor"] = 1LL << 40;
+    EXPECT_CONTAINS(errorOf([&] { mappingFromJson(tooBig, c.problem, c.arch); }),
+                    "dimension Q is only 56");
     Json axis = m;
     axis["levels"][2]["spatial"][0]["axis"] = "Z";
     EXPECT_CONTAINS(errorOf([&] { mappingFromJson(axis, c.problem, c.arch); }),
@@ -252,14 +259,17 @@ void TestIo::badMappingFields() {
 void TestIo::malformedYaml() {
     QTemporaryDir tmp;
     const std::string d = kCases + "00-model-conv1d-1level/";
-    const std::string bad = writeTemp(tmp, "bad.yaml", "architecture:\n  subtree: [\n   - name: x\n");
+    const std::string bad =
+        writeTemp(tmp, "bad.yaml", "architecture:\n  subtree: [\n   - name: x\n");
     const std::string msg = errorOf([&] { importTimeloop(bad, d + "ERT.yaml"); });
     EXPECT_CONTAINS(msg, bad + ":");
     EXPECT_CONTAINS(msg, "malformed YAML");
     // A mapping directive naming a level that does not exist.
-    const std::string mapping = writeTemp(
-        tmp, "map.yaml", "mapping:\n  - target: Nowhere\n    type: temporal\n    factors: R=3 P=16\n");
-    const std::string m2 = errorOf([&] { importTimeloop(d + "input.yaml", d + "ERT.yaml", mapping); });
+    const std::string mapping =
+        writeTemp(tmp, "map.yaml",
+                  "mapping:\n  - target: Nowhere\n    type: temporal\n    factors: R=3 P=16\n");
+    const std::string m2 =
+        errorOf([&] { importTimeloop(d + "input.yaml", d + "ERT.yaml", mapping); });
     EXPECT_CONTAINS(m2, mapping + ":2");
     EXPECT_CONTAINS(m2, "'Nowhere' is not a storage level");
     const std::string factors = writeTemp(

@@ -27,10 +27,18 @@ void* operator new[](std::size_t n) {
         return p;
     throw std::bad_alloc();
 }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p) noexcept {
+    std::free(p);
+}
+void operator delete[](void* p) noexcept {
+    std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+    std::free(p);
+}
+void operator delete[](void* p, std::size_t) noexcept {
+    std::free(p);
+}
 
 using namespace mw;
 
@@ -97,7 +105,7 @@ std::string joined(const Evaluation& e, const Problem& p, const Architecture& a)
 
 class TestModel : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void slidingWindowInnermostOnly();
     void multicastAndReduction();
     void bypassSkipsLevel();
@@ -168,6 +176,8 @@ void TestModel::multicastAndReduction() {
     QCOMPARE(e.levels[1].tensors[w].fills, 2 * 4);
     QCOMPARE(e.levels[0].tensors[w].reads, 4 * 2 * 4);
     QCOMPARE(e.levels[0].tensors[out].updates, 8 * 16);
+    QCOMPARE(e.levels[0].tensors[in].sharedBy, 4); // multicast to the 4 PEs
+    QCOMPARE(e.levels[0].tensors[w].sharedBy, 1);
 
     // Now R across the PEs: partial sums of the 4 PEs reduce into one word.
     m = makeTrivialMapping(p, a);
@@ -178,6 +188,7 @@ void TestModel::multicastAndReduction() {
     QVERIFY2(e.valid, joined(e, p, a).c_str());
     QCOMPARE(e.levels[1].tensors[out].updates, 8 * 16); // one MAC per cycle per PE
     QCOMPARE(e.levels[0].tensors[out].updates, 8 * 16); // reduced over the 4 PEs
+    QCOMPARE(e.levels[0].tensors[out].sharedBy, 4);
     QCOMPARE(e.utilizedMacs, 4);
     QCOMPARE(e.cycles, 8 * 16);
     QCOMPARE(e.utilization, 1.0);
@@ -229,7 +240,8 @@ void TestModel::factorProductViolation() {
     QVERIFY(!e.valid);
     QVERIFY(hasViolation(e, ViolationKind::FactorProduct));
     const std::string msg = joined(e, p, a);
-    QVERIFY2(msg.find("dimension K: factors multiply to 8 but the bound is 16") != std::string::npos,
+    QVERIFY2(msg.find("dimension K: factors multiply to 8 but the bound is 16") !=
+                 std::string::npos,
              msg.c_str());
 }
 
@@ -244,9 +256,10 @@ void TestModel::fanoutViolation() {
     QVERIFY(!e.valid);
     QVERIFY(hasViolation(e, ViolationKind::FanoutX));
     const std::string msg = joined(e, p, a);
-    QVERIFY2(msg.find("level 'DRAM': spatial factors on X multiply to 8 but the fan-out on X is 4") !=
-                 std::string::npos,
-             msg.c_str());
+    QVERIFY2(
+        msg.find("level 'DRAM': spatial factors on X multiply to 8 but the fan-out on X is 4") !=
+            std::string::npos,
+        msg.c_str());
 }
 
 void TestModel::capacityViolation() {
@@ -323,7 +336,8 @@ void TestModel::architectureWithoutCompute() {
 void TestModel::presetsBuild() {
     const Problem conv = conv2dProblem("c", 1, 1, 64, 128, 28, 28, 3, 3, 2, 2);
     QCOMPARE(conv.computes(), 64LL * 128 * 28 * 28 * 9);
-    QCOMPARE(conv.tensorSize(conv.tensorIndex("Inputs")), 64LL * (2 * 27 + 2 + 1) * (2 * 27 + 2 + 1));
+    QCOMPARE(conv.tensorSize(conv.tensorIndex("Inputs")),
+             64LL * (2 * 27 + 2 + 1) * (2 * 27 + 2 + 1));
     const Problem dw = buildProblem(presetLayer("depthwise", "dw"));
     QCOMPARE(dw.dims[dw.dimIndex("G")].bound, 64);
     QCOMPARE(dw.dims[dw.dimIndex("C")].bound, 1);
@@ -361,8 +375,8 @@ void TestModel::deterministic() {
 }
 
 void TestModel::noHeapAllocation() {
-    const std::string dir = std::string(MAPWRIGHT_TEST_DATA) +
-                            "/timeloop-tutorial/06-mapper-convlayer-eyeriss/";
+    const std::string dir =
+        std::string(MAPWRIGHT_TEST_DATA) + "/timeloop-tutorial/06-mapper-convlayer-eyeriss/";
     const auto c = importTimeloop(dir + "input.yaml", dir + "ERT.yaml", dir + "map.yaml");
     std::mt19937_64 rng(3);
     std::vector<Mapping> mappings{c.mapping};

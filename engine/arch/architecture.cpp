@@ -50,14 +50,14 @@ int Architecture::fanoutY(int l) const {
 }
 
 void validateArchitecture(const Architecture& a) {
-    const std::string where = a.name.empty() ? std::string("architecture")
-                                             : "architecture '" + a.name + "'";
+    const std::string where =
+        a.name.empty() ? std::string("architecture") : "architecture '" + a.name + "'";
     if (a.levels.empty())
         throw InputError(where + ".levels", "is empty; expected at least one storage level");
     if (a.numLevels() > kMaxLevels)
         throw InputError(where + ".levels", "has " + std::to_string(a.numLevels()) +
-                                                " levels; at most " +
-                                                std::to_string(kMaxLevels) + " are supported");
+                                                " levels; at most " + std::to_string(kMaxLevels) +
+                                                " are supported");
     if (a.compute.meshX <= 0 || a.compute.meshY <= 0)
         throw InputError(where + ".compute", "has no compute units; expected a compute level "
                                              "with a positive mesh");
@@ -75,9 +75,8 @@ void validateArchitecture(const Architecture& a) {
         if (s.cls == LevelClass::DRAM && l != 0)
             throw InputError(lw + ".class", "DRAM must be the outermost level");
         if (!s.unbounded() && s.cls != LevelClass::Dummy && s.capacityWords <= 0)
-            throw InputError(lw + ".capacity_words",
-                             "is " + std::to_string(s.capacityWords) +
-                                 "; expected a positive number of words");
+            throw InputError(lw + ".capacity_words", "is " + std::to_string(s.capacityWords) +
+                                                         "; expected a positive number of words");
         if (s.wordBits <= 0)
             throw InputError(lw + ".word_bits", "expected a positive number of bits");
         if (s.blockSize <= 0)
@@ -92,14 +91,12 @@ void validateArchitecture(const Architecture& a) {
             throw InputError(lw + ".energy_pJ", "has a negative energy; expected >= 0");
         const int childX = (l + 1 < a.numLevels()) ? a.levels[l + 1].meshX : a.compute.meshX;
         const int childY = (l + 1 < a.numLevels()) ? a.levels[l + 1].meshY : a.compute.meshY;
-        const std::string child =
-            (l + 1 < a.numLevels()) ? a.levels[l + 1].name : a.compute.name;
-        if (childX % s.meshX != 0 || childY % s.meshY != 0 || childX < s.meshX ||
-            childY < s.meshY)
-            throw InputError(lw + ".mesh",
-                             std::to_string(s.meshX) + "x" + std::to_string(s.meshY) +
-                                 " does not divide the mesh of its child '" + child + "' (" +
-                                 std::to_string(childX) + "x" + std::to_string(childY) + ")");
+        const std::string child = (l + 1 < a.numLevels()) ? a.levels[l + 1].name : a.compute.name;
+        if (childX % s.meshX != 0 || childY % s.meshY != 0 || childX < s.meshX || childY < s.meshY)
+            throw InputError(lw + ".mesh", std::to_string(s.meshX) + "x" + std::to_string(s.meshY) +
+                                               " does not divide the mesh of its child '" + child +
+                                               "' (" + std::to_string(childX) + "x" +
+                                               std::to_string(childY) + ")");
     }
 }
 

@@ -18,7 +18,7 @@ bool parseLevelClass(const std::string& s, LevelClass& out);
 // (as Timeloop's ERT gives them); leak is per instance per cycle.
 struct ActionEnergies {
     double read = 0.0;
-    double write = 0.0; // a fill from the parent level
+    double write = 0.0;  // a fill from the parent level
     double update = 0.0; // a partial result written back by the child
     double leak = 0.0;
 };

@@ -9,7 +9,8 @@ std::string compose(const std::string& where, const std::string& what) {
 } // namespace
 
 InputError::InputError(std::string where, std::string what)
-    : std::runtime_error(compose(where, what)), where_(std::move(where)), detail_(std::move(what)) {}
+    : std::runtime_error(compose(where, what)), where_(std::move(where)), detail_(std::move(what)) {
+}
 
 InputError InputError::within(const std::string& outer) const {
     if (outer.empty())

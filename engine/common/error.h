@@ -7,7 +7,7 @@
 namespace mw {
 
 class InputError : public std::runtime_error {
-public:
+  public:
     InputError(std::string where, std::string what);
     const std::string& where() const { return where_; }
     const std::string& detail() const { return detail_; }
@@ -15,7 +15,7 @@ public:
     // A copy of this error located inside `outer` (e.g. a file name).
     InputError within(const std::string& outer) const;
 
-private:
+  private:
     std::string where_;
     std::string detail_;
 };

@@ -46,8 +46,8 @@ std::int64_t asInteger(const json& v, const std::string& path) {
         if (d == static_cast<double>(static_cast<std::int64_t>(d)))
             return static_cast<std::int64_t>(d);
     }
-    throw InputError(path, "expected an integer, got " +
-                               (v.is_primitive() ? v.dump() : typeName(v)));
+    throw InputError(path,
+                     "expected an integer, got " + (v.is_primitive() ? v.dump() : typeName(v)));
 }
 
 std::int64_t getPositive(const json& j, const char* key, const std::string& path) {
@@ -367,9 +367,11 @@ json toJson(const Mapping& m, const Problem& p, const Architecture& a) {
         for (int i = 0; i < p.numDims(); ++i) {
             const int d = lm.spatialOrder[i];
             if (lm.spatialX[d] > 1)
-                spatial.push_back({{"dim", p.dims[d].name}, {"factor", lm.spatialX[d]}, {"axis", "X"}});
+                spatial.push_back(
+                    {{"dim", p.dims[d].name}, {"factor", lm.spatialX[d]}, {"axis", "X"}});
             if (lm.spatialY[d] > 1)
-                spatial.push_back({{"dim", p.dims[d].name}, {"factor", lm.spatialY[d]}, {"axis", "Y"}});
+                spatial.push_back(
+                    {{"dim", p.dims[d].name}, {"factor", lm.spatialY[d]}, {"axis", "Y"}});
         }
         for (int t = 0; t < p.numTensors(); ++t)
             if (lm.keeps(t))
@@ -403,8 +405,8 @@ Mapping mappingFromJson(const json& j, const Problem& p, const Architecture& a) 
         const std::string name = getString(lj, "level", path);
         const int l = a.levelIndex(name);
         if (l < 0)
-            throw InputError(path + ".level", "'" + name + "' is not a level of architecture '" +
-                                                  a.name + "'");
+            throw InputError(path + ".level",
+                             "'" + name + "' is not a level of architecture '" + a.name + "'");
         if (seen[static_cast<std::size_t>(l)])
             throw InputError(path + ".level", "level '" + name + "' appears twice");
         seen[static_cast<std::size_t>(l)] = true;
@@ -413,9 +415,17 @@ Mapping mappingFromJson(const json& j, const Problem& p, const Architecture& a) 
             const std::string dn = getString(e, "dim", ep);
             const int d = p.dimIndex(dn);
             if (d < 0)
-                throw InputError(ep + ".dim", "unknown dimension '" + dn + "' (problem '" +
-                                                  p.name + "')");
+                throw InputError(ep + ".dim",
+                                 "unknown dimension '" + dn + "' (problem '" + p.name + "')");
             return d;
+        };
+        auto factorOf = [&](const json& e, const std::string& ep, int d) {
+            const std::int64_t f = getPositive(e, "factor", ep);
+            if (f > p.dims[d].bound)
+                throw InputError(ep + ".factor", "is " + std::to_string(f) + "; dimension " +
+                                                     p.dims[d].name + " is only " +
+                                                     std::to_string(p.dims[d].bound));
+            return static_cast<std::uint32_t>(f);
         };
         if (lj.contains("temporal")) {
             const json& tj = arrayMember(lj, "temporal", path);
@@ -427,7 +437,7 @@ Mapping mappingFromJson(const json& j, const Problem& p, const Architecture& a) 
                     throw InputError(ep + ".dim", "dimension '" + p.dims[d].name +
                                                       "' has two temporal loops at one level");
                 order.push_back(d);
-                lm.temporal[d] = static_cast<std::uint32_t>(getPositive(tj[k], "factor", ep));
+                lm.temporal[d] = factorOf(tj[k], ep, d);
             }
             // Dimensions not listed have factor 1 and go innermost.
             for (int d = 0; d < p.numDims(); ++d)
@@ -442,7 +452,7 @@ Mapping mappingFromJson(const json& j, const Problem& p, const Architecture& a) 
             for (std::size_t k = 0; k < sj.size(); ++k) {
                 const std::string ep = path + ".spatial[" + std::to_string(k) + "]";
                 const int d = dimOf(sj[k], ep);
-                const auto f = static_cast<std::uint32_t>(getPositive(sj[k], "factor", ep));
+                const auto f = factorOf(sj[k], ep, d);
                 const std::string axis = optString(sj[k], "axis", ep, "X");
                 if (axis == "X")
                     lm.spatialX[d] = f;
@@ -474,8 +484,9 @@ Mapping mappingFromJson(const json& j, const Problem& p, const Architecture& a) 
             for (const auto& e : arrayMember(lj, "keep", path)) {
                 const int t = e.is_string() ? p.tensorIndex(e.get<std::string>()) : -1;
                 if (t < 0)
-                    throw InputError(path + ".keep", "'" + (e.is_string() ? e.get<std::string>() : e.dump()) +
-                                                         "' is not a tensor of problem '" + p.name + "'");
+                    throw InputError(path + ".keep",
+                                     "'" + (e.is_string() ? e.get<std::string>() : e.dump()) +
+                                         "' is not a tensor of problem '" + p.name + "'");
                 lm.setKeep(t, true);
             }
         }
@@ -500,6 +511,7 @@ json toJson(const Evaluation& e, const Problem& p, const Architecture& a) {
                                               {"updates", ts.updates},
                                               {"utilized_capacity", ts.tile},
                                               {"first_touches", ts.firstTouches},
+                                              {"shared_by", ts.sharedBy},
                                               {"energy_pJ", ts.energy}};
             }
             levels.push_back({{"name", a.levels[l].name},
@@ -532,7 +544,8 @@ Evaluation evaluationFromJson(const json& j, const Problem& p, const Architectur
     Evaluation e;
     e.valid = member(j, "valid", root).get<bool>();
     e.cycles = asInteger(member(j, "cycles", root), root + ".cycles");
-    e.computeCycles = j.contains("compute_cycles") ? asInteger(j.at("compute_cycles"), root) : e.cycles;
+    e.computeCycles =
+        j.contains("compute_cycles") ? asInteger(j.at("compute_cycles"), root) : e.cycles;
     e.energy = optNumber(j, "energy_pJ", root, 0.0);
     e.computeEnergy = optNumber(j, "compute_energy_pJ", root, 0.0);
     e.utilization = optNumber(j, "utilization", root, 0.0);
@@ -556,8 +569,10 @@ Evaluation evaluationFromJson(const json& j, const Problem& p, const Architectur
         ls.energy = optNumber(lj, "energy_pJ", path, 0.0);
         ls.accessEnergy = optNumber(lj, "access_energy_pJ", path, 0.0);
         ls.leakEnergy = optNumber(lj, "leak_energy_pJ", path, 0.0);
-        ls.utilizedInstances = lj.contains("utilized_instances") ? asInteger(lj.at("utilized_instances"), path) : 0;
-        ls.capacityUsed = lj.contains("capacity_used") ? asInteger(lj.at("capacity_used"), path) : 0;
+        ls.utilizedInstances =
+            lj.contains("utilized_instances") ? asInteger(lj.at("utilized_instances"), path) : 0;
+        ls.capacityUsed =
+            lj.contains("capacity_used") ? asInteger(lj.at("capacity_used"), path) : 0;
         const json& tj = member(lj, "tensors", path);
         for (const auto& [tname, tv] : tj.items()) {
             const int t = p.tensorIndex(tname);
@@ -570,7 +585,9 @@ Evaluation evaluationFromJson(const json& j, const Problem& p, const Architectur
             ts.fills = asInteger(member(tv, "fills", tp), tp + ".fills");
             ts.updates = asInteger(member(tv, "updates", tp), tp + ".updates");
             ts.tile = asInteger(member(tv, "utilized_capacity", tp), tp + ".utilized_capacity");
-            ts.firstTouches = tv.contains("first_touches") ? asInteger(tv.at("first_touches"), tp) : 0;
+            ts.firstTouches =
+                tv.contains("first_touches") ? asInteger(tv.at("first_touches"), tp) : 0;
+            ts.sharedBy = tv.contains("shared_by") ? asInteger(tv.at("shared_by"), tp) : 1;
             ts.energy = optNumber(tv, "energy_pJ", tp, 0.0);
         }
     }
@@ -615,7 +632,8 @@ json readJsonFile(const std::string& path) {
         std::string what = e.what();
         const auto pos = what.find("parse error");
         throw InputError(path + ":" + std::to_string(line) + ":" + std::to_string(col),
-                         "malformed JSON (" + (pos == std::string::npos ? what : what.substr(pos)) + ")");
+                         "malformed JSON (" + (pos == std::string::npos ? what : what.substr(pos)) +
+                             ")");
     }
 }
 

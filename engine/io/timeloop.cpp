@@ -83,8 +83,8 @@ void collectComponents(const YAML::Node& tree, std::int64_t multiplier,
                 if (c["enabled"] && !c["enabled"].as<bool>())
                     continue;
                 const auto [name, count] = splitName(c["name"].as<std::string>());
-                out.push_back({name, c["class"] ? c["class"].as<std::string>() : "",
-                               mult * count, c["attributes"], c});
+                out.push_back({name, c["class"] ? c["class"].as<std::string>() : "", mult * count,
+                               c["attributes"], c});
             }
         if (sub["subtree"])
             collectComponents(sub["subtree"], mult, out);
@@ -195,8 +195,8 @@ Architecture readArchitecture(const YAML::Node& root, const std::string& file,
                               : static_cast<std::int64_t>(depth) * s.blockSize;
         s.meshX = static_cast<int>(num("meshX", double(c.instances)));
         if (s.meshX <= 0 || c.instances % s.meshX != 0)
-            throw InputError(where + ".meshX", "does not divide the instance count " +
-                                                   std::to_string(c.instances));
+            throw InputError(where + ".meshX",
+                             "does not divide the instance count " + std::to_string(c.instances));
         s.meshY = static_cast<int>(c.instances / s.meshX);
         s.readBandwidth = num("read_bandwidth", 0.0);
         s.writeBandwidth = num("write_bandwidth", 0.0);
@@ -292,19 +292,20 @@ Problem readProblem(const YAML::Node& root, const std::string& file) {
 }
 
 // "R=3,P=16", "C1 M8 R1" or "C=1 M=8": dimension name followed by a factor.
-std::vector<std::pair<std::string, std::int64_t>> parseFactors(const std::string& text,
-                                                               const Problem& p,
-                                                               const std::string& where) {
+std::vector<std::pair<std::string, std::int64_t>>
+parseFactors(const std::string& text, const Problem& p, const std::string& where) {
     std::vector<std::pair<std::string, std::int64_t>> out;
     std::size_t i = 0;
     while (i < text.size()) {
-        while (i < text.size() && (std::isspace(static_cast<unsigned char>(text[i])) || text[i] == ','))
+        while (i < text.size() &&
+               (std::isspace(static_cast<unsigned char>(text[i])) || text[i] == ','))
             ++i;
         if (i >= text.size())
             break;
         std::size_t j = i;
         while (j < text.size() && !std::isdigit(static_cast<unsigned char>(text[j])) &&
-               text[j] != '=' && !std::isspace(static_cast<unsigned char>(text[j])) && text[j] != ',')
+               text[j] != '=' && !std::isspace(static_cast<unsigned char>(text[j])) &&
+               text[j] != ',')
             ++j;
         const std::string name = text.substr(i, j - i);
         if (j < text.size() && text[j] == '=')
@@ -313,7 +314,8 @@ std::vector<std::pair<std::string, std::int64_t>> parseFactors(const std::string
         while (k < text.size() && std::isdigit(static_cast<unsigned char>(text[k])))
             ++k;
         if (k == j)
-            throw InputError(where, "factors '" + text + "': expected a number after '" + name + "'");
+            throw InputError(where,
+                             "factors '" + text + "': expected a number after '" + name + "'");
         if (p.dimIndex(name) < 0)
             throw InputError(where, "factors '" + text + "': unknown dimension '" + name + "'");
         out.emplace_back(name, std::stoll(text.substr(j, k - j)));
@@ -382,10 +384,15 @@ Mapping readMapping(const YAML::Node& list, const std::string& file, const Probl
                 for (const auto& [name, f] :
                      parseFactors(dir["factors"].as<std::string>(), p, where + ".factors")) {
                     if (f <= 0)
-                        throw InputError(where + ".factors", "factor of " + name +
-                                                                 " is " + std::to_string(f) +
+                        throw InputError(where + ".factors", "factor of " + name + " is " +
+                                                                 std::to_string(f) +
                                                                  "; expected a positive integer");
                     const int d = p.dimIndex(name);
+                    if (f > p.dims[d].bound)
+                        throw InputError(where + ".factors", "factor of " + name + " is " +
+                                                                 std::to_string(f) +
+                                                                 " but its bound is " +
+                                                                 std::to_string(p.dims[d].bound));
                     if (!spatial)
                         lm.temporal[d] = static_cast<std::uint32_t>(f);
                 }
@@ -394,7 +401,8 @@ Mapping readMapping(const YAML::Node& list, const std::string& file, const Probl
                 continue;
             }
             // Spatial: dimensions before `split` in the permutation go to X, the rest to Y.
-            const std::size_t split = dir["split"] ? dir["split"].as<std::size_t>() : innerFirst.size() + p.numDims();
+            const std::size_t split =
+                dir["split"] ? dir["split"].as<std::size_t>() : innerFirst.size() + p.numDims();
             std::map<int, std::int64_t> factor;
             if (dir["factors"])
                 for (const auto& [name, f] :
@@ -429,8 +437,8 @@ Mapping readMapping(const YAML::Node& list, const std::string& file, const Probl
             for (int t : names("bypass"))
                 lm.setKeep(t, false);
         } else {
-            throw InputError(where + ".type", "is '" + type +
-                                                  "'; expected temporal, spatial, bypass or datatype");
+            throw InputError(where + ".type",
+                             "is '" + type + "'; expected temporal, spatial, bypass or datatype");
         }
     }
     return m;
@@ -492,8 +500,8 @@ std::string timeloopArchitectureYaml(const Architecture& a) {
         out << YAML::BeginMap;
         out << YAML::Key << "name" << YAML::Value
             << s.name + "[1.." + std::to_string(s.instances()) + "]";
-        const char* cls = s.cls == LevelClass::DRAM    ? "DRAM"
-                          : s.cls == LevelClass::Dummy ? "dummy_storage"
+        const char* cls = s.cls == LevelClass::DRAM      ? "DRAM"
+                          : s.cls == LevelClass::Dummy   ? "dummy_storage"
                           : s.cls == LevelClass::RegFile ? "regfile"
                                                          : "SRAM";
         out << YAML::Key << "class" << YAML::Value << cls;
@@ -659,8 +667,8 @@ std::string timeloopErtYaml(const Architecture& a) {
     out << YAML::Key << "tables" << YAML::Value << YAML::BeginSeq;
     auto action = [&](const char* name, double e) {
         out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << name << YAML::Key
-            << "arguments" << YAML::Value << YAML::Null << YAML::Key << "energy" << YAML::Value
-            << e << YAML::EndMap;
+            << "arguments" << YAML::Value << YAML::Null << YAML::Key << "energy" << YAML::Value << e
+            << YAML::EndMap;
     };
     for (const auto& s : a.levels) {
         if (s.cls == LevelClass::Dummy)

@@ -29,9 +29,9 @@
 //   each word needs no read, so reads = updates - first touches, and a child's
 //   fills are its drained tiles minus its first touches.
 // * Energy: per tensor and action, scalar accesses rounded up to whole vector
-//   accesses of blockSize words, times the vector energy, over all utilized instances, plus leakage per instance and
-//   cycle. Cycles: temporal iterations, stretched where a level's bandwidth
-//   cannot keep up.
+//   accesses of blockSize words, times the vector energy, over all utilized instances, plus leakage
+//   per instance and cycle. Cycles: temporal iterations, stretched where a level's bandwidth cannot
+//   keep up.
 
 namespace mw {
 
@@ -107,9 +107,11 @@ bool checkAndFactor(const Problem& p, const Architecture& a, const Mapping& m, E
             const i64 t = lm.temporal[i], x = lm.spatialX[i], y = lm.spatialY[i];
             fx *= x;
             fy *= y;
-            const i64 below = f.spBelow[l + 1][i] * x * y;
-            f.spBelow[l][i] = below;
-            f.ext[l][i] = f.ext[l + 1][i] * t * x * y;
+            // Unsigned products: absurd factors wrap (defined) and then fail the
+            // product check instead of overflowing.
+            using u64 = std::uint64_t;
+            f.spBelow[l][i] = static_cast<i64>(u64(f.spBelow[l + 1][i]) * u64(x) * u64(y));
+            f.ext[l][i] = static_cast<i64>(u64(f.ext[l + 1][i]) * u64(t) * u64(x) * u64(y));
             f.temporalAll[i] *= t; // a zero factor zeroes the product
         }
         f.fanout[l] = fx * fy;
@@ -139,8 +141,8 @@ bool checkAndFactor(const Problem& p, const Architecture& a, const Mapping& m, E
             }
         }
         if (!zero)
-            out.addViolation(violation(ViolationKind::FactorProduct, -1, -1, d, p.dims[d].bound,
-                                       f.ext[0][d]));
+            out.addViolation(
+                violation(ViolationKind::FactorProduct, -1, -1, d, p.dims[d].bound, f.ext[0][d]));
     }
     for (int t = 0; t < p.numTensors(); ++t)
         if (!m.levels[0].keeps(t))
@@ -243,16 +245,19 @@ void evaluate(const Problem& p, const Architecture& a, const Mapping& m, Evaluat
     // Fan-out of level l over the dimensions tensor t depends on: its children
     // with distinct words of t (the others share them by multicast or reduction).
     i64 distinctFanout[kMaxLevels][kMaxTensors];
+    i64 sharedFanout[kMaxLevels][kMaxTensors]; // the rest of the fan-out
     for (int l = 0; l < L; ++l)
         for (int t = 0; t < T; ++t) {
-            i64 n = 1;
+            i64 n = 1, shared = 1;
             if (f.fanout[l] > 1) {
                 const std::uint32_t mask = p.tensors[t].dimMask;
-                for (int d = 0; d < D; ++d)
-                    if ((mask >> d) & 1u)
-                        n *= i64(m.levels[l].spatialX[d]) * m.levels[l].spatialY[d];
+                for (int d = 0; d < D; ++d) {
+                    const i64 xy = i64(m.levels[l].spatialX[d]) * m.levels[l].spatialY[d];
+                    ((mask >> d) & 1u ? n : shared) *= xy;
+                }
             }
             distinctFanout[l][t] = n;
+            sharedFanout[l][t] = shared;
         }
     i64 instances = 1; // utilized instances of level l: fan-outs above it
     for (int l = 0; l < L; ++l) {
@@ -283,8 +288,8 @@ void evaluate(const Problem& p, const Architecture& a, const Mapping& m, Evaluat
                 } else {
                     i64 span = 1;
                     for (int i = 0; i < rank.numTerms; ++i)
-                        span += std::abs(rank.terms[i].coef) *
-                                (perInstance(l, rank.terms[i].dim) - 1);
+                        span +=
+                            std::abs(rank.terms[i].coef) * (perInstance(l, rank.terms[i].dim) - 1);
                     first *= span;
                 }
             }
@@ -320,8 +325,8 @@ void evaluate(const Problem& p, const Architecture& a, const Mapping& m, Evaluat
                 if (!ls.tensors[t].kept || ls.tensors[t].tile <= available)
                     continue;
                 single = true;
-                out.addViolation(violation(ViolationKind::Capacity, l, t, -1,
-                                           ls.tensors[t].tile, available));
+                out.addViolation(
+                    violation(ViolationKind::Capacity, l, t, -1, ls.tensors[t].tile, available));
             }
             if (!single) // only the tiles together overflow
                 out.addViolation(
@@ -339,10 +344,13 @@ void evaluate(const Problem& p, const Architecture& a, const Mapping& m, Evaluat
                 ++child;
             // Children of one parent instance that hold distinct words of t: the
             // others share them (multicast on the way down, reduction on the way up).
-            i64 distinct = 1;
-            for (int l = parent; l < child; ++l)
+            i64 distinct = 1, shared = 1;
+            for (int l = parent; l < child; ++l) {
                 distinct *= distinctFanout[l][t];
+                shared *= sharedFanout[l][t];
+            }
             TensorLevelStats& ps = out.levels[parent].tensors[t];
+            ps.sharedBy = shared;
             if (child == L) {
                 // The compute level: one operand access per MAC over the run.
                 i64 accesses = 1;
@@ -385,8 +393,8 @@ void evaluate(const Problem& p, const Architecture& a, const Mapping& m, Evaluat
             if (s.readBandwidth > 0)
                 need = std::max(need, static_cast<i64>(std::ceil(double(reads) / s.readBandwidth)));
             if (s.writeBandwidth > 0)
-                need = std::max(need,
-                                static_cast<i64>(std::ceil(double(writes) / s.writeBandwidth)));
+                need =
+                    std::max(need, static_cast<i64>(std::ceil(double(writes) / s.writeBandwidth)));
         }
         ls.cycles = need;
         cycles = std::max(cycles, need);

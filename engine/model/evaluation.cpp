@@ -47,8 +47,7 @@ std::string describe(const Violation& v, const Problem& p, const Architecture& a
         return levelName(a, v.level) + ": kept tiles together need " + need +
                " words but the level holds " + have;
     case ViolationKind::OutermostMustKeep:
-        return levelName(a, v.level) + ": the outermost level must keep " +
-               tensorName(p, v.tensor);
+        return levelName(a, v.level) + ": the outermost level must keep " + tensorName(p, v.tensor);
     }
     return "unknown violation";
 }

@@ -42,7 +42,10 @@ struct TensorLevelStats {
     std::int64_t fills = 0;
     std::int64_t updates = 0;
     std::int64_t firstTouches = 0; // read-write tensors: distinct words one instance holds
-    double energy = 0.0;           // pJ over all utilized instances
+    // Children (inner keeper or MACs) that share each word this level sends
+    // down: multicast for inputs, spatial reduction for partial results.
+    std::int64_t sharedBy = 1;
+    double energy = 0.0; // pJ over all utilized instances
 };
 
 struct LevelStats {

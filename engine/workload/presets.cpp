@@ -21,18 +21,34 @@ int Network::layerIndex(const std::string& n) const {
 const std::vector<PresetInfo>& presetCatalog() {
     static const std::vector<PresetInfo> catalog = {
         {"conv2d",
-         {{"N", 1}, {"G", 1}, {"C", 64}, {"M", 64}, {"P", 56}, {"Q", 56}, {"R", 3}, {"S", 3},
-          {"Wstride", 1}, {"Hstride", 1}, {"Wdilation", 1}, {"Hdilation", 1}},
+         {{"N", 1},
+          {"G", 1},
+          {"C", 64},
+          {"M", 64},
+          {"P", 56},
+          {"Q", 56},
+          {"R", 3},
+          {"S", 3},
+          {"Wstride", 1},
+          {"Hstride", 1},
+          {"Wdilation", 1},
+          {"Hdilation", 1}},
          "Outputs[N,G,M,P,Q] += Weights[G,M,C,R,S] * Inputs[N,G,C,P*Wstride+R*Wdilation,"
          "Q*Hstride+S*Hdilation]; C and M per group"},
         {"depthwise",
-         {{"N", 1}, {"C", 64}, {"P", 56}, {"Q", 56}, {"R", 3}, {"S", 3}, {"Wstride", 1},
-          {"Hstride", 1}, {"Wdilation", 1}, {"Hdilation", 1}},
+         {{"N", 1},
+          {"C", 64},
+          {"P", 56},
+          {"Q", 56},
+          {"R", 3},
+          {"S", 3},
+          {"Wstride", 1},
+          {"Hstride", 1},
+          {"Wdilation", 1},
+          {"Hdilation", 1}},
          "depthwise conv2d: conv2d with G = C and one input and output channel per group"},
         {"gemm", {{"M", 256}, {"N", 256}, {"K", 256}}, "Z[M,N] += A[M,K] * B[K,N]"},
-        {"bgemm",
-         {{"B", 8}, {"M", 128}, {"N", 128}, {"K", 64}},
-         "Z[B,M,N] += A[B,M,K] * B[B,K,N]"},
+        {"bgemm", {{"B", 8}, {"M", 128}, {"N", 128}, {"K", 64}}, "Z[B,M,N] += A[B,M,K] * B[B,K,N]"},
         {"mttkrp",
          {{"I", 64}, {"J", 32}, {"K", 64}, {"L", 64}},
          "O[I,J] += T[I,K,L] * B[K,J] * C[L,J]"},
@@ -62,23 +78,20 @@ Problem conv2dProblem(const std::string& name, std::int64_t N, std::int64_t G, s
                       std::int64_t M, std::int64_t P, std::int64_t Q, std::int64_t R,
                       std::int64_t S, std::int64_t Wstride, std::int64_t Hstride,
                       std::int64_t Wdilation, std::int64_t Hdilation) {
-    return makeProblem(name,
-                       {{"N", N}, {"G", G}, {"C", C}, {"M", M}, {"P", P}, {"Q", Q}, {"R", R},
-                        {"S", S}},
-                       {{"Weights", {{{"G", 1}}, {{"M", 1}}, {{"C", 1}}, {{"R", 1}}, {{"S", 1}}}},
-                        {"Inputs",
-                         {{{"N", 1}},
-                          {{"G", 1}},
-                          {{"C", 1}},
-                          {{"P", Wstride}, {"R", Wdilation}},
-                          {{"Q", Hstride}, {"S", Hdilation}}}},
-                        {"Outputs",
-                         {{{"N", 1}}, {{"G", 1}}, {{"M", 1}}, {{"P", 1}}, {{"Q", 1}}},
-                         true}},
-                       {{"Wstride", Wstride},
-                        {"Hstride", Hstride},
-                        {"Wdilation", Wdilation},
-                        {"Hdilation", Hdilation}});
+    return makeProblem(
+        name, {{"N", N}, {"G", G}, {"C", C}, {"M", M}, {"P", P}, {"Q", Q}, {"R", R}, {"S", S}},
+        {{"Weights", {{{"G", 1}}, {{"M", 1}}, {{"C", 1}}, {{"R", 1}}, {{"S", 1}}}},
+         {"Inputs",
+          {{{"N", 1}},
+           {{"G", 1}},
+           {{"C", 1}},
+           {{"P", Wstride}, {"R", Wdilation}},
+           {{"Q", Hstride}, {"S", Hdilation}}}},
+         {"Outputs", {{{"N", 1}}, {{"G", 1}}, {{"M", 1}}, {{"P", 1}}, {{"Q", 1}}}, true}},
+        {{"Wstride", Wstride},
+         {"Hstride", Hstride},
+         {"Wdilation", Wdilation},
+         {"Hdilation", Hdilation}});
 }
 
 Problem gemmProblem(const std::string& name, std::int64_t M, std::int64_t N, std::int64_t K) {
@@ -88,8 +101,8 @@ Problem gemmProblem(const std::string& name, std::int64_t M, std::int64_t N, std
                         {"Z", {{{"M", 1}}, {{"N", 1}}}, true}});
 }
 
-Problem batchedGemmProblem(const std::string& name, std::int64_t B, std::int64_t M,
-                           std::int64_t N, std::int64_t K) {
+Problem batchedGemmProblem(const std::string& name, std::int64_t B, std::int64_t M, std::int64_t N,
+                           std::int64_t K) {
     return makeProblem(name, {{"B", B}, {"M", M}, {"N", N}, {"K", K}},
                        {{"A", {{{"B", 1}}, {{"M", 1}}, {{"K", 1}}}},
                         {"B", {{{"B", 1}}, {{"K", 1}}, {{"N", 1}}}},

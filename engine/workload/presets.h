@@ -13,7 +13,7 @@ struct LayerSpec {
     std::string name;
     std::string kind; // conv2d, depthwise, gemm, bgemm, mttkrp, custom
     std::vector<std::pair<std::string, std::int64_t>> params; // preset parameters, in order
-    Problem custom; // used when kind == "custom"
+    Problem custom;                                           // used when kind == "custom"
 
     std::int64_t param(const std::string& key, std::int64_t fallback) const;
 };
@@ -46,8 +46,8 @@ Problem conv2dProblem(const std::string& name, std::int64_t N, std::int64_t G, s
                       std::int64_t S, std::int64_t Wstride = 1, std::int64_t Hstride = 1,
                       std::int64_t Wdilation = 1, std::int64_t Hdilation = 1);
 Problem gemmProblem(const std::string& name, std::int64_t M, std::int64_t N, std::int64_t K);
-Problem batchedGemmProblem(const std::string& name, std::int64_t B, std::int64_t M,
-                           std::int64_t N, std::int64_t K);
+Problem batchedGemmProblem(const std::string& name, std::int64_t B, std::int64_t M, std::int64_t N,
+                           std::int64_t K);
 Problem mttkrpProblem(const std::string& name, std::int64_t I, std::int64_t J, std::int64_t K,
                       std::int64_t L);
 

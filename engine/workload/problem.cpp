@@ -45,18 +45,17 @@ void finalizeProblem(Problem& p) {
     if (p.dims.empty())
         throw InputError(where, "has no dimensions; expected at least one");
     if (p.numDims() > kMaxDims)
-        throw InputError(where, "has " + std::to_string(p.numDims()) +
-                                    " dimensions; at most " + std::to_string(kMaxDims) +
-                                    " are supported");
+        throw InputError(where, "has " + std::to_string(p.numDims()) + " dimensions; at most " +
+                                    std::to_string(kMaxDims) + " are supported");
     for (int d = 0; d < p.numDims(); ++d) {
         const Dimension& dim = p.dims[d];
         if (dim.name.empty())
             throw InputError(where + ".dimensions[" + std::to_string(d) + "]",
                              "name is empty; expected a dimension name");
-        if (dim.bound <= 0)
+        if (dim.bound <= 0 || dim.bound > (std::int64_t(1) << 31))
             throw InputError(where + ".dimensions." + dim.name,
                              "bound is " + std::to_string(dim.bound) +
-                                 "; expected a positive integer");
+                                 "; expected a positive integer up to 2^31");
         for (int e = 0; e < d; ++e)
             if (p.dims[e].name == dim.name)
                 throw InputError(where + ".dimensions." + dim.name, "is defined twice");
@@ -64,9 +63,8 @@ void finalizeProblem(Problem& p) {
     if (p.tensors.empty())
         throw InputError(where, "has no data spaces; expected at least one tensor");
     if (p.numTensors() > kMaxTensors)
-        throw InputError(where, "has " + std::to_string(p.numTensors()) +
-                                    " data spaces; at most " + std::to_string(kMaxTensors) +
-                                    " are supported");
+        throw InputError(where, "has " + std::to_string(p.numTensors()) + " data spaces; at most " +
+                                    std::to_string(kMaxTensors) + " are supported");
     for (auto& ds : p.tensors) {
         const std::string tw = where + ".tensors." + ds.name;
         if (ds.name.empty())

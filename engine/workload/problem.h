@@ -11,7 +11,7 @@
 namespace mw {
 
 struct ProjectionTerm {
-    int dim = 0;          // index into Problem::dims
+    int dim = 0;           // index into Problem::dims
     std::int64_t coef = 1; // stride or dilation
 };
 
@@ -25,7 +25,7 @@ struct DataSpace {
     std::string name;
     std::array<Rank, kMaxRanks> ranks{};
     int numRanks = 0;
-    bool readWrite = false; // outputs: partial results are read, modified and updated
+    bool readWrite = false;    // outputs: partial results are read, modified and updated
     std::uint32_t dimMask = 0; // bit d set when dimension d appears in a coordinate
 };
 
