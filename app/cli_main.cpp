@@ -1,5 +1,6 @@
 // mapwright-cli: a thin front end over the engine. Every command exits non-zero
 // with a one-line reason on bad input.
+#include "cli_common.h"
 #include "bench/model_bench.h"
 #include "common/error.h"
 #include "io/json_io.h"
@@ -17,14 +18,10 @@
 #include <string>
 #include <vector>
 
-#ifndef MAPWRIGHT_SOURCE_DIR
-#define MAPWRIGHT_SOURCE_DIR "."
-#endif
 
 namespace {
 
-using mw::InputError;
-using json = mw::Json;
+using namespace cli;
 
 constexpr const char* kUsage =
     "usage: mapwright-cli <command> [options]\n"
@@ -32,59 +29,16 @@ constexpr const char* kUsage =
     "  evaluate --arch A.json --workload W.json [--layer NAME] --mapping M.json [--json]\n"
     "  import-timeloop INPUT.yaml ERT.yaml [MAPPING.yaml] --out DIR\n"
     "  export-timeloop --arch A.json --workload W.json [--layer NAME] --mapping M.json --out DIR\n"
-    "  bench model [--arch A.json] [--runs N] [--seconds S] [--json]\n";
-
-// Options of the form --key value and bare --flag; everything else is positional.
-struct Args {
-    std::vector<std::string> positional;
-    std::map<std::string, std::string> options;
-    std::vector<std::string> flags;
-
-    bool flag(const std::string& f) const {
-        return std::find(flags.begin(), flags.end(), f) != flags.end();
-    }
-    std::string get(const std::string& key) const {
-        auto it = options.find(key);
-        if (it == options.end())
-            throw InputError("--" + key, "is required");
-        return it->second;
-    }
-    std::string opt(const std::string& key, const std::string& fallback = "") const {
-        auto it = options.find(key);
-        return it == options.end() ? fallback : it->second;
-    }
-};
-
-Args parseArgs(int argc, char** argv, int first, const std::vector<std::string>& flagNames) {
-    Args a;
-    for (int i = first; i < argc; ++i) {
-        std::string s = argv[i];
-        if (s.rfind("--", 0) == 0) {
-            const std::string key = s.substr(2);
-            if (std::find(flagNames.begin(), flagNames.end(), key) != flagNames.end()) {
-                a.flags.push_back(key);
-                continue;
-            }
-            if (i + 1 >= argc)
-                throw InputError(s, "expects a value");
-            a.options[key] = argv[++i];
-        } else {
-            a.positional.push_back(s);
-        }
-    }
-    return a;
-}
-
-std::string findSample(const std::string& relative) {
-    const std::vector<std::filesystem::path> roots = {
-        std::filesystem::path(MAPWRIGHT_SOURCE_DIR) / "samples", "samples", "../samples",
-        "/usr/share/mapwright/samples"};
-    for (const auto& r : roots)
-        if (std::filesystem::exists(r / relative))
-            return (r / relative).string();
-    throw InputError(relative,
-                     "bundled sample not found (looked in the source tree and ./samples)");
-}
+    "  bench model [--arch A.json] [--runs N] [--seconds S] [--json]\n"
+    "  search --list\n"
+    "  search --arch A --workload W [--layer L] --searcher NAME [--budget N] [--seconds S]\n"
+    "         [--seed K] [--objective edp|energy|cycles|weighted:A,B] [--threads T]\n"
+    "         [--param NAME=VALUE ...] --out DIR\n"
+    "  compare --arch A --workload W [--layer L] --searchers a,b,c [--seeds 5] [--budget N]\n"
+    "          [--seconds S] [--seed K] [--objective O] [--threads T] [--out DIR]\n"
+    "  network --arch A --workload W --searcher NAME [--budget N] [--seconds S] [--seed K]\n"
+    "          [--warm-start] [--threads T] [--out DIR]\n"
+    "  bench search [--arch A.json] [--seconds S] [--json]\n";
 
 struct Loaded {
     mw::Architecture arch;
@@ -95,13 +49,7 @@ struct Loaded {
 Loaded loadCase(const Args& args) {
     Loaded c;
     c.arch = mw::loadArchitecture(args.get("arch"));
-    const std::string workloadPath = args.get("workload");
-    const mw::Network net = mw::loadNetwork(workloadPath);
-    try {
-        c.problem = mw::buildProblem(mw::selectLayer(net, args.opt("layer")));
-    } catch (const InputError& e) {
-        throw e.within(workloadPath);
-    }
+    c.problem = loadProblem(args);
     c.mapping = mw::loadMapping(args.get("mapping"), c.problem, c.arch);
     return c;
 }
@@ -200,8 +148,10 @@ int cmdExportTimeloop(const Args& args) {
 }
 
 int cmdBench(const Args& args) {
+    if (!args.positional.empty() && args.positional[0] == "search")
+        return cmdBenchSearch(args);
     if (args.positional.empty() || args.positional[0] != "model")
-        throw InputError("bench", "expected 'bench model'");
+        throw InputError("bench", "expected 'bench model' or 'bench search'");
     const std::string archPath = args.opt("arch", findSample("architectures/eyeriss_like.json"));
     const mw::Architecture arch = mw::loadArchitecture(archPath);
     const int runs = std::stoi(args.opt("runs", "7"));
@@ -250,9 +200,16 @@ int main(int argc, char** argv) {
             return cmdExportTimeloop(parseArgs(argc, argv, 2, {}));
         if (cmd == "bench")
             return cmdBench(parseArgs(argc, argv, 2, {"json"}));
+        if (cmd == "search")
+            return cmdSearch(parseArgs(argc, argv, 2, {"list"}, {"param"}));
+        if (cmd == "compare")
+            return cmdCompare(parseArgs(argc, argv, 2, {}, {"param"}));
+        if (cmd == "network")
+            return cmdNetwork(parseArgs(argc, argv, 2, {"warm-start"}, {"param"}));
         std::cerr
             << "error: unknown command '" << cmd
-            << "'; expected evaluate, import-timeloop, export-timeloop or bench (see --help)\n";
+            << "'; expected evaluate, import-timeloop, export-timeloop, search, compare, "
+                     "network or bench (see --help)\n";
         return 2;
     } catch (const InputError& e) {
         std::cerr << "error: " << e.what() << "\n";

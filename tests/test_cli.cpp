@@ -149,7 +149,7 @@ void TestCli::badInput() {
     expectOneLineError(run(QStringList{"evaluate"} + layer), "no layer named 'nope'");
     expectOneLineError(run({"import-timeloop", "only-one.yaml", "--out", "x"}),
                        "expected INPUT.yaml ERT.yaml");
-    expectOneLineError(run({"bench", "search"}), "expected 'bench model'");
+    expectOneLineError(run({"bench", "nothing"}), "expected 'bench model' or 'bench search'");
 }
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -3,7 +3,7 @@
 #include "common/error.h"
 #include "io/json_io.h"
 #include "io/timeloop.h"
-#include "mapspace/sampler.h"
+#include "mapspace/mapspace.h"
 #include "model/cost_model.h"
 #include "workload/presets.h"
 
@@ -363,11 +363,13 @@ void TestModel::deterministic() {
     const Architecture a = loadArchitecture(std::string(MAPWRIGHT_SOURCE_DIR) +
                                             "/samples/architectures/eyeriss_like.json");
     const Problem p = conv2dProblem("c", 1, 1, 64, 64, 56, 56, 3, 3);
-    std::mt19937_64 rng(7);
+    const MapSpace space(p, a);
+    Rng rng(7);
+    Evaluation scratch;
     for (int i = 0; i < 20; ++i) {
-        const auto m = sampleLegalMapping(p, a, rng, 100000);
-        QVERIFY(m.has_value());
-        const Evaluation e1 = evaluate(p, a, *m), e2 = evaluate(p, a, *m);
+        Mapping m;
+        QVERIFY(space.sampleLegal(rng, m, scratch));
+        const Evaluation e1 = evaluate(p, a, m), e2 = evaluate(p, a, m);
         QVERIFY(e1.valid);
         QCOMPARE(e1.edp, e2.edp);
         QCOMPARE(e1.cycles, e2.cycles);
@@ -378,10 +380,11 @@ void TestModel::noHeapAllocation() {
     const std::string dir =
         std::string(MAPWRIGHT_TEST_DATA) + "/timeloop-tutorial/06-mapper-convlayer-eyeriss/";
     const auto c = importTimeloop(dir + "input.yaml", dir + "ERT.yaml", dir + "map.yaml");
-    std::mt19937_64 rng(3);
+    const MapSpace space(c.problem, c.arch);
+    Rng rng(3);
     std::vector<Mapping> mappings{c.mapping};
     for (int i = 0; i < 50; ++i)
-        mappings.push_back(sampleMapping(c.problem, c.arch, rng)); // legal or not
+        mappings.push_back(space.sample(rng)); // legal or not
     Evaluation e;
     const long long before = gAllocations.load();
     double sink = 0.0;

@@ -2,7 +2,7 @@
 
 #include "arch/architecture.h"
 #include "common/error.h"
-#include "mapspace/sampler.h"
+#include "mapspace/mapspace.h"
 #include "model/cost_model.h"
 #include "workload/presets.h"
 
@@ -21,16 +21,19 @@ ModelBenchResult benchModel(const Architecture& arch, int runs, double secondsPe
         conv2dProblem("conv3x3_512", 1, 1, 512, 512, 7, 7, 3, 3),
     };
     constexpr int kMappingsPerLayer = 64;
-    std::mt19937_64 rng(12345);
+    Rng rng(12345);
     std::vector<std::pair<const Problem*, Mapping>> work;
-    for (const auto& p : layers)
+    Evaluation scratch;
+    for (const auto& p : layers) {
+        const MapSpace space(p, arch);
         for (int i = 0; i < kMappingsPerLayer; ++i) {
-            auto m = sampleLegalMapping(p, arch, rng, 200000);
-            if (!m)
+            Mapping m;
+            if (!space.sampleLegal(rng, m, scratch, 200000))
                 throw InputError("bench model", "no legal mapping found for layer " + p.name +
                                                     " on architecture '" + arch.name + "'");
-            work.emplace_back(&p, *m);
+            work.emplace_back(&p, m);
         }
+    }
 
     ModelBenchResult r;
     r.layers = static_cast<int>(layers.size());

@@ -174,7 +174,10 @@ double objectiveValue(const Evaluation& e, Objective o) {
     return e.edp;
 }
 
-void evaluate(const Problem& p, const Architecture& a, const Mapping& m, Evaluation& out) {
+namespace {
+
+void evaluateImpl(const Problem& p, const Architecture& a, const Mapping& m, Evaluation& out,
+                  bool legalityOnly) {
     const int L = a.numLevels();
     const int D = p.numDims();
     const int T = p.numTensors();
@@ -334,6 +337,9 @@ void evaluate(const Problem& p, const Architecture& a, const Mapping& m, Evaluat
         }
     }
 
+    if (legalityOnly || !out.valid)
+        return;
+
     // Walk each tensor's chain of keepers from the outermost level inwards.
     for (int t = 0; t < T; ++t) {
         const DataSpace& ds = p.tensors[t];
@@ -434,6 +440,17 @@ void evaluate(const Problem& p, const Architecture& a, const Mapping& m, Evaluat
     out.energy = total;
     out.utilization = double(out.computes) / (double(cycles) * double(a.compute.instances()));
     out.edp = total * 1e-12 * double(cycles);
+}
+
+} // namespace
+
+void evaluate(const Problem& p, const Architecture& a, const Mapping& m, Evaluation& out) {
+    evaluateImpl(p, a, m, out, false);
+}
+
+bool isLegal(const Problem& p, const Architecture& a, const Mapping& m, Evaluation& scratch) {
+    evaluateImpl(p, a, m, scratch, true);
+    return scratch.valid;
 }
 
 Evaluation evaluate(const Problem& p, const Architecture& a, const Mapping& m) {

@@ -13,4 +13,9 @@ struct Mapping;
 void evaluate(const Problem& p, const Architecture& a, const Mapping& m, Evaluation& out);
 Evaluation evaluate(const Problem& p, const Architecture& a, const Mapping& m);
 
+// Legality only (factor products, orders, fan-outs, capacities), without the
+// costs: what a mapper checks before it spends an evaluation. `scratch` receives
+// the violations.
+bool isLegal(const Problem& p, const Architecture& a, const Mapping& m, Evaluation& scratch);
+
 } // namespace mw

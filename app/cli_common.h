@@ -1,0 +1,115 @@
+#pragma once
+// Helpers shared by the CLI's commands: options, bundled samples, loading.
+#include "common/error.h"
+#include "io/json_io.h"
+#include "workload/presets.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#ifndef MAPWRIGHT_SOURCE_DIR
+#define MAPWRIGHT_SOURCE_DIR "."
+#endif
+
+namespace cli {
+
+using mw::InputError;
+using json = mw::Json;
+
+// Options of the form --key value and bare --flag; everything else is positional.
+// Keys listed as repeatable collect every value.
+struct Args {
+    std::vector<std::string> positional;
+    std::map<std::string, std::string> options;
+    std::map<std::string, std::vector<std::string>> repeated;
+    std::vector<std::string> flags;
+
+    bool flag(const std::string& f) const {
+        return std::find(flags.begin(), flags.end(), f) != flags.end();
+    }
+    bool has(const std::string& key) const { return options.count(key) > 0; }
+    std::string get(const std::string& key) const {
+        auto it = options.find(key);
+        if (it == options.end())
+            throw InputError("--" + key, "is required");
+        return it->second;
+    }
+    std::string opt(const std::string& key, const std::string& fallback = "") const {
+        auto it = options.find(key);
+        return it == options.end() ? fallback : it->second;
+    }
+    std::vector<std::string> all(const std::string& key) const {
+        auto it = repeated.find(key);
+        return it == repeated.end() ? std::vector<std::string>{} : it->second;
+    }
+};
+
+inline Args parseArgs(int argc, char** argv, int first, const std::vector<std::string>& flagNames,
+                      const std::vector<std::string>& repeatable = {}) {
+    Args a;
+    for (int i = first; i < argc; ++i) {
+        std::string s = argv[i];
+        if (s.rfind("--", 0) == 0) {
+            const std::string key = s.substr(2);
+            if (std::find(flagNames.begin(), flagNames.end(), key) != flagNames.end()) {
+                a.flags.push_back(key);
+                continue;
+            }
+            if (i + 1 >= argc)
+                throw InputError(s, "expects a value");
+            if (std::find(repeatable.begin(), repeatable.end(), key) != repeatable.end())
+                a.repeated[key].push_back(argv[++i]);
+            else
+                a.options[key] = argv[++i];
+        } else {
+            a.positional.push_back(s);
+        }
+    }
+    return a;
+}
+
+// A number option, with the option named in the error.
+inline double number(const Args& a, const std::string& key, double fallback) {
+    if (!a.has(key))
+        return fallback;
+    const std::string v = a.get(key);
+    try {
+        std::size_t used = 0;
+        const double d = std::stod(v, &used);
+        if (used != v.size())
+            throw std::invalid_argument(v);
+        return d;
+    } catch (const std::exception&) {
+        throw InputError("--" + key, "is '" + v + "'; expected a number");
+    }
+}
+
+inline std::string findSample(const std::string& relative) {
+    const std::vector<std::filesystem::path> roots = {
+        std::filesystem::path(MAPWRIGHT_SOURCE_DIR) / "samples", "samples", "../samples",
+        "/usr/share/mapwright/samples"};
+    for (const auto& r : roots)
+        if (std::filesystem::exists(r / relative))
+            return (r / relative).string();
+    throw InputError(relative, "bundled sample not found (looked in the source tree and ./samples)");
+}
+
+inline mw::Problem loadProblem(const Args& args) {
+    const std::string path = args.get("workload");
+    const mw::Network net = mw::loadNetwork(path);
+    try {
+        return mw::buildProblem(mw::selectLayer(net, args.opt("layer")));
+    } catch (const InputError& e) {
+        throw e.within(path);
+    }
+}
+
+int cmdSearch(const Args& args);
+int cmdCompare(const Args& args);
+int cmdNetwork(const Args& args);
+int cmdBenchSearch(const Args& args);
+
+} // namespace cli

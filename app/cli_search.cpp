@@ -1,0 +1,357 @@
+// Search commands: search, compare, network and bench search.
+#include "cli_common.h"
+#include "io/timeloop.h"
+#include "model/cost_model.h"
+#include "search/network_search.h"
+#include "search/search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+namespace cli {
+
+namespace {
+
+mw::SearchSettings settingsFrom(const Args& args) {
+    mw::SearchSettings s;
+    const double budget = number(args, "budget", 0.0);
+    const double seconds = number(args, "seconds", 0.0);
+    if (budget < 0 || budget != std::floor(budget))
+        throw InputError("--budget", "expected a whole number of evaluations");
+    if (seconds < 0)
+        throw InputError("--seconds", "expected a positive number of seconds");
+    s.budget.evaluations = static_cast<std::int64_t>(budget);
+    s.budget.seconds = seconds;
+    if (s.budget.evaluations == 0 && s.budget.seconds == 0)
+        throw InputError("--budget", "give --budget N (evaluations), --seconds S, or both");
+    const double seed = number(args, "seed", 1.0);
+    if (seed < 0 || seed != std::floor(seed))
+        throw InputError("--seed", "expected a non-negative integer");
+    s.seed = static_cast<std::uint64_t>(seed);
+    s.objective = mw::SearchObjective::parse(args.opt("objective", "edp"));
+    const double threads = number(args, "threads", 1.0);
+    if (threads < 1 || threads != std::floor(threads))
+        throw InputError("--threads", "expected a whole number >= 1");
+    s.threads = static_cast<int>(threads);
+    for (const auto& kv : args.all("param")) {
+        const auto eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw InputError("--param", "'" + kv + "': expected NAME=VALUE");
+        try {
+            s.params[kv.substr(0, eq)] = std::stod(kv.substr(eq + 1));
+        } catch (const std::exception&) {
+            throw InputError("--param", "'" + kv + "': the value is not a number");
+        }
+    }
+    return s;
+}
+
+std::string sci(double v) {
+    std::ostringstream o;
+    o << std::scientific << std::setprecision(4) << v;
+    return o.str();
+}
+
+void writeTrace(const std::string& path, const mw::SearchResult& r) {
+    std::ostringstream o;
+    o << "evaluation,seconds,cost,best\n";
+    o << std::setprecision(10);
+    for (const auto& t : r.trace)
+        o << t.evaluation << ',' << t.seconds << ','
+          << (t.cost >= mw::SearchContext::kInfinity ? std::string("inf") : std::to_string(t.cost))
+          << ',' << (t.best >= mw::SearchContext::kInfinity ? std::string("inf") : sci(t.best))
+          << '\n';
+    mw::writeTextFile(path, o.str());
+}
+
+// Seconds until the best came within 5 % of the final best.
+double timeToWithin(const mw::SearchResult& r, double fraction) {
+    if (!r.found)
+        return NAN;
+    for (const auto& t : r.trace)
+        if (t.best <= r.bestCost * (1.0 + fraction))
+            return t.seconds;
+    return r.seconds;
+}
+
+json resultJson(const mw::SearchResult& r, const mw::SearchSettings& s, const mw::LowerBound& lb,
+                const mw::Problem& p, const mw::Architecture& a) {
+    json j = {{"format", "mapwright.search-result"},
+              {"version", mw::kFormatVersion},
+              {"searcher", r.searcher},
+              {"seed", s.seed},
+              {"objective", s.objective.name()},
+              {"budget_evaluations", s.budget.evaluations},
+              {"budget_seconds", s.budget.seconds},
+              {"threads", s.threads},
+              {"found", r.found},
+              {"best_objective", r.found ? r.bestCost : 0.0},
+              {"lower_bound_objective", lb.objective},
+              {"objective_over_lower_bound", r.found ? r.bestCost / lb.objective : 0.0},
+              {"edp_over_lower_bound", r.found ? r.bestEvaluation.edp / lb.edp : 0.0},
+              {"evaluations", r.evaluations},
+              {"illegal", r.illegal},
+              {"duplicates", r.duplicates},
+              {"seconds", r.seconds},
+              {"evaluations_per_second", r.seconds > 0 ? double(r.evaluations) / r.seconds : 0.0},
+              {"cancelled", r.cancelled},
+              {"stop_reason", r.stopReason}};
+    if (r.found) {
+        j["energy_pJ"] = r.bestEvaluation.energy;
+        j["cycles"] = r.bestEvaluation.cycles;
+        j["edp"] = r.bestEvaluation.edp;
+        j["mapping"] = mw::toJson(r.best, p, a);
+    }
+    return j;
+}
+
+double median(std::vector<double> v) {
+    if (v.empty())
+        return NAN;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+} // namespace
+
+int cmdSearch(const Args& args) {
+    if (args.flag("list")) {
+        for (const auto& n : mw::searcherNames())
+            std::cout << n << "\n";
+        return 0;
+    }
+    const mw::Architecture arch = mw::loadArchitecture(args.get("arch"));
+    const mw::Problem problem = loadProblem(args);
+    const std::string searcher = args.get("searcher");
+    mw::makeSearcher(searcher); // unknown names fail before any work
+    const mw::SearchSettings settings = settingsFrom(args);
+    const std::string out = args.get("out");
+    std::filesystem::create_directories(out);
+    const mw::MapSpace space(problem, arch);
+    const auto lb = mw::lowerBound(problem, arch, settings.objective);
+    double lastPrint = -10.0;
+    const mw::SearchResult r =
+        mw::runSearch(space, searcher, settings, [&](const mw::SearchProgress& p) {
+            if (p.seconds - lastPrint >= 1.0 || p.finished) {
+                lastPrint = p.seconds;
+                std::cerr << "  " << p.evaluations << " evaluations, " << std::fixed
+                          << std::setprecision(1) << p.seconds << " s, best "
+                          << (p.best >= mw::SearchContext::kInfinity ? std::string("-") : sci(p.best))
+                          << "\n";
+            }
+        });
+    const std::filesystem::path dir(out);
+    writeTrace((dir / "trace.csv").string(), r);
+    mw::writeTextFile((dir / "result.json").string(),
+                      resultJson(r, settings, lb, problem, arch).dump(1) + "\n");
+    std::cout << "searcher     " << searcher << " (seed " << settings.seed << ", "
+              << settings.objective.name() << ")\n"
+              << "stopped      " << r.stopReason << "\n"
+              << "evaluations  " << r.evaluations << " (" << r.illegal << " illegal, "
+              << r.duplicates << " duplicates not charged) in " << std::fixed
+              << std::setprecision(2) << r.seconds << " s\n";
+    if (!r.found) {
+        std::cout << "no legal mapping found\n";
+        return 1;
+    }
+    mw::writeTextFile((dir / "best_mapping.json").string(),
+                      mw::toJson(r.best, problem, arch).dump(1) + "\n");
+    mw::writeTextFile((dir / "best_mapping.yaml").string(),
+                      mw::timeloopMappingYaml(problem, arch, r.best));
+    mw::writeTextFile((dir / "evaluation.json").string(),
+                      mw::toJson(r.bestEvaluation, problem, arch).dump(1) + "\n");
+    std::cout << "best         " << sci(r.bestCost) << " (" << settings.objective.name()
+              << "), " << std::setprecision(2) << r.bestCost / lb.objective << "x the lower bound\n"
+              << "energy       " << std::setprecision(3) << r.bestEvaluation.energy * 1e-6
+              << " uJ, cycles " << r.bestEvaluation.cycles << ", EDP " << sci(r.bestEvaluation.edp)
+              << " J*cycle\n"
+              << "wrote        " << out << "/{best_mapping.json,best_mapping.yaml,evaluation.json,"
+              << "trace.csv,result.json}\n";
+    return 0;
+}
+
+int cmdCompare(const Args& args) {
+    const mw::Architecture arch = mw::loadArchitecture(args.get("arch"));
+    const mw::Problem problem = loadProblem(args);
+    std::vector<std::string> searchers;
+    {
+        std::stringstream ss(args.get("searchers"));
+        std::string name;
+        while (std::getline(ss, name, ','))
+            if (!name.empty()) {
+                mw::makeSearcher(name);
+                searchers.push_back(name);
+            }
+    }
+    if (searchers.empty())
+        throw InputError("--searchers", "expected a comma-separated list of searchers");
+    const double seeds = number(args, "seeds", 5.0);
+    if (seeds < 1 || seeds != std::floor(seeds))
+        throw InputError("--seeds", "expected a whole number >= 1");
+    mw::SearchSettings base = settingsFrom(args);
+    const std::string out = args.opt("out", "");
+    if (!out.empty())
+        std::filesystem::create_directories(out);
+    const mw::MapSpace space(problem, arch);
+    const auto lb = mw::lowerBound(problem, arch, base.objective);
+    std::cout << std::left << std::setw(15) << "searcher" << std::right << std::setw(13)
+              << "median" << std::setw(25) << "spread (min..max)" << std::setw(11) << "median/LB"
+              << std::setw(12) << "evals/s" << std::setw(12) << "t(5%) s" << std::setw(10)
+              << "found" << "\n";
+    json summary = json::array();
+    for (const auto& name : searchers) {
+        std::vector<double> finals, rates, t5, evals;
+        int found = 0;
+        for (int k = 0; k < int(seeds); ++k) {
+            mw::SearchSettings s = base;
+            s.seed = base.seed + static_cast<std::uint64_t>(k);
+            const mw::SearchResult r = mw::runSearch(space, name, s);
+            if (r.found) {
+                ++found;
+                finals.push_back(r.bestCost);
+                t5.push_back(timeToWithin(r, 0.05));
+            }
+            rates.push_back(r.seconds > 0 ? double(r.evaluations) / r.seconds : 0.0);
+            evals.push_back(double(r.evaluations));
+            if (!out.empty()) {
+                const std::string stem = out + "/" + name + "_seed" + std::to_string(s.seed);
+                writeTrace(stem + ".csv", r);
+                mw::writeTextFile(stem + ".json", resultJson(r, s, lb, problem, arch).dump(1) + "\n");
+            }
+        }
+        const double med = median(finals);
+        const auto [mn, mx] = finals.empty() ? std::pair<double, double>{NAN, NAN}
+                                             : std::pair<double, double>{
+                                                   *std::min_element(finals.begin(), finals.end()),
+                                                   *std::max_element(finals.begin(), finals.end())};
+        std::cout << std::left << std::setw(15) << name << std::right << std::setw(13) << sci(med)
+                  << std::setw(25) << (sci(mn) + ".." + sci(mx)) << std::setw(11) << std::fixed
+                  << std::setprecision(2) << med / lb.objective << std::setw(12)
+                  << std::setprecision(0) << median(rates) << std::setw(12) << std::setprecision(3)
+                  << median(t5) << std::setw(7) << found << "/" << int(seeds) << "\n";
+        summary.push_back({{"searcher", name},
+                           {"median", med},
+                           {"min", mn},
+                           {"max", mx},
+                           {"median_over_lower_bound", med / lb.objective},
+                           {"evaluations_per_second", median(rates)},
+                           {"median_evaluations", median(evals)},
+                           {"seconds_to_within_5_percent", median(t5)},
+                           {"found", found},
+                           {"seeds", int(seeds)}});
+    }
+    std::cout << "lower bound  " << sci(lb.objective) << " (" << base.objective.name() << ")\n";
+    if (!out.empty())
+        mw::writeTextFile(out + "/summary.json", summary.dump(1) + "\n");
+    return 0;
+}
+
+int cmdNetwork(const Args& args) {
+    const mw::Architecture arch = mw::loadArchitecture(args.get("arch"));
+    const mw::Network net = mw::loadNetwork(args.get("workload"));
+    mw::NetworkSearchOptions o;
+    o.searcher = args.opt("searcher", "gamma");
+    mw::makeSearcher(o.searcher);
+    o.settings = settingsFrom(args);
+    o.warmStart = args.flag("warm-start");
+    const mw::NetworkOutcome r = mw::searchNetwork(net, arch, o);
+    std::cout << std::left << std::setw(28) << "layer" << std::right << std::setw(10) << "evals"
+              << std::setw(14) << "energy uJ" << std::setw(14) << "cycles" << std::setw(13)
+              << "EDP" << std::setw(10) << "EDP/LB" << "  note\n";
+    json layers = json::array();
+    for (std::size_t i = 0; i < r.layers.size(); ++i) {
+        const auto& l = r.layers[i];
+        const auto& e = l.result.bestEvaluation;
+        std::string note = l.sameAs >= 0 ? "same as " + r.layers[l.sameAs].name
+                           : l.warmFrom >= 0 ? "warm from " + r.layers[l.warmFrom].name
+                                             : "";
+        if (!l.result.found)
+            note += " (no legal mapping)";
+        std::cout << std::left << std::setw(28) << l.name.substr(0, 27) << std::right
+                  << std::setw(10) << (l.sameAs >= 0 ? 0 : l.result.evaluations) << std::setw(14)
+                  << std::fixed << std::setprecision(3) << e.energy * 1e-6 << std::setw(14)
+                  << e.cycles << std::setw(13) << sci(e.edp) << std::setw(10)
+                  << std::setprecision(2) << (l.result.found ? e.edp / l.bound.edp : 0.0) << "  "
+                  << note << "\n";
+        json lj = {{"name", l.name},
+                   {"same_as", l.sameAs},
+                   {"warm_from", l.warmFrom},
+                   {"found", l.result.found},
+                   {"evaluations", l.sameAs >= 0 ? 0 : l.result.evaluations}};
+        if (l.result.found) {
+            lj["energy_pJ"] = e.energy;
+            lj["cycles"] = e.cycles;
+            lj["edp"] = e.edp;
+            lj["edp_over_lower_bound"] = e.edp / l.bound.edp;
+        }
+        layers.push_back(lj);
+    }
+    std::cout << "network      " << r.layers.size() << " layers (" << r.uniqueLayers
+              << " unique), " << r.evaluations << " evaluations in " << std::setprecision(2)
+              << r.seconds << " s\n"
+              << "totals       energy " << std::setprecision(3) << r.energy * 1e-6 << " uJ, cycles "
+              << std::setprecision(0) << r.cycles << ", EDP " << sci(r.edp) << " J*cycle\n";
+    if (args.has("out")) {
+        std::filesystem::create_directories(args.get("out"));
+        mw::writeTextFile(args.get("out") + "/network.json",
+                          json{{"format", "mapwright.network-result"},
+                               {"version", mw::kFormatVersion},
+                               {"searcher", o.searcher},
+                               {"warm_start", o.warmStart},
+                               {"energy_pJ", r.energy},
+                               {"cycles", r.cycles},
+                               {"edp", r.edp},
+                               {"evaluations", r.evaluations},
+                               {"seconds", r.seconds},
+                               {"layers", layers}}
+                                  .dump(1) +
+                              "\n");
+    }
+    return 0;
+}
+
+int cmdBenchSearch(const Args& args) {
+    const std::string archPath = args.opt("arch", findSample("architectures/eyeriss_like.json"));
+    const mw::Architecture arch = mw::loadArchitecture(archPath);
+    const mw::Problem problem = mw::conv2dProblem("conv3_x", 1, 1, 128, 128, 28, 28, 3, 3);
+    const mw::MapSpace space(problem, arch);
+    const double seconds = number(args, "seconds", 2.0);
+    const int all = std::max(1, int(std::thread::hardware_concurrency()));
+    json rows = json::array();
+    std::cout << std::left << std::setw(15) << "searcher" << std::right << std::setw(16)
+              << "1 thread /s" << std::setw(16) << (std::to_string(all) + " threads /s")
+              << std::setw(10) << "scaling" << "\n";
+    for (const auto& name : mw::searcherNames()) {
+        double rate[2] = {0, 0};
+        for (int k = 0; k < 2; ++k) {
+            mw::SearchSettings s;
+            s.budget.seconds = seconds;
+            s.seed = 1;
+            s.threads = k == 0 ? 1 : all;
+            s.params["victory"] = 0; // time, not convergence, ends the run
+            s.params["timeout"] = 0;
+            const auto r = mw::runSearch(space, name, s);
+            rate[k] = r.seconds > 0 ? double(r.evaluations) / r.seconds : 0.0;
+        }
+        std::cout << std::left << std::setw(15) << name << std::right << std::fixed
+                  << std::setprecision(0) << std::setw(16) << rate[0] << std::setw(16) << rate[1]
+                  << std::setw(10) << std::setprecision(2) << rate[1] / std::max(rate[0], 1.0)
+                  << "\n";
+        rows.push_back({{"searcher", name},
+                        {"evaluations_per_second_1_thread", rate[0]},
+                        {"evaluations_per_second_all_threads", rate[1]},
+                        {"threads", all}});
+    }
+    if (args.flag("json"))
+        std::cout << rows.dump(1) << "\n";
+    return 0;
+}
+
+} // namespace cli

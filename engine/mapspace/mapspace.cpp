@@ -1,0 +1,579 @@
+#include "mapspace/mapspace.h"
+
+#include "common/error.h"
+#include "model/cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace mw {
+
+namespace {
+std::uint64_t splitmix(std::uint64_t& x) {
+    std::uint64_t z = (x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+} // namespace
+
+Rng::Rng(std::uint64_t seed) {
+    for (auto& s : s_)
+        s = splitmix(seed);
+}
+
+Rng Rng::stream(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {
+    std::uint64_t x = seed;
+    const std::uint64_t h = splitmix(x) ^ (a * 0xd1342543de82ef95ull);
+    std::uint64_t y = h;
+    return Rng(splitmix(y) ^ (b * 0x9e3779b97f4a7c15ull));
+}
+
+Rng::result_type Rng::operator()() {
+    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+    const std::uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return result;
+}
+
+double Rng::uniform() { return double((*this)() >> 11) * 0x1.0p-53; }
+
+std::vector<std::int64_t> primeFactors(std::int64_t n) {
+    std::vector<std::int64_t> f;
+    for (std::int64_t p = 2; p * p <= n; ++p)
+        while (n % p == 0) {
+            f.push_back(p);
+            n /= p;
+        }
+    if (n > 1)
+        f.push_back(n);
+    return f;
+}
+
+namespace {
+
+std::uint32_t smallestPrime(std::uint32_t n) {
+    for (std::uint32_t p = 2; p * p <= n; ++p)
+        if (n % p == 0)
+            return p;
+    return n;
+}
+
+// A random prime factor of n (n > 1), weighted by multiplicity.
+std::uint32_t randomPrimeOf(std::uint32_t n, Rng& rng) {
+    std::vector<std::int64_t> primes = primeFactors(n);
+    return static_cast<std::uint32_t>(primes[rng.below(primes.size())]);
+}
+
+template <typename T> const T& pickOne(const std::vector<T>& v, Rng& rng) {
+    return v[rng.below(v.size())];
+}
+
+double log10Binomial(int n, int k) {
+    return (std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0)) / std::log(10.0);
+}
+
+} // namespace
+
+MapSpace::MapSpace(const Problem& p, const Architecture& a, MapSpaceConstraints c)
+    : problem_(&p), arch_(&a), constraints_(std::move(c)) {
+    const int L = a.numLevels();
+    const int D = p.numDims();
+    if (constraints_.levels.empty())
+        constraints_.levels.resize(static_cast<std::size_t>(L));
+    if (static_cast<int>(constraints_.levels.size()) != L)
+        throw InputError("constraints", "have " + std::to_string(constraints_.levels.size()) +
+                                            " levels; the architecture has " + std::to_string(L));
+    for (const LevelConstraint& lc : constraints_.levels) {
+        unconstrained_ = unconstrained_ && !lc.orderFixed && lc.keepFixed == 0 &&
+                         (lc.spatialAllowed | ~((1u << D) - 1)) == ~0u;
+        for (int d = 0; d < D; ++d)
+            unconstrained_ = unconstrained_ && lc.temporal[d] == 0;
+    }
+    unconstrained_ = unconstrained_ && constraints_.minSpatialUtilization <= 0.0;
+    for (int l = 0; l < L; ++l)
+        fansOut_.push_back(a.fanoutX(l) * a.fanoutY(l) > 1);
+    trivial_ = makeTrivialMapping(p, a);
+    slots_.assign(static_cast<std::size_t>(D), {});
+    freeBound_.assign(static_cast<std::size_t>(D), 1);
+    freePrimes_.assign(static_cast<std::size_t>(D), {});
+    for (int d = 0; d < D; ++d) {
+        std::int64_t fixed = 1;
+        for (int l = 0; l < L; ++l) {
+            const LevelConstraint& lc = constraints_.levels[l];
+            if (lc.temporal[d] > 0)
+                fixed *= lc.temporal[d];
+            else if (levelHasTemporal(l))
+                slots_[d].push_back({static_cast<std::int8_t>(l), 0});
+            const bool spatialOk = (lc.spatialAllowed >> d) & 1u;
+            if (spatialOk && a.fanoutX(l) > 1)
+                slots_[d].push_back({static_cast<std::int8_t>(l), 1});
+            if (spatialOk && a.fanoutY(l) > 1)
+                slots_[d].push_back({static_cast<std::int8_t>(l), 2});
+        }
+        if (p.dims[d].bound % fixed != 0)
+            throw InputError("constraints", "fixed factors of dimension " + p.dims[d].name +
+                                                " multiply to " + std::to_string(fixed) +
+                                                ", which does not divide its bound " +
+                                                std::to_string(p.dims[d].bound));
+        freeBound_[d] = p.dims[d].bound / fixed;
+        for (std::int64_t prime : primeFactors(freeBound_[d]))
+            freePrimes_[d].push_back(static_cast<std::uint32_t>(prime));
+        if (freeBound_[d] > 1 && slots_[d].empty())
+            throw InputError("constraints", "dimension " + p.dims[d].name +
+                                                " has factors left but no level may hold them");
+    }
+}
+
+bool MapSpace::levelHasTemporal(int l) const { return arch_->levels[l].cls != LevelClass::Dummy; }
+
+std::uint32_t& MapSpace::factorAt(Mapping& m, int d, Slot s) {
+    LevelMapping& lm = m.levels[s.level];
+    return s.kind == 0 ? lm.temporal[d] : s.kind == 1 ? lm.spatialX[d] : lm.spatialY[d];
+}
+
+std::uint32_t MapSpace::factorAt(const Mapping& m, int d, Slot s) {
+    const LevelMapping& lm = m.levels[s.level];
+    return s.kind == 0 ? lm.temporal[d] : s.kind == 1 ? lm.spatialX[d] : lm.spatialY[d];
+}
+
+void MapSpace::applyFixed(Mapping& m) const {
+    const int L = arch_->numLevels();
+    for (int l = 0; l < L; ++l) {
+        const LevelConstraint& lc = constraints_.levels[l];
+        LevelMapping& lm = m.levels[l];
+        for (int d = 0; d < problem_->numDims(); ++d)
+            if (lc.temporal[d] > 0)
+                lm.temporal[d] = static_cast<std::uint32_t>(lc.temporal[d]);
+        if (lc.orderFixed)
+            lm.order = lc.order;
+        lm.keepMask = static_cast<std::uint8_t>((lm.keepMask & ~lc.keepFixed) |
+                                                (lc.keepValue & lc.keepFixed));
+        if (l == 0)
+            lm.keepMask = static_cast<std::uint8_t>((1u << problem_->numTensors()) - 1);
+        if (arch_->levels[l].cls == LevelClass::Dummy)
+            lm.keepMask = 0;
+    }
+}
+
+void MapSpace::resampleDimension(Mapping& m, int d, Rng& rng) const {
+    for (const Slot& s : slots_[d])
+        factorAt(m, d, s) = 1;
+    if (slots_[d].empty())
+        return;
+    const auto& slots = slots_[d];
+    for (std::uint32_t prime : freePrimes_[d])
+        factorAt(m, d, slots[rng.below(slots.size())]) *= prime;
+}
+
+Mapping MapSpace::sample(Rng& rng) const {
+    Mapping m = trivial_;
+    const int D = problem_->numDims();
+    for (int d = 0; d < D; ++d)
+        for (std::uint32_t prime : freePrimes_[d])
+            factorAt(m, d, slots_[d][rng.below(slots_[d].size())]) *= prime;
+    const std::uint64_t keepBits = rng();
+    for (int l = 0; l < arch_->numLevels(); ++l) {
+        LevelMapping& lm = m.levels[l];
+        if (levelHasTemporal(l)) // dummy levels have no temporal loops to order
+            rng.shuffle(lm.order.begin(), lm.order.begin() + D);
+        if (fansOut_[l])
+            rng.shuffle(lm.spatialOrder.begin(), lm.spatialOrder.begin() + D);
+        lm.keepMask = static_cast<std::uint8_t>((keepBits >> (8 * l)) &
+                                                ((1u << problem_->numTensors()) - 1));
+    }
+    applyFixed(m);
+    return m;
+}
+
+bool MapSpace::meetsConstraints(const Mapping& m) const {
+    const int L = arch_->numLevels();
+    if (unconstrained_) { // only the structural rule: no temporal loops at dummy levels
+        for (int l = 0; l < L; ++l)
+            if (!levelHasTemporal(l))
+                for (int d = 0; d < problem_->numDims(); ++d)
+                    if (m.levels[l].temporal[d] > 1)
+                        return false;
+        return true;
+    }
+    for (int l = 0; l < L; ++l) {
+        const LevelConstraint& lc = constraints_.levels[l];
+        const LevelMapping& lm = m.levels[l];
+        for (int d = 0; d < problem_->numDims(); ++d) {
+            if (lc.temporal[d] > 0 && lm.temporal[d] != lc.temporal[d])
+                return false;
+            if (!((lc.spatialAllowed >> d) & 1u) && (lm.spatialX[d] > 1 || lm.spatialY[d] > 1))
+                return false;
+            if (!levelHasTemporal(l) && lm.temporal[d] > 1)
+                return false;
+        }
+        if ((lm.keepMask & lc.keepFixed) != (lc.keepValue & lc.keepFixed))
+            return false;
+        if (lc.orderFixed) {
+            // Only the relative order of real loops matters.
+            int j = 0;
+            for (int i = 0; i < problem_->numDims(); ++i) {
+                const int d = lc.order[i];
+                if (lm.temporal[d] <= 1)
+                    continue;
+                while (j < problem_->numDims() && lm.order[j] != d)
+                    ++j;
+                if (j == problem_->numDims())
+                    return false;
+            }
+        }
+    }
+    if (constraints_.minSpatialUtilization > 0.0) {
+        std::int64_t used = 1;
+        for (int l = 0; l < L; ++l)
+            for (int d = 0; d < problem_->numDims(); ++d)
+                used *= std::int64_t(m.levels[l].spatialX[d]) * m.levels[l].spatialY[d];
+        if (double(used) < constraints_.minSpatialUtilization * double(arch_->compute.instances()))
+            return false;
+    }
+    return true;
+}
+
+bool MapSpace::isLegal(const Mapping& m, Evaluation& scratch) const {
+    return meetsConstraints(m) && mw::isLegal(*problem_, *arch_, m, scratch);
+}
+
+bool MapSpace::sampleLegal(Rng& rng, Mapping& out, Evaluation& scratch, int maxTries) const {
+    for (int i = 0; i < maxTries; ++i) {
+        out = sample(rng);
+        if (isLegal(out, scratch))
+            return true;
+    }
+    return false;
+}
+
+bool MapSpace::moveTileFactor(Mapping& m, Rng& rng) const {
+    std::vector<int> dims;
+    for (int d = 0; d < problem_->numDims(); ++d)
+        if (freeBound_[d] > 1 && slots_[d].size() > 1)
+            dims.push_back(d);
+    if (dims.empty())
+        return false;
+    const int d = pickOne(dims, rng);
+    std::vector<Slot> sources;
+    for (const Slot& s : slots_[d])
+        if (factorAt(m, d, s) > 1)
+            sources.push_back(s);
+    if (sources.empty())
+        return false;
+    const Slot from = pickOne(sources, rng);
+    Slot to = from;
+    while (to.level == from.level && to.kind == from.kind)
+        to = pickOne(slots_[d], rng);
+    const std::uint32_t prime = randomPrimeOf(factorAt(m, d, from), rng);
+    factorAt(m, d, from) /= prime;
+    factorAt(m, d, to) *= prime;
+    return true;
+}
+
+bool MapSpace::swapLoops(Mapping& m, Rng& rng) const {
+    std::vector<int> levels;
+    for (int l = 0; l < arch_->numLevels(); ++l)
+        if (levelHasTemporal(l) && !constraints_.levels[l].orderFixed)
+            levels.push_back(l);
+    if (levels.empty() || problem_->numDims() < 2)
+        return false;
+    LevelMapping& lm = m.levels[pickOne(levels, rng)];
+    // Prefer swapping two real loops; a unit loop's position means nothing.
+    std::vector<int> real;
+    for (int i = 0; i < problem_->numDims(); ++i)
+        if (lm.temporal[lm.order[i]] > 1)
+            real.push_back(i);
+    if (real.size() < 2)
+        return false;
+    std::uniform_int_distribution<std::size_t> pick(0, real.size() - 1);
+    const std::size_t a = pick(rng);
+    std::size_t b = pick(rng);
+    while (b == a)
+        b = pick(rng);
+    std::swap(lm.order[real[a]], lm.order[real[b]]);
+    return true;
+}
+
+bool MapSpace::moveParallelism(Mapping& m, Rng& rng) const {
+    // Pick a dimension with a fan-out slot; move a prime between that slot and
+    // a temporal slot (either way).
+    std::vector<std::pair<int, Slot>> spatial;
+    for (int d = 0; d < problem_->numDims(); ++d)
+        for (const Slot& s : slots_[d])
+            if (s.kind != 0)
+                spatial.push_back({d, s});
+    if (spatial.empty())
+        return false;
+    const auto [d, s] = pickOne(spatial, rng);
+    std::vector<Slot> temporal;
+    for (const Slot& t : slots_[d])
+        if (t.kind == 0)
+            temporal.push_back(t);
+    if (temporal.empty())
+        return false;
+    std::bernoulli_distribution inward(0.5);
+    if (factorAt(m, d, s) > 1 && (!inward(rng))) {
+        const std::uint32_t prime = randomPrimeOf(factorAt(m, d, s), rng);
+        factorAt(m, d, s) /= prime;
+        factorAt(m, d, pickOne(temporal, rng)) *= prime;
+        return true;
+    }
+    std::vector<Slot> sources;
+    for (const Slot& t : temporal)
+        if (factorAt(m, d, t) > 1)
+            sources.push_back(t);
+    if (sources.empty())
+        return false;
+    const Slot from = pickOne(sources, rng);
+    const std::uint32_t prime = randomPrimeOf(factorAt(m, d, from), rng);
+    factorAt(m, d, from) /= prime;
+    factorAt(m, d, s) *= prime;
+    return true;
+}
+
+bool MapSpace::toggleBypass(Mapping& m, Rng& rng) const {
+    std::vector<std::pair<int, int>> choices;
+    for (int l = 1; l < arch_->numLevels(); ++l) {
+        if (arch_->levels[l].cls == LevelClass::Dummy)
+            continue;
+        for (int t = 0; t < problem_->numTensors(); ++t)
+            if (!((constraints_.levels[l].keepFixed >> t) & 1u))
+                choices.push_back({l, t});
+    }
+    if (choices.empty())
+        return false;
+    const auto [l, t] = pickOne(choices, rng);
+    m.levels[l].setKeep(t, !m.levels[l].keeps(t));
+    return true;
+}
+
+bool MapSpace::randomMove(Mapping& m, Rng& rng) const {
+    std::uniform_int_distribution<int> kind(0, 9);
+    for (int attempt = 0; attempt < 8; ++attempt) {
+        const int k = kind(rng);
+        // Tiling moves are the most common, as in the papers' neighbourhoods.
+        const bool moved = k < 5   ? moveTileFactor(m, rng)
+                           : k < 7 ? swapLoops(m, rng)
+                           : k < 9 ? moveParallelism(m, rng)
+                                   : toggleBypass(m, rng);
+        if (moved)
+            return true;
+    }
+    return false;
+}
+
+int MapSpace::nearestTemporalAbove(int l) const {
+    for (int k = l; k >= 0; --k)
+        if (levelHasTemporal(k))
+            return k;
+    return 0;
+}
+
+bool MapSpace::repair(Mapping& m, Rng& rng, Evaluation& scratch) const {
+    const int L = arch_->numLevels();
+    const int D = problem_->numDims();
+    m.numLevels = L;
+    // Orders must be permutations.
+    for (int l = 0; l < L; ++l)
+        for (auto* order : {&m.levels[l].order, &m.levels[l].spatialOrder}) {
+            std::uint32_t seen = 0;
+            for (int i = 0; i < D; ++i)
+                seen |= (*order)[i] < D ? 1u << (*order)[i] : 0u;
+            if (seen != (1u << D) - 1)
+                for (int i = 0; i < D; ++i)
+                    (*order)[i] = static_cast<std::uint8_t>(i);
+        }
+    applyFixed(m);
+    // Factors off their slots, or products that do not match: resample that dimension.
+    for (int d = 0; d < D; ++d) {
+        std::int64_t prod = 1;
+        bool stray = false;
+        for (int l = 0; l < L; ++l) {
+            const LevelMapping& lm = m.levels[l];
+            if (lm.temporal[d] == 0 || lm.spatialX[d] == 0 || lm.spatialY[d] == 0)
+                stray = true;
+            if (constraints_.levels[l].temporal[d] == 0)
+                prod *= lm.temporal[d];
+            prod *= std::int64_t(lm.spatialX[d]) * lm.spatialY[d];
+        }
+        for (int l = 0; l < L; ++l) {
+            const bool spatialOk = (constraints_.levels[l].spatialAllowed >> d) & 1u;
+            if (!levelHasTemporal(l) && m.levels[l].temporal[d] > 1)
+                stray = true;
+            if ((!spatialOk || arch_->fanoutX(l) == 1) && m.levels[l].spatialX[d] > 1)
+                stray = true;
+            if ((!spatialOk || arch_->fanoutY(l) == 1) && m.levels[l].spatialY[d] > 1)
+                stray = true;
+        }
+        if (stray || prod != freeBound_[d])
+            resampleDimension(m, d, rng);
+    }
+    // Fan-outs: move primes from an over-full fan-out to the level's temporal loop.
+    for (int l = 0; l < L; ++l)
+        for (int axis = 1; axis <= 2; ++axis) {
+            const int limit = axis == 1 ? arch_->fanoutX(l) : arch_->fanoutY(l);
+            for (;;) {
+                std::int64_t used = 1;
+                std::vector<int> dims;
+                for (int d = 0; d < D; ++d) {
+                    const std::uint32_t f =
+                        axis == 1 ? m.levels[l].spatialX[d] : m.levels[l].spatialY[d];
+                    used *= f;
+                    if (f > 1)
+                        dims.push_back(d);
+                }
+                if (used <= limit || dims.empty())
+                    break;
+                const int d = pickOne(dims, rng);
+                std::uint32_t& f = axis == 1 ? m.levels[l].spatialX[d] : m.levels[l].spatialY[d];
+                const std::uint32_t prime = smallestPrime(f);
+                f /= prime;
+                m.levels[nearestTemporalAbove(l)].temporal[d] *= prime;
+            }
+        }
+    // Buffers: move factors from the overflowing level (or inside it) outwards.
+    for (int attempt = 0; attempt < 64 * L * D; ++attempt) {
+        if (isLegal(m, scratch))
+            return true;
+        int level = -1;
+        for (int i = 0; i < scratch.numViolations; ++i)
+            if (scratch.violations[i].kind == ViolationKind::Capacity)
+                level = std::max<int>(level, scratch.violations[i].level);
+        if (level < 0) {
+            // Something other than capacity (e.g. minimum utilization): resample a dimension.
+            std::uniform_int_distribution<int> pickDim(0, D - 1);
+            resampleDimension(m, pickDim(rng), rng);
+            continue;
+        }
+        const int target = nearestTemporalAbove(level - 1);
+        std::vector<std::pair<int, Slot>> sources;
+        for (int d = 0; d < D; ++d)
+            for (const Slot& s : slots_[d])
+                if (s.level >= level && factorAt(m, d, s) > 1)
+                    sources.push_back({d, s});
+        if (sources.empty()) {
+            // Tiles of size one still overflow: bypass a tensor here if allowed.
+            bool changed = false;
+            for (int t = 0; t < problem_->numTensors() && !changed; ++t)
+                if (m.levels[level].keeps(t) && !((constraints_.levels[level].keepFixed >> t) & 1u)) {
+                    m.levels[level].setKeep(t, false);
+                    changed = true;
+                }
+            if (!changed)
+                return false;
+            continue;
+        }
+        const auto [d, s] = pickOne(sources, rng);
+        const std::uint32_t prime = smallestPrime(factorAt(m, d, s));
+        factorAt(m, d, s) /= prime;
+        m.levels[target].temporal[d] *= prime;
+    }
+    return isLegal(m, scratch);
+}
+
+Mapping MapSpace::canonical(const Mapping& m) const {
+    Mapping c = m;
+    const int D = problem_->numDims();
+    for (int l = 0; l < c.numLevels; ++l) {
+        LevelMapping& lm = c.levels[l];
+        auto normalise = [&](std::array<std::uint8_t, kMaxDims>& order, auto isReal) {
+            std::array<std::uint8_t, kMaxDims> out{};
+            int k = 0;
+            for (int i = 0; i < D; ++i)
+                if (isReal(order[i]))
+                    out[k++] = order[i];
+            for (int d = 0; d < D; ++d)
+                if (!isReal(d))
+                    out[k++] = static_cast<std::uint8_t>(d);
+            for (int i = D; i < kMaxDims; ++i)
+                out[i] = order[i];
+            order = out;
+        };
+        normalise(lm.order, [&](int d) { return lm.temporal[d] > 1; });
+        normalise(lm.spatialOrder, [&](int d) { return lm.spatialX[d] > 1 || lm.spatialY[d] > 1; });
+        for (int d = D; d < kMaxDims; ++d) {
+            lm.temporal[d] = lm.spatialX[d] = lm.spatialY[d] = 1;
+            lm.order[d] = lm.spatialOrder[d] = static_cast<std::uint8_t>(d);
+        }
+    }
+    for (int l = c.numLevels; l < kMaxLevels; ++l)
+        c.levels[l] = LevelMapping{};
+    return c;
+}
+
+std::uint64_t MapSpace::hash(const Mapping& m) const {
+    // The canonical form, hashed on the fly: factors, then the order of the
+    // real loops only (unit loops have no place), then the keep choices.
+    std::uint64_t h = 0x243f6a8885a308d3ull;
+    auto mix = [&h](std::uint64_t v) {
+        h = (h ^ v) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 29;
+    };
+    const int D = problem_->numDims();
+    for (int l = 0; l < m.numLevels; ++l) {
+        const LevelMapping& lm = m.levels[l];
+        std::uint64_t factors = 0;
+        for (int d = 0; d < D; ++d)
+            factors = factors * 0x100000001b3ull +
+                      (lm.temporal[d] ^ (std::uint64_t(lm.spatialX[d]) << 21) ^
+                       (std::uint64_t(lm.spatialY[d]) << 42));
+        mix(factors);
+        std::uint64_t order = 0, spatialOrder = 0;
+        for (int i = 0; i < D; ++i) { // branch-free: which loops are real is random
+            const int d = lm.order[i] % kMaxDims;
+            const std::uint64_t real = lm.temporal[d] > 1;
+            order = (order << (4 * real)) | (std::uint64_t(d + 1) & (0 - real));
+            const int s = lm.spatialOrder[i] % kMaxDims;
+            const std::uint64_t fans = (lm.spatialX[s] | lm.spatialY[s]) > 1;
+            spatialOrder = (spatialOrder << (4 * fans)) | (std::uint64_t(s + 1) & (0 - fans));
+        }
+        mix(order ^ (spatialOrder << 40) ^ (std::uint64_t(lm.keepMask) << 60));
+    }
+    return h;
+}
+
+MapSpaceSize MapSpace::size() const {
+    MapSpaceSize s;
+    const int D = problem_->numDims();
+    for (int d = 0; d < D; ++d) {
+        int temporalSlots = 0;
+        for (const Slot& sl : slots_[d])
+            temporalSlots += sl.kind == 0;
+        const int allSlots = static_cast<int>(slots_[d].size());
+        // Each prime of multiplicity k spreads over S slots in C(k+S-1, S-1) ways.
+        std::vector<std::int64_t> primes = primeFactors(freeBound_[d]);
+        for (std::size_t i = 0; i < primes.size();) {
+            std::size_t j = i;
+            while (j < primes.size() && primes[j] == primes[i])
+                ++j;
+            const int k = static_cast<int>(j - i);
+            if (temporalSlots > 0)
+                s.tiling += log10Binomial(k + temporalSlots - 1, temporalSlots - 1);
+            if (allSlots > 0)
+                s.parallelism += log10Binomial(k + allSlots - 1, allSlots - 1);
+            i = j;
+        }
+    }
+    s.parallelism -= s.tiling;
+    for (int l = 0; l < arch_->numLevels(); ++l) {
+        if (!levelHasTemporal(l))
+            continue;
+        if (!constraints_.levels[l].orderFixed)
+            s.order += std::lgamma(D + 1.0) / std::log(10.0);
+        if (l > 0)
+            for (int t = 0; t < problem_->numTensors(); ++t)
+                if (!((constraints_.levels[l].keepFixed >> t) & 1u))
+                    s.bypass += std::log10(2.0);
+    }
+    return s;
+}
+
+} // namespace mw

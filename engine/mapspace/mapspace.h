@@ -1,0 +1,134 @@
+#pragma once
+// The space of legal mappings of a problem onto an architecture. Each
+// dimension's bound is split by allocating its prime factors to slots (a
+// level's temporal loop, or its X or Y fan-out), so every move keeps the
+// products exact. Each level has a loop order, and keeps or bypasses each
+// tensor. User constraints narrow the space.
+#include "arch/architecture.h"
+#include "mapping/mapping.h"
+#include "model/evaluation.h"
+#include "workload/problem.h"
+
+#include <array>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace mw {
+
+// xoshiro256** seeded through splitmix64: cheap to seed, so every candidate
+// of a parallel batch can have its own stream derived from (seed, index) and
+// runs reproduce whatever the thread count.
+class Rng {
+public:
+    using result_type = std::uint64_t;
+    explicit Rng(std::uint64_t seed = 1);
+    static Rng stream(std::uint64_t seed, std::uint64_t a, std::uint64_t b = 0);
+    static constexpr result_type min() { return 0; }
+    static constexpr result_type max() { return ~result_type(0); }
+    result_type operator()();
+    double uniform(); // [0, 1)
+    // Uniform in [0, n), n > 0 (Lemire's multiply-shift; bias below 2^-40 here).
+    std::uint64_t below(std::uint64_t n) {
+        return static_cast<std::uint64_t>((static_cast<unsigned __int128>((*this)()) * n) >> 64);
+    }
+    template <typename It> void shuffle(It first, It last) {
+        for (auto n = last - first; n > 1; --n)
+            std::swap(first[n - 1], first[static_cast<std::ptrdiff_t>(below(std::uint64_t(n)))]);
+    }
+
+private:
+    std::uint64_t s_[4];
+};
+
+std::vector<std::int64_t> primeFactors(std::int64_t n);
+
+struct LevelConstraint {
+    std::array<std::int64_t, kMaxDims> temporal; // fixed temporal factor, or 0 when free
+    bool orderFixed = false;
+    std::array<std::uint8_t, kMaxDims> order{}; // outer to inner, when fixed
+    std::uint8_t keepFixed = 0;                 // bit t: keep of tensor t is fixed ...
+    std::uint8_t keepValue = 0;                 // ... to this bit
+    std::uint32_t spatialAllowed = ~0u;         // bit d: d may fan out from this level
+
+    LevelConstraint() { temporal.fill(0); }
+};
+
+struct MapSpaceConstraints {
+    std::vector<LevelConstraint> levels; // empty, or one per architecture level
+    double minSpatialUtilization = 0.0;  // used MACs / MACs, 0..1
+};
+
+// log10 of the number of choices along each axis of the space.
+struct MapSpaceSize {
+    double tiling = 0.0;      // temporal factor allocations
+    double parallelism = 0.0; // the extra choices fan-outs add
+    double order = 0.0;       // loop permutations
+    double bypass = 0.0;      // keep/bypass choices
+    double total() const { return tiling + parallelism + order + bypass; }
+};
+
+class MapSpace {
+public:
+    MapSpace(const Problem& p, const Architecture& a, MapSpaceConstraints c = {});
+
+    const Problem& problem() const { return *problem_; }
+    const Architecture& arch() const { return *arch_; }
+    const MapSpaceConstraints& constraints() const { return constraints_; }
+
+    // A random mapping that honours the constraints (it may still overflow a buffer).
+    Mapping sample(Rng& rng) const;
+    // Rejection sampling: a mapping that is legal, or false after maxTries.
+    bool sampleLegal(Rng& rng, Mapping& out, Evaluation& scratch, int maxTries = 100000) const;
+
+    // Constraints respected and the model finds no violation (costs not computed).
+    bool isLegal(const Mapping& m, Evaluation& scratch) const;
+    bool meetsConstraints(const Mapping& m) const;
+
+    // Neighbour moves; each returns false when it found nothing to change.
+    bool moveTileFactor(Mapping& m, Rng& rng) const;  // one prime factor to another slot
+    bool swapLoops(Mapping& m, Rng& rng) const;       // two loops of one level
+    bool moveParallelism(Mapping& m, Rng& rng) const; // a prime into or out of a fan-out
+    bool toggleBypass(Mapping& m, Rng& rng) const;    // keep <-> bypass at one level
+    bool randomMove(Mapping& m, Rng& rng) const;      // one of the above
+
+    // Turns any mapping into a nearby legal one: restores constraints and
+    // factor products, then moves factors outwards until fan-outs and buffers fit.
+    bool repair(Mapping& m, Rng& rng, Evaluation& scratch) const;
+
+    // Loops of factor 1 have no place in the order; the canonical form fixes
+    // them, so equal mappings hash equally.
+    Mapping canonical(const Mapping& m) const;
+    std::uint64_t hash(const Mapping& m) const; // of the canonical form
+
+    MapSpaceSize size() const;
+
+    // Slots a prime factor of dimension d may go to.
+    struct Slot {
+        std::int8_t level;
+        std::int8_t kind; // 0 temporal, 1 X, 2 Y
+    };
+    const std::vector<Slot>& slots(int d) const { return slots_[d]; }
+    static std::uint32_t& factorAt(Mapping& m, int d, Slot s);
+    static std::uint32_t factorAt(const Mapping& m, int d, Slot s);
+
+    // Spreads the factors of dimension d randomly over its slots.
+    void resampleDimension(Mapping& m, int d, Rng& rng) const;
+    bool levelHasTemporal(int l) const;
+
+private:
+    void applyFixed(Mapping& m) const;
+    int nearestTemporalAbove(int l) const; // a level at or above l that may hold temporal loops
+
+    const Problem* problem_;
+    const Architecture* arch_;
+    MapSpaceConstraints constraints_;
+    std::vector<std::vector<Slot>> slots_; // per dimension, free slots
+    std::vector<std::int64_t> freeBound_;  // bound divided by fixed factors
+    std::vector<std::vector<std::uint32_t>> freePrimes_; // prime factors of freeBound_
+    bool unconstrained_ = true; // no user constraint at all: a faster check
+    std::vector<char> fansOut_;      // per level: any fan-out below it
+    Mapping trivial_{};              // all factors 1, the start of every sample
+};
+
+} // namespace mw

@@ -1,0 +1,113 @@
+// Simulated annealing, as the Mind Mappings baseline runs it through the
+// simanneal library: Metropolis acceptance with exponential cooling from Tmax
+// to Tmin over the budget. The library tunes Tmax for ~98 % acceptance and
+// Tmin where improvements stop; we set both from a short charged probe of
+// neighbour moves on log-cost, so the schedule is scale-free. With several
+// threads each step proposes that many neighbours and takes the first one
+// Metropolis accepts, in index order (reproducible).
+#include "search/searchers.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace mw {
+
+namespace {
+
+class AnnealingSearch : public Searcher {
+public:
+    void run(SearchContext& ctx) override {
+        const MapSpace& space = ctx.space();
+        const double acceptStart = ctx.param("accept_start", 0.98);
+        const double acceptEnd = ctx.param("accept_end", 1e-4);
+        const int probeMoves = static_cast<int>(ctx.param("probe", 32));
+        const auto width = static_cast<std::size_t>(
+            std::max(1.0, ctx.param("parallel_moves", double(ctx.settings().threads))));
+
+        std::vector<Mapping> start = initialMappings(ctx, 1);
+        if (start.empty()) {
+            ctx.stop("no legal starting mapping found");
+            return;
+        }
+        Mapping current = start.front();
+        double currentCost = ctx.evaluate(current);
+        if (!(currentCost < SearchContext::kInfinity)) {
+            ctx.stop("starting mapping is illegal");
+            return;
+        }
+
+        auto neighbour = [&](Rng& rng, const Mapping& from, Mapping& m) {
+            thread_local Evaluation scratch;
+            for (int attempt = 0; attempt < 16; ++attempt) {
+                m = from;
+                space.randomMove(m, rng);
+                if (space.isLegal(m, scratch) || space.repair(m, rng, scratch))
+                    return true;
+            }
+            return false;
+        };
+
+        // Probe: typical |delta log cost| of a move sets the temperatures.
+        std::vector<Mapping> out(std::max<std::size_t>(width, std::size_t(probeMoves)));
+        std::vector<double> costs(out.size());
+        double tMax = ctx.param("t_max", 0.0), tMin = ctx.param("t_min", 0.0);
+        if (tMax <= 0.0 || tMin <= 0.0) {
+            ctx.evaluateGenerated(
+                std::size_t(probeMoves),
+                [&](std::size_t, Rng& rng, Mapping& m) { return neighbour(rng, current, m); },
+                out.data(), costs.data());
+            double sum = 0.0;
+            int n = 0;
+            for (int i = 0; i < probeMoves; ++i)
+                if (costs[i] > 0 && costs[i] < SearchContext::kInfinity) {
+                    sum += std::abs(std::log(costs[i]) - std::log(currentCost));
+                    ++n;
+                }
+            const double typical = n ? std::max(sum / n, 1e-6) : 1.0;
+            if (tMax <= 0.0)
+                tMax = -typical / std::log(acceptStart);
+            if (tMin <= 0.0)
+                tMin = -typical / std::log(acceptEnd);
+        }
+        const std::int64_t startEvals = ctx.evaluations();
+        const double budgetEvals = ctx.settings().budget.evaluations > 0
+                                       ? double(ctx.settings().budget.evaluations - startEvals)
+                                       : 0.0;
+        const double budgetSeconds = ctx.settings().budget.seconds;
+        const auto t0 = std::chrono::steady_clock::now();
+
+        while (!ctx.stopped()) {
+            // Progress through the budget sets the temperature.
+            double progress = 0.0;
+            if (budgetEvals > 0)
+                progress = double(ctx.evaluations() - startEvals) / budgetEvals;
+            if (budgetSeconds > 0)
+                progress = std::max(progress, std::chrono::duration<double>(
+                                                  std::chrono::steady_clock::now() - t0)
+                                                      .count() /
+                                                  budgetSeconds);
+            const double T = tMax * std::pow(tMin / tMax, std::min(1.0, progress));
+            ctx.evaluateGenerated(
+                width,
+                [&](std::size_t, Rng& rng, Mapping& m) { return neighbour(rng, current, m); },
+                out.data(), costs.data());
+            for (std::size_t i = 0; i < width; ++i) {
+                if (std::isnan(costs[i]) || costs[i] >= SearchContext::kInfinity)
+                    continue;
+                const double dE = std::log(costs[i]) - std::log(currentCost);
+                if (dE <= 0.0 || std::exp(-dE / T) > ctx.rng().uniform()) {
+                    current = out[i];
+                    currentCost = costs[i];
+                    break;
+                }
+            }
+        }
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Searcher> makeAnnealingSearch() { return std::make_unique<AnnealingSearch>(); }
+
+} // namespace mw

@@ -1,0 +1,391 @@
+#include "common/error.h"
+#include "model/cost_model.h"
+#include "search/search.h"
+
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <limits>
+#include <mutex>
+#include <thread>
+
+namespace mw {
+
+// Fork-join over persistent threads: run(n, fn) calls fn(i, worker) for every
+// i < n, the caller's thread taking part as worker 0.
+class WorkerPool {
+public:
+    explicit WorkerPool(int threads) {
+        for (int w = 1; w < threads; ++w)
+            threads_.emplace_back([this, w] { loop(w); });
+    }
+    ~WorkerPool() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            quit_ = true;
+            ++generation_;
+        }
+        wake_.notify_all();
+        for (auto& t : threads_)
+            t.join();
+    }
+    int size() const { return static_cast<int>(threads_.size()) + 1; }
+
+    void run(std::size_t n, const std::function<void(std::size_t, int)>& fn) {
+        if (threads_.empty() || n < 2) {
+            for (std::size_t i = 0; i < n; ++i)
+                fn(i, 0);
+            return;
+        }
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            job_ = &fn;
+            count_ = n;
+            next_.store(0);
+            busy_ = static_cast<int>(threads_.size());
+            ++generation_;
+        }
+        wake_.notify_all();
+        work(0);
+        std::unique_lock<std::mutex> lock(mutex_);
+        done_.wait(lock, [this] { return busy_ == 0; });
+        job_ = nullptr;
+    }
+
+private:
+    void work(int worker) {
+        for (std::size_t i = next_.fetch_add(1); i < count_; i = next_.fetch_add(1))
+            (*job_)(i, worker);
+    }
+    void loop(int worker) {
+        std::uint64_t seen = 0;
+        for (;;) {
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                wake_.wait(lock, [&] { return generation_ != seen; });
+                seen = generation_;
+                if (quit_)
+                    return;
+            }
+            work(worker);
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                if (--busy_ == 0)
+                    done_.notify_one();
+            }
+        }
+    }
+
+    std::vector<std::thread> threads_;
+    std::mutex mutex_;
+    std::condition_variable wake_, done_;
+    const std::function<void(std::size_t, int)>* job_ = nullptr;
+    std::size_t count_ = 0;
+    std::atomic<std::size_t> next_{0};
+    int busy_ = 0;
+    std::uint64_t generation_ = 0;
+    bool quit_ = false;
+};
+
+namespace {
+double now() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+constexpr std::size_t kMaxTrace = 20000; // beyond this, non-improving points are thinned
+} // namespace
+
+bool SeenCosts::find(std::uint64_t key, double& cost) const {
+    if (keys_.empty())
+        return false;
+    key |= 1; // never 0
+    const std::size_t mask = keys_.size() - 1;
+    for (std::size_t i = (key * 0x9e3779b97f4a7c15ull) >> 20 & mask;; i = (i + 1) & mask) {
+        if (keys_[i] == key) {
+            cost = costs_[i];
+            return true;
+        }
+        if (keys_[i] == 0)
+            return false;
+    }
+}
+
+bool SeenCosts::insert(std::uint64_t key, double cost, double& known) {
+    if (2 * (size_ + 1) > keys_.size())
+        grow();
+    key |= 1;
+    const std::size_t mask = keys_.size() - 1;
+    for (std::size_t i = (key * 0x9e3779b97f4a7c15ull) >> 20 & mask;; i = (i + 1) & mask) {
+        if (keys_[i] == key) {
+            known = costs_[i];
+            return false;
+        }
+        if (keys_[i] == 0) {
+            keys_[i] = key;
+            costs_[i] = cost;
+            ++size_;
+            return true;
+        }
+    }
+}
+
+void SeenCosts::grow() {
+    std::vector<std::uint64_t> oldKeys(keys_.empty() ? 1024 : keys_.size() * 2, 0);
+    std::vector<double> oldCosts(oldKeys.size(), 0.0);
+    oldKeys.swap(keys_);
+    oldCosts.swap(costs_);
+    size_ = 0;
+    double unused;
+    for (std::size_t i = 0; i < oldKeys.size(); ++i)
+        if (oldKeys[i] != 0)
+            insert(oldKeys[i], oldCosts[i], unused);
+}
+
+double SearchObjective::value(const Evaluation& e) const {
+    if (energyExponent == 1.0 && cycleExponent == 1.0)
+        return e.edp;
+    const double energyJ = e.energy * 1e-12;
+    return std::pow(energyJ, energyExponent) * std::pow(double(e.cycles), cycleExponent);
+}
+
+std::string SearchObjective::name() const {
+    if (energyExponent == 1.0 && cycleExponent == 1.0)
+        return "edp";
+    if (energyExponent == 1.0 && cycleExponent == 0.0)
+        return "energy";
+    if (energyExponent == 0.0 && cycleExponent == 1.0)
+        return "cycles";
+    return "weighted:" + std::to_string(energyExponent) + "," + std::to_string(cycleExponent);
+}
+
+SearchObjective SearchObjective::parse(const std::string& text) {
+    SearchObjective o;
+    if (text == "edp")
+        return o;
+    if (text == "energy") {
+        o.cycleExponent = 0.0;
+        return o;
+    }
+    if (text == "cycles" || text == "delay") {
+        o.energyExponent = 0.0;
+        return o;
+    }
+    if (text.rfind("weighted:", 0) == 0) {
+        const std::string rest = text.substr(9);
+        const auto comma = rest.find(',');
+        try {
+            if (comma == std::string::npos)
+                throw std::invalid_argument("comma");
+            o.energyExponent = std::stod(rest.substr(0, comma));
+            o.cycleExponent = std::stod(rest.substr(comma + 1));
+        } catch (const std::exception&) {
+            throw InputError("--objective", "'" + text + "': expected weighted:A,B with numbers");
+        }
+        if (o.energyExponent < 0 || o.cycleExponent < 0 ||
+            o.energyExponent + o.cycleExponent == 0)
+            throw InputError("--objective", "exponents must be >= 0 and not both 0");
+        return o;
+    }
+    throw InputError("--objective",
+                     "is '" + text + "'; expected edp, energy, cycles or weighted:A,B");
+}
+
+SearchContext::SearchContext(const MapSpace& space, const SearchSettings& settings,
+                             ProgressFn progress, const std::atomic<bool>* cancel)
+    : space_(space), settings_(settings), progress_(std::move(progress)), cancel_(cancel),
+      rng_(settings.seed) {
+    if (settings_.budget.evaluations < 0 || settings_.budget.seconds < 0)
+        throw InputError("budget", "must not be negative");
+    if (settings_.budget.evaluations == 0 && settings_.budget.seconds == 0)
+        throw InputError("budget", "set an evaluation budget, a time budget, or both");
+    if (settings_.threads < 1)
+        throw InputError("threads", "expected at least 1");
+    pool_ = std::make_unique<WorkerPool>(settings_.threads);
+    start_ = now();
+    result_.bestCost = kInfinity;
+}
+
+SearchContext::~SearchContext() = default;
+
+double SearchContext::param(const std::string& name, double fallback) const {
+    const auto it = settings_.params.find(name);
+    return it == settings_.params.end() ? fallback : it->second;
+}
+
+double SearchContext::elapsed() const { return now() - start_; }
+
+bool SearchContext::timeUp() const {
+    return settings_.budget.seconds > 0 && elapsed() >= settings_.budget.seconds;
+}
+
+std::int64_t SearchContext::remainingEvaluations() const {
+    if (settings_.budget.evaluations == 0)
+        return std::numeric_limits<std::int64_t>::max();
+    return std::max<std::int64_t>(0, settings_.budget.evaluations - result_.evaluations);
+}
+
+bool SearchContext::stopped() const {
+    return stopRequested_ || remainingEvaluations() == 0 || timeUp() ||
+           (cancel_ && cancel_->load(std::memory_order_relaxed));
+}
+
+void SearchContext::stop(const std::string& reason) {
+    if (!stopRequested_)
+        result_.stopReason = reason;
+    stopRequested_ = true;
+}
+
+bool SearchContext::isLegal(const Mapping& m) { return space_.isLegal(m, scratch_); }
+
+void SearchContext::record(double cost, const Mapping& m, bool legal) {
+    ++result_.evaluations;
+    if (!legal)
+        ++result_.illegal;
+    const bool improved = legal && (!result_.found || cost < result_.bestCost);
+    if (improved) {
+        result_.found = true;
+        result_.bestCost = cost;
+        result_.best = m;
+        mw::evaluate(space_.problem(), space_.arch(), m, result_.bestEvaluation); // rare
+    }
+    // Keep every improvement; thin the rest once the trace is long, by index,
+    // so the same seed gives the same trace.
+    if (improved || result_.evaluations % traceStride_ == 0 || result_.evaluations == 1) {
+        result_.trace.push_back({result_.evaluations, elapsed(), legal ? cost : kInfinity,
+                                 result_.bestCost});
+        if (result_.trace.size() > kMaxTrace) {
+            traceStride_ *= 2;
+            std::vector<TracePoint> kept;
+            double best = kInfinity;
+            for (const auto& t : result_.trace) {
+                const bool imp = t.best < best;
+                best = std::min(best, t.best);
+                if (imp || t.evaluation % traceStride_ == 0 || t.evaluation == 1)
+                    kept.push_back(t);
+            }
+            result_.trace.swap(kept);
+        }
+    }
+}
+
+void SearchContext::reportProgress(bool finished) {
+    if (!progress_)
+        return;
+    const double t = elapsed();
+    if (!finished && lastProgress_ >= 0 && t - lastProgress_ < settings_.progressInterval)
+        return;
+    lastProgress_ = t;
+    progress_({result_.evaluations, t, result_.found ? result_.bestCost : kInfinity, finished});
+}
+
+std::size_t SearchContext::evaluateGenerated(std::size_t n, const Generator& gen, Mapping* out,
+                                             double* costs) {
+    for (std::size_t i = 0; i < n; ++i)
+        costs[i] = std::numeric_limits<double>::quiet_NaN();
+    if (stopped())
+        return 0;
+    const std::uint64_t batch = static_cast<std::uint64_t>(batches_++);
+    const std::int64_t remaining = remainingEvaluations();
+    slots_.assign(n, CandidateSlot{});
+    auto& slots = slots_;
+    if (workerScratch_.size() < static_cast<std::size_t>(pool_->size()))
+        workerScratch_.resize(static_cast<std::size_t>(pool_->size()));
+    const bool dedup = settings_.deduplicate;
+    const std::atomic<bool>* cancel = cancel_;
+    const double deadline = settings_.budget.seconds > 0 ? start_ + settings_.budget.seconds : 0.0;
+    // Candidates past the evaluation budget are not generated: a batch never
+    // overspends, and the charge order is the index order.
+    const std::size_t limit = static_cast<std::size_t>(std::min<std::int64_t>(
+        static_cast<std::int64_t>(n), remaining + static_cast<std::int64_t>(n / 4 + 8)));
+    const SearchObjective objective = settings_.objective;
+    pool_->run(limit, [&](std::size_t i, int worker) {
+        if ((cancel && cancel->load(std::memory_order_relaxed)) ||
+            (deadline > 0 && now() >= deadline))
+            return;
+        Rng rng = Rng::stream(settings_.seed, batch + 1, i);
+        CandidateSlot& s = slots[i];
+        if (!gen(i, rng, out[i]))
+            return;
+        s.proposed = true;
+        if (dedup)
+            s.hash = space_.hash(out[i]); // duplicates are found at merge time
+        Evaluation& e = workerScratch_[static_cast<std::size_t>(worker)];
+        s.legal = space_.meetsConstraints(out[i]);
+        if (s.legal) {
+            mw::evaluate(space_.problem(), space_.arch(), out[i], e);
+            s.legal = e.valid;
+        }
+        s.evaluated = true;
+        if (s.legal)
+            s.cost = objective.value(e);
+    });
+    std::size_t charged = 0;
+    for (std::size_t i = 0; i < limit; ++i) {
+        CandidateSlot& s = slots[i];
+        if (!s.proposed)
+            continue;
+        if (!s.evaluated || remainingEvaluations() == 0) {
+            costs[i] = std::numeric_limits<double>::quiet_NaN();
+            continue;
+        }
+        const double cost = s.legal ? s.cost : kInfinity;
+        double known;
+        if (dedup && !seen_.insert(s.hash, cost, known)) {
+            ++result_.duplicates; // seen before: not charged again
+            costs[i] = known;
+            continue;
+        }
+        costs[i] = cost;
+        record(cost, out[i], s.legal);
+        ++charged;
+    }
+    for (std::size_t i = limit; i < n; ++i)
+        costs[i] = std::numeric_limits<double>::quiet_NaN();
+    reportProgress(false);
+    return charged;
+}
+
+std::size_t SearchContext::evaluateBatch(const Mapping* candidates, std::size_t n,
+                                         double* costs) {
+    std::vector<Mapping> out(n);
+    return evaluateGenerated(
+        n,
+        [candidates](std::size_t i, Rng&, Mapping& m) {
+            m = candidates[i];
+            return true;
+        },
+        out.data(), costs);
+}
+
+double SearchContext::evaluate(const Mapping& m) {
+    double cost = std::numeric_limits<double>::quiet_NaN();
+    evaluateBatch(&m, 1, &cost);
+    return cost;
+}
+
+SearchResult SearchContext::finish() {
+    result_.seconds = elapsed();
+    result_.cancelled = cancel_ && cancel_->load();
+    if (result_.stopReason.empty())
+        result_.stopReason = result_.cancelled                  ? "cancelled"
+                             : remainingEvaluations() == 0      ? "evaluation budget spent"
+                             : timeUp()                         ? "time budget spent"
+                                                                : "searcher finished";
+    if (result_.cancelled)
+        result_.stopReason = "cancelled";
+    reportProgress(true);
+    return result_;
+}
+
+SearchResult runSearch(const MapSpace& space, const std::string& searcher,
+                       const SearchSettings& settings, ProgressFn progress,
+                       const std::atomic<bool>* cancel) {
+    auto s = makeSearcher(searcher);
+    SearchContext ctx(space, settings, std::move(progress), cancel);
+    s->run(ctx);
+    SearchResult r = ctx.finish();
+    r.searcher = searcher;
+    return r;
+}
+
+} // namespace mw

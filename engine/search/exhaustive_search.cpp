@@ -1,0 +1,161 @@
+// Exhaustive search of the pruned space (Timeloop's linear-pruned with no stop
+// condition): every allocation of each dimension's prime factors to its slots,
+// every keep choice, and every order of the loops whose factor is not 1 (one
+// order at the innermost level, where order cannot matter). Illegal
+// factorizations are skipped before their permutations are enumerated.
+#include "search/searchers.h"
+
+#include <algorithm>
+
+namespace mw {
+
+namespace {
+
+// All distinct ways to spread a dimension's primes over its slots.
+std::vector<std::vector<std::uint32_t>> allocations(const MapSpace& space, int d) {
+    const auto& slots = space.slots(d);
+    std::int64_t free = space.problem().dims[d].bound;
+    for (int l = 0; l < space.arch().numLevels(); ++l)
+        if (space.constraints().levels[l].temporal[d] > 0)
+            free /= space.constraints().levels[l].temporal[d];
+    std::vector<std::vector<std::uint32_t>> result;
+    std::vector<std::uint32_t> cur(slots.size(), 1);
+    // Distinct primes with multiplicities; each multiplicity is spread over the
+    // slots in every weak composition.
+    std::vector<std::pair<std::uint32_t, int>> groups;
+    for (auto p : primeFactors(free)) {
+        if (!groups.empty() && groups.back().first == p)
+            ++groups.back().second;
+        else
+            groups.push_back({static_cast<std::uint32_t>(p), 1});
+    }
+    if (slots.empty()) {
+        result.push_back(cur);
+        return result;
+    }
+    auto spread = [&](auto&& self, std::size_t g, std::size_t slot, int left) -> void {
+        if (g == groups.size()) {
+            result.push_back(cur);
+            return;
+        }
+        const std::uint32_t prime = groups[g].first;
+        if (slot + 1 == slots.size()) { // the last slot takes what is left
+            std::uint32_t mult = 1;
+            for (int k = 0; k < left; ++k)
+                mult *= prime;
+            cur[slot] *= mult;
+            const int next = g + 1 < groups.size() ? groups[g + 1].second : 0;
+            self(self, g + 1, 0, next);
+            cur[slot] /= mult;
+            return;
+        }
+        std::uint32_t mult = 1;
+        for (int k = 0; k <= left; ++k) {
+            cur[slot] *= mult;
+            self(self, g, slot + 1, left - k);
+            cur[slot] /= mult;
+            mult *= prime;
+        }
+    };
+    spread(spread, 0, 0, groups.empty() ? 0 : groups[0].second);
+    return result;
+}
+
+class ExhaustiveSearch : public Searcher {
+public:
+    void run(SearchContext& ctx) override {
+        const MapSpace& space = ctx.space();
+        const Problem& p = space.problem();
+        const int L = space.arch().numLevels();
+        const int D = p.numDims();
+        const int T = p.numTensors();
+        std::vector<std::vector<std::vector<std::uint32_t>>> alloc(static_cast<std::size_t>(D));
+        for (int d = 0; d < D; ++d)
+            alloc[d] = allocations(space, d);
+        // Free keep bits.
+        std::vector<std::pair<int, int>> keepBits;
+        for (int l = 1; l < L; ++l)
+            if (space.levelHasTemporal(l))
+                for (int t = 0; t < T; ++t)
+                    if (!((space.constraints().levels[l].keepFixed >> t) & 1u))
+                        keepBits.push_back({l, t});
+        int innermost = L - 1;
+        while (innermost > 0 && !space.levelHasTemporal(innermost))
+            --innermost;
+
+        const auto batchSize = static_cast<std::size_t>(ctx.param("batch", 512));
+        std::vector<Mapping> batch;
+        std::vector<double> costs;
+        auto flush = [&] {
+            costs.resize(batch.size());
+            ctx.evaluateBatch(batch.data(), batch.size(), costs.data());
+            batch.clear();
+        };
+
+        std::vector<std::size_t> idx(static_cast<std::size_t>(D), 0);
+        Mapping base = makeTrivialMapping(p, space.arch());
+        for (;;) {
+            // Factorization given by idx.
+            Mapping m = base;
+            for (int d = 0; d < D; ++d) {
+                const auto& slots = space.slots(d);
+                for (std::size_t s = 0; s < slots.size(); ++s)
+                    MapSpace::factorAt(m, d, slots[s]) = alloc[d][idx[d]][s];
+            }
+            for (std::uint64_t keep = 0; keep < (std::uint64_t(1) << keepBits.size()); ++keep) {
+                for (std::size_t b = 0; b < keepBits.size(); ++b)
+                    m.levels[keepBits[b].first].setKeep(keepBits[b].second, (keep >> b) & 1u);
+                if (!ctx.isLegal(m)) // order never changes legality
+                    continue;
+                // Orders: per level, the real loops in every order (sorted start).
+                std::vector<std::vector<std::uint8_t>> real(static_cast<std::size_t>(L));
+                for (int l = 0; l < L; ++l) {
+                    if (!space.levelHasTemporal(l) || l == innermost ||
+                        space.constraints().levels[l].orderFixed)
+                        continue;
+                    for (int d = 0; d < D; ++d)
+                        if (m.levels[l].temporal[d] > 1)
+                            real[l].push_back(static_cast<std::uint8_t>(d));
+                }
+                for (;;) {
+                    Mapping c = m;
+                    for (int l = 0; l < L; ++l) {
+                        if (real[l].empty())
+                            continue;
+                        int k = 0;
+                        for (auto d : real[l])
+                            c.levels[l].order[k++] = d;
+                        for (int d = 0; d < D; ++d)
+                            if (std::find(real[l].begin(), real[l].end(), d) == real[l].end())
+                                c.levels[l].order[k++] = static_cast<std::uint8_t>(d);
+                    }
+                    batch.push_back(c);
+                    if (batch.size() >= batchSize) {
+                        flush();
+                        if (ctx.stopped())
+                            return;
+                    }
+                    int l = 0;
+                    while (l < L && !std::next_permutation(real[l].begin(), real[l].end()))
+                        ++l;
+                    if (l == L)
+                        break;
+                }
+            }
+            int d = 0;
+            while (d < D && ++idx[d] == alloc[d].size())
+                idx[d++] = 0;
+            if (d == D)
+                break;
+        }
+        if (!batch.empty())
+            flush();
+        ctx.stop("space exhausted");
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Searcher> makeExhaustiveSearch() { return std::make_unique<ExhaustiveSearch>(); }
+
+} // namespace mw

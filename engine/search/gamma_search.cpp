@@ -1,0 +1,180 @@
+// GAMMA (Kao & Krishna, ICCAD 2020) as its Timeloop port runs it on a
+// level-by-level map space (the port the map-space study used):
+//   population 100 (for 10,000 samples; smaller budgets: about 1.1 sqrt(budget), at
+//   least 20); parents = the best 50 %; elites max(1, 5 %) survive;
+//   10 % of each generation are fresh random mappings (injection);
+//   per child: crossover with probability 1 in the first generation and 0.5
+//   after (one gene type: a dimension's tiling, the loop orders, the
+//   parallelism, or the keep choices), then mutate-order 0.1, mutate-
+//   parallelism 0.1, mutate-bypass 0.5, mutate-level 0.5 (swap two levels'
+//   tiles), mutate-tile 1.0 (re-scatter one dimension's factors, or move one
+//   prime factor), then repair.
+// All rates are parameters; the paper itself uses 0.5 for every operator and a
+// population of 200 (pass them to reproduce it).
+#include "search/operators.h"
+#include "search/searchers.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace mw {
+
+namespace {
+
+class GammaSearch : public Searcher {
+public:
+    void run(SearchContext& ctx) override {
+        const MapSpace& space = ctx.space();
+        // The port runs 100 x 100 for 10,000 samples; smaller budgets get a smaller
+        // population (about 1.1 sqrt of the budget, 20..100) so they still see generations.
+        const std::int64_t budget = ctx.settings().budget.evaluations;
+        const double autoPop =
+            budget > 0 ? std::clamp(std::round(1.12 * std::sqrt(double(budget))), 20.0, 100.0) : 100.0;
+        const auto popSize =
+            static_cast<std::size_t>(std::max(4.0, ctx.param("population", autoPop)));
+        const double parentsRatio = ctx.param("parents", 0.5);
+        const double eliteRatio = ctx.param("elite", 0.05);
+        const double injection = ctx.param("injection", 0.1);
+        const double crossFirst = ctx.param("crossover_first", 1.0);
+        const double cross = ctx.param("crossover", 0.5);
+        const double pOrder = ctx.param("mutate_order", 0.1);
+        const double pPar = ctx.param("mutate_parallelism", 0.1);
+        const double pBypass = ctx.param("mutate_bypass", 0.5);
+        const double pLevel = ctx.param("mutate_level", 0.5);
+        const double pTile = ctx.param("mutate_tile", 1.0);
+        const double pRescatter = ctx.param("tile_rescatter", 0.25);
+        const int L = space.arch().numLevels();
+        const int D = space.problem().numDims();
+        const int T = space.problem().numTensors();
+        std::vector<int> temporalLevels;
+        for (int l = 0; l < L; ++l)
+            if (space.levelHasTemporal(l))
+                temporalLevels.push_back(l);
+        std::vector<int> tileDims;
+        for (int d = 0; d < D; ++d)
+            if (space.slots(d).size() > 1)
+                tileDims.push_back(d);
+
+        std::vector<Mapping> pop = initialMappings(ctx, popSize);
+        if (pop.empty()) {
+            ctx.stop("no legal initial mapping found");
+            return;
+        }
+        std::vector<double> fit(pop.size());
+        ctx.evaluateBatch(pop.data(), pop.size(), fit.data());
+        const std::size_t elites = std::max<std::size_t>(1, std::size_t(eliteRatio * popSize));
+        const std::size_t fresh = std::size_t(injection * popSize);
+        const std::size_t nChildren = popSize - elites;
+        std::vector<Mapping> children(nChildren);
+        std::vector<double> childFit(nChildren);
+        int generation = 0;
+        while (!ctx.stopped()) {
+            for (double& f : fit)
+                if (std::isnan(f))
+                    f = SearchContext::kInfinity;
+            std::vector<std::size_t> rank(pop.size());
+            std::iota(rank.begin(), rank.end(), 0);
+            std::stable_sort(rank.begin(), rank.end(),
+                             [&](auto a, auto b) { return fit[a] < fit[b]; });
+            const std::size_t parents = std::max<std::size_t>(
+                2, std::min(pop.size(), std::size_t(parentsRatio * pop.size())));
+            const double pCross = generation == 0 ? crossFirst : cross;
+            ctx.evaluateGenerated(
+                nChildren,
+                [&](std::size_t i, Rng& rng, Mapping& child) {
+                    thread_local Evaluation scratch;
+                    if (i >= nChildren - fresh) // injection of random mappings
+                        return space.sampleLegal(rng, child, scratch, 2000);
+                    std::uniform_int_distribution<std::size_t> u(0, parents - 1);
+                    const Mapping& dad = pop[rank[u(rng)]];
+                    const Mapping& mom = pop[rank[u(rng)]];
+                    child = dad;
+                    if (rng.uniform() < pCross) {
+                        std::uniform_int_distribution<int> gene(0, 3);
+                        switch (gene(rng)) {
+                        case 0: // tiling of one dimension, at every level
+                            if (!tileDims.empty())
+                                takeDimension(child, mom,
+                                              tileDims[std::uniform_int_distribution<std::size_t>(
+                                                  0, tileDims.size() - 1)(rng)]);
+                            break;
+                        case 1: // loop orders of every level
+                            for (int l = 0; l < L; ++l)
+                                takeOrder(child, mom, l);
+                            break;
+                        case 2: // parallelism: the dimensions mom spreads spatially
+                            for (int d = 0; d < D; ++d) {
+                                bool spatial = false;
+                                for (int l = 0; l < L; ++l)
+                                    spatial = spatial || mom.levels[l].spatialX[d] > 1 ||
+                                              mom.levels[l].spatialY[d] > 1;
+                                if (spatial)
+                                    takeDimension(child, mom, d);
+                            }
+                            break;
+                        default: // keep choices
+                            for (int l = 1; l < L; ++l)
+                                for (int t = 0; t < T; ++t)
+                                    takeKeep(child, mom, l, t);
+                        }
+                    }
+                    if (rng.uniform() < pOrder)
+                        space.swapLoops(child, rng);
+                    if (rng.uniform() < pPar)
+                        space.moveParallelism(child, rng);
+                    if (rng.uniform() < pBypass)
+                        space.toggleBypass(child, rng);
+                    if (temporalLevels.size() > 1 && rng.uniform() < pLevel) {
+                        // Swap the temporal tiles of two levels (free factors only).
+                        std::uniform_int_distribution<std::size_t> lv(0, temporalLevels.size() - 1);
+                        const int a = temporalLevels[lv(rng)];
+                        const int b = temporalLevels[lv(rng)];
+                        for (int d = 0; d < D; ++d)
+                            if (space.constraints().levels[a].temporal[d] == 0 &&
+                                space.constraints().levels[b].temporal[d] == 0)
+                                std::swap(child.levels[a].temporal[d], child.levels[b].temporal[d]);
+                    }
+                    if (!tileDims.empty() && rng.uniform() < pTile) {
+                        // The port re-scatters a whole dimension; moving one prime
+                        // is the finer step (tile_rescatter sets the mix).
+                        if (rng.uniform() < pRescatter)
+                            space.resampleDimension(
+                                child,
+                                tileDims[std::uniform_int_distribution<std::size_t>(
+                                    0, tileDims.size() - 1)(rng)],
+                                rng);
+                        else
+                            space.moveTileFactor(child, rng);
+                    }
+                    return space.isLegal(child, scratch) || space.repair(child, rng, scratch);
+                },
+                children.data(), childFit.data());
+            // (elites and children) by cost, truncated to the population size.
+            std::vector<Mapping> next;
+            std::vector<double> nextFit;
+            for (std::size_t k = 0; k < elites && k < rank.size(); ++k) {
+                next.push_back(pop[rank[k]]);
+                nextFit.push_back(fit[rank[k]]);
+            }
+            for (std::size_t i = 0; i < nChildren; ++i)
+                if (!std::isnan(childFit[i])) {
+                    next.push_back(children[i]);
+                    nextFit.push_back(childFit[i]);
+                }
+            for (std::size_t k = elites; next.size() < popSize && k < rank.size(); ++k) {
+                next.push_back(pop[rank[k]]);
+                nextFit.push_back(fit[rank[k]]);
+            }
+            pop.swap(next);
+            fit.swap(nextFit);
+            ++generation;
+        }
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Searcher> makeGammaSearch() { return std::make_unique<GammaSearch>(); }
+
+} // namespace mw

@@ -1,0 +1,110 @@
+// The standard genetic algorithm of the Mind Mappings baselines (DEAP):
+// population 100, crossover probability 0.75, mutation probability 0.05.
+// Genes are a mapping's attributes: each dimension's tiling, each level's loop
+// order, each keep choice. Crossover is uniform over genes (swap with
+// probability 0.5); mutation resets each gene with probability 0.05; parents
+// come from 3-way tournaments; one elite survives (the paper states none of
+// selection, tournament size or elitism, so these follow DEAP's eaSimple).
+// Children are repaired (uncharged) before they are evaluated.
+#include "search/operators.h"
+#include "search/searchers.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace mw {
+
+namespace {
+
+class GeneticSearch : public Searcher {
+public:
+    void run(SearchContext& ctx) override {
+        const MapSpace& space = ctx.space();
+        const auto popSize = static_cast<std::size_t>(std::max(2.0, ctx.param("population", 100)));
+        const double crossover = ctx.param("crossover", 0.75);
+        const double mutation = ctx.param("mutation", 0.05);
+        const int tournament = std::max(1, int(ctx.param("tournament", 3)));
+        const auto elites = static_cast<std::size_t>(ctx.param("elites", 1));
+        const int L = space.arch().numLevels();
+        const int D = space.problem().numDims();
+        const int T = space.problem().numTensors();
+
+        std::vector<Mapping> pop = initialMappings(ctx, popSize);
+        if (pop.empty()) {
+            ctx.stop("no legal initial mapping found");
+            return;
+        }
+        std::vector<double> fit(pop.size());
+        ctx.evaluateBatch(pop.data(), pop.size(), fit.data());
+        std::vector<Mapping> children(popSize);
+        std::vector<double> childFit(popSize);
+        while (!ctx.stopped()) {
+            for (double& f : fit)
+                if (std::isnan(f))
+                    f = SearchContext::kInfinity;
+            std::vector<std::size_t> rank(pop.size());
+            std::iota(rank.begin(), rank.end(), 0);
+            std::sort(rank.begin(), rank.end(), [&](auto a, auto b) { return fit[a] < fit[b]; });
+            ctx.evaluateGenerated(
+                popSize,
+                [&](std::size_t i, Rng& rng, Mapping& child) {
+                    thread_local Evaluation scratch;
+                    if (i < elites) { // elites pass unchanged (cached: not charged again)
+                        child = pop[rank[i % rank.size()]];
+                        return true;
+                    }
+                    auto pick = [&]() -> const Mapping& {
+                        std::uniform_int_distribution<std::size_t> u(0, pop.size() - 1);
+                        std::size_t best = u(rng);
+                        for (int k = 1; k < tournament; ++k) {
+                            const std::size_t c = u(rng);
+                            if (fit[c] < fit[best])
+                                best = c;
+                        }
+                        return pop[best];
+                    };
+                    const Mapping& mom = pick();
+                    const Mapping& dad = pick();
+                    child = mom;
+                    if (rng.uniform() < crossover) {
+                        for (int d = 0; d < D; ++d)
+                            if (rng.uniform() < 0.5)
+                                takeDimension(child, dad, d);
+                        for (int l = 0; l < L; ++l) {
+                            if (rng.uniform() < 0.5)
+                                takeOrder(child, dad, l);
+                            for (int t = 0; t < T; ++t)
+                                if (rng.uniform() < 0.5)
+                                    takeKeep(child, dad, l, t);
+                        }
+                    }
+                    for (int d = 0; d < D; ++d)
+                        if (rng.uniform() < mutation)
+                            space.resampleDimension(child, d, rng);
+                    for (int l = 0; l < L; ++l) {
+                        if (rng.uniform() < mutation)
+                            std::shuffle(child.levels[l].order.begin(),
+                                         child.levels[l].order.begin() + D, rng);
+                        for (int t = 0; t < T; ++t)
+                            if (l > 0 && rng.uniform() < mutation)
+                                child.levels[l].setKeep(t, !child.levels[l].keeps(t));
+                    }
+                    return space.isLegal(child, scratch) || space.repair(child, rng, scratch);
+                },
+                children.data(), childFit.data());
+            // Generational replacement; withdrawn children keep their parent's slot.
+            for (std::size_t i = 0; i < popSize && i < pop.size(); ++i)
+                if (!std::isnan(childFit[i])) {
+                    pop[i] = children[i];
+                    fit[i] = childFit[i];
+                }
+        }
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Searcher> makeGeneticSearch() { return std::make_unique<GeneticSearch>(); }
+
+} // namespace mw

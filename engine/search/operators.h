@@ -1,0 +1,26 @@
+#pragma once
+// Recombination on mappings that keeps factor products exact: a child takes a
+// dimension's whole allocation (every level's temporal and spatial factors),
+// a level's loop order, or a keep choice from one parent.
+#include "mapping/mapping.h"
+
+namespace mw {
+
+inline void takeDimension(Mapping& child, const Mapping& parent, int d) {
+    for (int l = 0; l < child.numLevels; ++l) {
+        child.levels[l].temporal[d] = parent.levels[l].temporal[d];
+        child.levels[l].spatialX[d] = parent.levels[l].spatialX[d];
+        child.levels[l].spatialY[d] = parent.levels[l].spatialY[d];
+    }
+}
+
+inline void takeOrder(Mapping& child, const Mapping& parent, int l) {
+    child.levels[l].order = parent.levels[l].order;
+    child.levels[l].spatialOrder = parent.levels[l].spatialOrder;
+}
+
+inline void takeKeep(Mapping& child, const Mapping& parent, int l, int t) {
+    child.levels[l].setKeep(t, parent.levels[l].keeps(t));
+}
+
+} // namespace mw

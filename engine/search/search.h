@@ -1,0 +1,185 @@
+#pragma once
+// One driver for every searcher. It owns the budget (evaluations and/or
+// seconds), the seed, the objective, the threads and the cancel flag, charges
+// every cost-model evaluation, records the trace and streams progress.
+// Searchers only propose mappings; they never call the cost model themselves.
+#include "mapspace/mapspace.h"
+#include "model/evaluation.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace mw {
+
+// energy^a x cycles^b; EDP is a = b = 1.
+struct SearchObjective {
+    double energyExponent = 1.0;
+    double cycleExponent = 1.0;
+    double value(const Evaluation& e) const;
+    std::string name() const;
+    // "edp", "energy", "cycles" (or "delay"), or "weighted:A,B"; throws InputError.
+    static SearchObjective parse(const std::string& text);
+};
+
+struct SearchBudget {
+    std::int64_t evaluations = 0; // 0: no limit
+    double seconds = 0.0;         // 0: no limit
+};
+
+struct SearchSettings {
+    SearchBudget budget;
+    std::uint64_t seed = 1;
+    SearchObjective objective;
+    int threads = 1;
+    double progressInterval = 0.05;       // seconds between progress reports
+    std::map<std::string, double> params; // searcher hyperparameters (defaults in each searcher)
+    std::vector<Mapping> warmStart;       // starting points (network warm start)
+    bool deduplicate = true;              // equal mappings are charged once
+};
+
+struct TracePoint {
+    std::int64_t evaluation = 0; // 1-based index of the charged evaluation
+    double seconds = 0.0;
+    double cost = 0.0; // of this candidate; infinity when illegal
+    double best = 0.0; // best so far; infinity before the first legal one
+};
+
+struct SearchProgress {
+    std::int64_t evaluations = 0;
+    double seconds = 0.0;
+    double best = 0.0;
+    bool finished = false;
+};
+using ProgressFn = std::function<void(const SearchProgress&)>;
+
+struct SearchResult {
+    std::string searcher;
+    bool found = false;
+    Mapping best{};
+    Evaluation bestEvaluation{};
+    double bestCost = 0.0;
+    std::int64_t evaluations = 0; // charged
+    std::int64_t illegal = 0;     // charged but violating
+    std::int64_t duplicates = 0;  // proposed again, not charged
+    double seconds = 0.0;
+    bool cancelled = false;
+    std::string stopReason;
+    std::vector<TracePoint> trace; // every improvement, plus a thinned record of the rest
+};
+
+class WorkerPool;
+
+// Costs of the mappings evaluated so far, by canonical hash: open addressing
+// with linear probing in flat arrays (a node-based map would cost a cache miss
+// and an allocation per candidate).
+class SeenCosts {
+public:
+    bool find(std::uint64_t key, double& cost) const;
+    // Adds key; when it is already present, returns false and its cost in `known`.
+    bool insert(std::uint64_t key, double cost, double& known);
+
+private:
+    void grow();
+    std::vector<std::uint64_t> keys_; // 0 marks an empty slot
+    std::vector<double> costs_;
+    std::size_t size_ = 0;
+};
+
+class SearchContext {
+public:
+    SearchContext(const MapSpace& space, const SearchSettings& settings, ProgressFn progress,
+                  const std::atomic<bool>* cancel);
+    ~SearchContext();
+
+    const MapSpace& space() const { return space_; }
+    const SearchSettings& settings() const { return settings_; }
+    Rng& rng() { return rng_; }
+    double param(const std::string& name, double fallback) const;
+
+    // Generates n candidates in parallel: gen(i, rng, out) fills candidate i
+    // using an RNG stream of its own; returning false withdraws it (uncharged).
+    // Each legal candidate is evaluated and charged, in index order, until the
+    // budget runs out. costs[i]: the objective, +inf when illegal, NaN when not
+    // evaluated. Returns how many were charged.
+    using Generator = std::function<bool(std::size_t, Rng&, Mapping&)>;
+    std::size_t evaluateGenerated(std::size_t n, const Generator& gen, Mapping* out, double* costs);
+    std::size_t evaluateBatch(const Mapping* candidates, std::size_t n, double* costs);
+    double evaluate(const Mapping& m); // one candidate
+
+    bool stopped() const; // budget spent, time up, cancelled, or a searcher stop
+    void stop(const std::string& reason);
+    std::int64_t evaluations() const { return result_.evaluations; }
+    std::int64_t remainingEvaluations() const; // INT64_MAX when unlimited
+
+    // Uncharged legality check, as a mapper filters candidates before evaluating.
+    bool isLegal(const Mapping& m);
+
+    bool hasBest() const { return result_.found; }
+    const Mapping& best() const { return result_.best; }
+    double bestCost() const { return result_.found ? result_.bestCost : kInfinity; }
+
+    SearchResult finish();
+
+    static constexpr double kInfinity = 1e300;
+
+private:
+    void record(double cost, const Mapping& m, bool legal);
+    double elapsed() const;
+    bool timeUp() const;
+    void reportProgress(bool finished);
+
+    const MapSpace& space_;
+    SearchSettings settings_;
+    ProgressFn progress_;
+    const std::atomic<bool>* cancel_;
+    Rng rng_;
+    SearchResult result_;
+    std::unique_ptr<WorkerPool> pool_;
+    SeenCosts seen_;
+    std::int64_t batches_ = 0;
+    std::int64_t traceStride_ = 1;
+    double lastProgress_ = -1.0;
+    double start_ = 0.0;
+    bool stopRequested_ = false;
+    Evaluation scratch_;
+    struct CandidateSlot {
+        bool proposed = false;
+        bool evaluated = false;
+        bool legal = false;
+        std::uint64_t hash = 0;
+        double cost = 0.0;
+    };
+    std::vector<CandidateSlot> slots_;
+    std::vector<Evaluation> workerScratch_;
+};
+
+class Searcher {
+public:
+    virtual ~Searcher() = default;
+    virtual void run(SearchContext& ctx) = 0;
+};
+
+const std::vector<std::string>& searcherNames();
+std::unique_ptr<Searcher> makeSearcher(const std::string& name); // throws InputError
+
+SearchResult runSearch(const MapSpace& space, const std::string& searcher,
+                       const SearchSettings& settings, ProgressFn progress = {},
+                       const std::atomic<bool>* cancel = nullptr);
+
+// Reference line: every tensor word moved once at every level that may keep
+// it, and every MAC busy (see search.cpp for the exact definition).
+struct LowerBound {
+    double energy = 0.0; // pJ
+    double cycles = 0.0;
+    double edp = 0.0; // J x cycles
+    double objective = 0.0;
+};
+LowerBound lowerBound(const Problem& p, const Architecture& a, const SearchObjective& o);
+
+} // namespace mw

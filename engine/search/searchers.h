@@ -1,0 +1,18 @@
+#pragma once
+// Factories of the searchers; each lives in its own file.
+#include "search/search.h"
+
+namespace mw {
+
+std::unique_ptr<Searcher> makeRandomSearch();
+std::unique_ptr<Searcher> makeRandomPrunedSearch();
+std::unique_ptr<Searcher> makeExhaustiveSearch();
+std::unique_ptr<Searcher> makeAnnealingSearch();
+std::unique_ptr<Searcher> makeGeneticSearch();
+std::unique_ptr<Searcher> makeGammaSearch();
+
+// Shared by searchers: a legal starting population (warm-start mappings
+// first, repaired, then legal random samples), generated without charge.
+std::vector<Mapping> initialMappings(SearchContext& ctx, std::size_t count);
+
+} // namespace mw
