@@ -295,8 +295,12 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const Generator& gen
     const double deadline = settings_.budget.seconds > 0 ? start_ + settings_.budget.seconds : 0.0;
     // Candidates past the evaluation budget are not generated: a batch never
     // overspends, and the charge order is the index order.
-    const std::size_t limit = static_cast<std::size_t>(std::min<std::int64_t>(
-        static_cast<std::int64_t>(n), remaining + static_cast<std::int64_t>(n / 4 + 8)));
+    // (A few extra stand in for duplicates, which are not charged.)
+    const std::int64_t wanted = static_cast<std::int64_t>(n);
+    const std::size_t limit =
+        remaining >= wanted ? n
+                            : static_cast<std::size_t>(std::min<std::int64_t>(
+                                  wanted, remaining + static_cast<std::int64_t>(n / 4 + 8)));
     const SearchObjective objective = settings_.objective;
     pool_->run(limit, [&](std::size_t i, int worker) {
         if ((cancel && cancel->load(std::memory_order_relaxed)) ||

@@ -1,8 +1,9 @@
 // Exhaustive search of the pruned space (Timeloop's linear-pruned with no stop
 // condition): every allocation of each dimension's prime factors to its slots,
 // every keep choice, and every order of the loops whose factor is not 1 (one
-// order at the innermost level, where order cannot matter). Illegal
-// factorizations are skipped before their permutations are enumerated.
+// order at the innermost level, where order cannot matter). An illegal
+// factorization costs one (illegal) evaluation, not one per permutation, as
+// Timeloop counts invalid mappings; so the budget bounds every run.
 #include "search/searchers.h"
 
 #include <algorithm>
@@ -105,8 +106,15 @@ public:
             for (std::uint64_t keep = 0; keep < (std::uint64_t(1) << keepBits.size()); ++keep) {
                 for (std::size_t b = 0; b < keepBits.size(); ++b)
                     m.levels[keepBits[b].first].setKeep(keepBits[b].second, (keep >> b) & 1u);
-                if (!ctx.isLegal(m)) // order never changes legality
+                if (!ctx.isLegal(m)) { // order never changes legality: charge it once
+                    batch.push_back(m);
+                    if (batch.size() >= batchSize) {
+                        flush();
+                        if (ctx.stopped())
+                            return;
+                    }
                     continue;
+                }
                 // Orders: per level, the real loops in every order (sorted start).
                 std::vector<std::vector<std::uint8_t>> real(static_cast<std::size_t>(L));
                 for (int l = 0; l < L; ++l) {
