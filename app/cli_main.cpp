@@ -33,9 +33,10 @@ constexpr const char* kUsage =
     "  search --list\n"
     "  search --arch A --workload W [--layer L] --searcher NAME [--budget N] [--seconds S]\n"
     "         [--seed K] [--objective edp|energy|cycles|weighted:A,B] [--threads T]\n"
-    "         [--param NAME=VALUE ...] --out DIR\n"
+    "         [--param NAME=VALUE ...] [--constraints C.json] --out DIR\n"
     "  compare --arch A --workload W [--layer L] --searchers a,b,c [--seeds 5] [--budget N]\n"
-    "          [--seconds S] [--seed K] [--objective O] [--threads T] [--out DIR]\n"
+    "          [--seconds S] [--seed K] [--objective O] [--threads T] [--constraints C.json]\n"
+    "          [--out DIR]\n"
     "  network --arch A --workload W --searcher NAME [--budget N] [--seconds S] [--seed K]\n"
     "          [--warm-start] [--threads T] [--out DIR]\n"
     "  bench search [--arch A.json] [--seconds S] [--json]\n";

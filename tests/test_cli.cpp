@@ -60,6 +60,11 @@ class TestCli : public QObject {
     void evaluateInvalidMapping();
     void importAndExportTimeloop();
     void benchModel();
+    void searchList();
+    void searchWritesResults();
+    void compareTable();
+    void networkTotals();
+    void searchBadInput();
     void badInput();
 };
 
@@ -134,6 +139,98 @@ void TestCli::benchModel() {
     const mw::Json j = mw::Json::parse(r.out.toStdString());
     QVERIFY(j.at("evaluations_per_second").get<double>() > 1000.0);
     QCOMPARE(j.at("threads").get<int>(), 1);
+}
+
+void TestCli::searchList() {
+    const Run r = run({"search", "--list"});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(r.out.split('\n', Qt::SkipEmptyParts),
+             QStringList({"random", "random-pruned", "exhaustive", "annealing", "genetic",
+                          "gamma"}));
+}
+
+void TestCli::searchWritesResults() {
+    QTemporaryDir tmp;
+    const QString out = tmp.path() + "/run";
+    const QStringList args{"search",   "--arch",     q(kSamples + "architectures/eyeriss_like.json"),
+                           "--workload", q(kSamples + "workloads/resnet_conv3x3.json"),
+                           "--constraints", q(kSamples + "constraints/eyeriss_row_stationary.json"),
+                           "--searcher", "gamma", "--budget", "600", "--seed", "4",
+                           "--objective", "edp", "--out", out};
+    const Run r = run(args);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    for (const char* f : {"best_mapping.json", "best_mapping.yaml", "evaluation.json", "trace.csv",
+                          "result.json"})
+        QVERIFY2(fs::exists(fs::path(out.toStdString()) / f), f);
+    const mw::Json result = mw::readJsonFile(out.toStdString() + "/result.json");
+    QCOMPARE(result.at("evaluations").get<std::int64_t>(), 600LL);
+    QVERIFY(result.at("edp_over_lower_bound").get<double>() > 0.0);
+    const std::string trace = mw::readTextFile(out.toStdString() + "/trace.csv");
+    QVERIFY(trace.rfind("evaluation,seconds,cost,best\n", 0) == 0);
+    // The best mapping evaluates to the reported result, and respects the constraints.
+    const Run e = run({"evaluate", "--arch", q(kSamples + "architectures/eyeriss_like.json"),
+                       "--workload", q(kSamples + "workloads/resnet_conv3x3.json"), "--mapping",
+                       out + "/best_mapping.json", "--json"});
+    QCOMPARE(e.exitCode, 0);
+    const mw::Json ev = mw::Json::parse(e.out.toStdString());
+    QCOMPARE(ev.at("edp").get<double>(), result.at("edp").get<double>());
+    QVERIFY(!ev.at("levels").at(1).at("tensors").contains("Weights")); // glb bypasses weights
+    // Same seed, same result.
+    const Run again = run(args);
+    QCOMPARE(again.exitCode, 0);
+    QCOMPARE(mw::readJsonFile(out.toStdString() + "/result.json").at("best_objective").get<double>(),
+             result.at("best_objective").get<double>());
+}
+
+void TestCli::compareTable() {
+    QTemporaryDir tmp;
+    const Run r = run({"compare", "--arch", q(kSamples + "architectures/accel_b.json"),
+                       "--workload", q(kSamples + "networks/resnet50.json"), "--layer",
+                       "_outputs_input.8", "--searchers", "random,gamma", "--seeds", "2",
+                       "--budget", "500", "--out", tmp.path()});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY(r.out.contains("median"));
+    QVERIFY(r.out.contains("t(5%)"));
+    const QStringList lines = r.out.split('\n');
+    QVERIFY(std::any_of(lines.begin(), lines.end(),
+                        [](const QString& l) { return l.startsWith("gamma") && l.contains("2/2"); }));
+    for (const char* f : {"/random_seed1.csv", "/random_seed2.csv", "/gamma_seed1.csv",
+                          "/summary.json"})
+        QVERIFY2(fs::exists(tmp.path().toStdString() + f), f);
+}
+
+void TestCli::networkTotals() {
+    const Run r = run({"network", "--arch", q(kSamples + "architectures/eyeriss_like.json"),
+                       "--workload", q(kSamples + "networks/transformer_block.json"), "--searcher",
+                       "gamma", "--budget", "300", "--warm-start"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY(r.out.contains("ffn_down"));
+    QVERIFY(r.out.contains("6 layers (6 unique), 1800 evaluations"));
+    QVERIFY(r.out.contains("warm from"));
+    QVERIFY(r.out.contains("totals"));
+}
+
+void TestCli::searchBadInput() {
+    const QStringList base{"--arch", q(kSamples + "architectures/eyeriss_like.json"), "--workload",
+                           q(kSamples + "workloads/resnet_conv3x3.json"), "--out", "/tmp/x"};
+    expectOneLineError(run(QStringList{"search", "--searcher", "hillclimb", "--budget", "10"} + base),
+                       "unknown searcher 'hillclimb'");
+    expectOneLineError(run(QStringList{"search", "--searcher", "gamma"} + base),
+                       "give --budget N");
+    expectOneLineError(run(QStringList{"search", "--searcher", "gamma", "--budget", "-5"} + base),
+                       "--budget: expected a whole number");
+    expectOneLineError(run(QStringList{"search", "--searcher", "gamma", "--budget", "10",
+                                       "--objective", "speed"} +
+                           base),
+                       "expected edp, energy, cycles or weighted:A,B");
+    expectOneLineError(run(QStringList{"search", "--searcher", "gamma", "--budget", "10",
+                                       "--param", "population"} +
+                           base),
+                       "expected NAME=VALUE");
+    expectOneLineError(run(QStringList{"search", "--searcher", "gamma", "--budget", "10",
+                                       "--constraints", "/nonexistent.json"} +
+                           base),
+                       "/nonexistent.json: cannot be opened");
 }
 
 void TestCli::badInput() {

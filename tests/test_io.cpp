@@ -59,6 +59,7 @@ class TestIo : public QObject {
     void badWorkloadFields();
     void badMappingFields();
     void malformedYaml();
+    void constraintsFile();
     void timeloopMapperCaseNeedsMapping();
 };
 
@@ -276,6 +277,30 @@ void TestIo::malformedYaml() {
         tmp, "f.yaml", "mapping:\n  - target: Buffer\n    type: temporal\n    factors: R=3 X=16\n");
     EXPECT_CONTAINS(errorOf([&] { importTimeloop(d + "input.yaml", d + "ERT.yaml", factors); }),
                     "unknown dimension 'X'");
+}
+
+void TestIo::constraintsFile() {
+    const Architecture a = loadArchitecture(kSamples + "architectures/eyeriss_like.json");
+    const Problem p = conv2dProblem("c", 1, 1, 64, 64, 56, 56, 3, 3);
+    const MapSpaceConstraints c =
+        loadConstraints(kSamples + "constraints/eyeriss_row_stationary.json", p, a);
+    const int glb = a.levelIndex("shared_glb");
+    QCOMPARE(int(c.levels[glb].keepFixed), 0x7);
+    QCOMPARE(int(c.levels[glb].keepValue),
+             (1 << p.tensorIndex("Inputs")) | (1 << p.tensorIndex("Outputs")));
+    QCOMPARE(c.levels[a.levelIndex("weights_spad")].temporal[p.dimIndex("M")], 1LL);
+    QCOMPARE(c.levels[a.levelIndex("weights_spad")].temporal[p.dimIndex("C")], 0LL); // free
+    QVERIFY(!((c.levels[a.levelIndex("inter_PE_spatial")].spatialAllowed >> p.dimIndex("P")) & 1u));
+    Json bad = readJsonFile(kSamples + "constraints/eyeriss_row_stationary.json");
+    bad["levels"][0]["level"] = "L7";
+    EXPECT_CONTAINS(errorOf([&] { constraintsFromJson(bad, p, a); }), "'L7' is not a level");
+    bad = readJsonFile(kSamples + "constraints/eyeriss_row_stationary.json");
+    bad["levels"][0]["keep"][0] = "Psums";
+    EXPECT_CONTAINS(errorOf([&] { constraintsFromJson(bad, p, a); }),
+                    "$.levels[0].keep: 'Psums' is not a tensor");
+    bad = readJsonFile(kSamples + "constraints/eyeriss_row_stationary.json");
+    bad["min_spatial_utilization"] = 2;
+    EXPECT_CONTAINS(errorOf([&] { constraintsFromJson(bad, p, a); }), "from 0 to 1");
 }
 
 void TestIo::timeloopMapperCaseNeedsMapping() {

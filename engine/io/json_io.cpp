@@ -494,6 +494,85 @@ Mapping mappingFromJson(const json& j, const Problem& p, const Architecture& a) 
     return m;
 }
 
+// ----------------------------------------------------------------- constraints
+
+MapSpaceConstraints constraintsFromJson(const json& j, const Problem& p, const Architecture& a) {
+    const std::string root = "$";
+    checkFormat(j, "mapwright.constraints", root);
+    MapSpaceConstraints c;
+    c.levels.resize(static_cast<std::size_t>(a.numLevels()));
+    c.minSpatialUtilization = optNumber(j, "min_spatial_utilization", root, 0.0);
+    if (c.minSpatialUtilization < 0 || c.minSpatialUtilization > 1)
+        throw InputError(root + ".min_spatial_utilization", "expected a number from 0 to 1");
+    if (!j.contains("levels"))
+        return c;
+    const json& levels = arrayMember(j, "levels", root);
+    for (std::size_t i = 0; i < levels.size(); ++i) {
+        const std::string path = root + ".levels[" + std::to_string(i) + "]";
+        const json& lj = levels[i];
+        const std::string name = getString(lj, "level", path);
+        const int l = a.levelIndex(name);
+        if (l < 0)
+            throw InputError(path + ".level", "'" + name + "' is not a level of architecture '" +
+                                                  a.name + "'");
+        LevelConstraint& lc = c.levels[static_cast<std::size_t>(l)];
+        if (lj.contains("temporal")) {
+            const json& tj = member(lj, "temporal", path);
+            if (!tj.is_object())
+                throw InputError(path + ".temporal", "expected an object {dimension: factor}");
+            for (const auto& [dim, v] : tj.items()) {
+                const int d = p.dimIndex(dim);
+                const std::int64_t f = asInteger(v, path + ".temporal." + dim);
+                if (f <= 0)
+                    throw InputError(path + ".temporal." + dim, "expected a positive factor");
+                if (d >= 0)
+                    lc.temporal[d] = f;
+            }
+        }
+        if (lj.contains("order")) {
+            std::vector<int> order;
+            for (const auto& e : arrayMember(lj, "order", path)) {
+                if (!e.is_string())
+                    throw InputError(path + ".order", "expected dimension names");
+                const int d = p.dimIndex(e.get<std::string>());
+                if (d >= 0 && std::find(order.begin(), order.end(), d) == order.end())
+                    order.push_back(d);
+            }
+            for (int d = 0; d < p.numDims(); ++d) // unnamed dimensions go innermost
+                if (std::find(order.begin(), order.end(), d) == order.end())
+                    order.push_back(d);
+            lc.orderFixed = true;
+            for (int k = 0; k < p.numDims(); ++k)
+                lc.order[k] = static_cast<std::uint8_t>(order[k]);
+        }
+        for (const char* key : {"keep", "bypass"}) {
+            if (!lj.contains(key))
+                continue;
+            for (const auto& e : arrayMember(lj, key, path)) {
+                const int t = e.is_string() ? p.tensorIndex(e.get<std::string>()) : -1;
+                if (t < 0)
+                    throw InputError(std::string(path) + "." + key,
+                                     "'" + (e.is_string() ? e.get<std::string>() : e.dump()) +
+                                         "' is not a tensor of problem '" + p.name + "'");
+                lc.keepFixed = static_cast<std::uint8_t>(lc.keepFixed | (1u << t));
+                if (std::string(key) == "keep")
+                    lc.keepValue = static_cast<std::uint8_t>(lc.keepValue | (1u << t));
+            }
+        }
+        if (lj.contains("spatial_dims")) {
+            lc.spatialAllowed = 0;
+            for (const auto& e : arrayMember(lj, "spatial_dims", path)) {
+                if (!e.is_string())
+                    throw InputError(path + ".spatial_dims", "expected dimension names");
+                const int d = p.dimIndex(e.get<std::string>());
+                if (d >= 0)
+                    lc.spatialAllowed |= 1u << d;
+            }
+        }
+    }
+    return c;
+}
+
 // ----------------------------------------------------------------- evaluations
 
 json toJson(const Evaluation& e, const Problem& p, const Architecture& a) {
@@ -655,6 +734,11 @@ Architecture loadArchitecture(const std::string& path) {
 
 Network loadNetwork(const std::string& path) {
     return withFile(path, [](const json& j) { return networkFromJson(j); });
+}
+
+MapSpaceConstraints loadConstraints(const std::string& path, const Problem& p,
+                                    const Architecture& a) {
+    return withFile(path, [&](const json& j) { return constraintsFromJson(j, p, a); });
 }
 
 Mapping loadMapping(const std::string& path, const Problem& p, const Architecture& a) {

@@ -2,6 +2,7 @@
 // Mapwright's JSON files. Each carries "format" and "version"; readers report
 // errors as InputError naming the file, the JSON path and what was expected.
 #include "arch/architecture.h"
+#include "mapspace/mapspace.h"
 #include "mapping/mapping.h"
 #include "model/evaluation.h"
 #include "workload/presets.h"
@@ -33,6 +34,15 @@ Mapping mappingFromJson(const Json& j, const Problem& p, const Architecture& a);
 
 Json toJson(const Evaluation& e, const Problem& p, const Architecture& a);
 Evaluation evaluationFromJson(const Json& j, const Problem& p, const Architecture& a);
+
+// Map-space constraints by level name: "temporal" {dim: factor} fixes factors,
+// "order" [dims outer to inner] fixes the loop order, "keep"/"bypass" fix those
+// choices, "spatial_dims" lists the dimensions that may fan out from the level;
+// top-level "min_spatial_utilization" (0..1). Dimensions the problem does not
+// have are ignored, so one file serves conv layers with and without groups.
+MapSpaceConstraints constraintsFromJson(const Json& j, const Problem& p, const Architecture& a);
+MapSpaceConstraints loadConstraints(const std::string& path, const Problem& p,
+                                    const Architecture& a);
 
 // Files. Errors are prefixed with the path.
 Json readJsonFile(const std::string& path);
