@@ -179,8 +179,7 @@ void TestSearch::deterministicPerSeed() {
     const SearchResult otherSeed = runSearch(space, s, budget(1500, 43, 1));
     QVERIFY(sameTrace(one, again));
     QCOMPARE(space.hash(one.best), space.hash(again.best));
-    if (s != "annealing") // its parallel moves follow the thread count
-        QVERIFY(sameTrace(one, twoThreads));
+    QVERIFY(sameTrace(one, twoThreads));
     if (s != "exhaustive") // enumeration has no randomness
         QVERIFY(!sameTrace(one, otherSeed));
 }

@@ -98,8 +98,11 @@ MapSpace::MapSpace(const Problem& p, const Architecture& a, MapSpaceConstraints 
             unconstrained_ = unconstrained_ && lc.temporal[d] == 0;
     }
     unconstrained_ = unconstrained_ && constraints_.minSpatialUtilization <= 0.0;
-    for (int l = 0; l < L; ++l)
-        fansOut_.push_back(a.fanoutX(l) * a.fanoutY(l) > 1);
+    for (int l = 0; l < L; ++l) {
+        fanX_.push_back(a.fanoutX(l));
+        fanY_.push_back(a.fanoutY(l));
+        fansOut_.push_back(fanX_.back() * fanY_.back() > 1);
+    }
     trivial_ = makeTrivialMapping(p, a);
     slots_.assign(static_cast<std::size_t>(D), {});
     freeBound_.assign(static_cast<std::size_t>(D), 1);
@@ -408,9 +411,9 @@ bool MapSpace::repair(Mapping& m, Rng& rng, Evaluation& scratch) const {
             const bool spatialOk = (constraints_.levels[l].spatialAllowed >> d) & 1u;
             if (!levelHasTemporal(l) && m.levels[l].temporal[d] > 1)
                 stray = true;
-            if ((!spatialOk || arch_->fanoutX(l) == 1) && m.levels[l].spatialX[d] > 1)
+            if ((!spatialOk || fanX_[l] == 1) && m.levels[l].spatialX[d] > 1)
                 stray = true;
-            if ((!spatialOk || arch_->fanoutY(l) == 1) && m.levels[l].spatialY[d] > 1)
+            if ((!spatialOk || fanY_[l] == 1) && m.levels[l].spatialY[d] > 1)
                 stray = true;
         }
         if (stray || prod != freeBound_[d])
@@ -419,7 +422,7 @@ bool MapSpace::repair(Mapping& m, Rng& rng, Evaluation& scratch) const {
     // Fan-outs: move primes from an over-full fan-out to the level's temporal loop.
     for (int l = 0; l < L; ++l)
         for (int axis = 1; axis <= 2; ++axis) {
-            const int limit = axis == 1 ? arch_->fanoutX(l) : arch_->fanoutY(l);
+            const int limit = axis == 1 ? fanX_[l] : fanY_[l];
             for (;;) {
                 std::int64_t used = 1;
                 std::vector<int> dims;

@@ -128,6 +128,7 @@ private:
     std::vector<std::vector<std::uint32_t>> freePrimes_; // prime factors of freeBound_
     bool unconstrained_ = true; // no user constraint at all: a faster check
     std::vector<char> fansOut_;      // per level: any fan-out below it
+    std::vector<int> fanX_, fanY_;   // per level: fan-out on each axis
     Mapping trivial_{};              // all factors 1, the start of every sample
 };
 

@@ -302,7 +302,7 @@ void evaluateImpl(const Problem& p, const Architecture& a, const Mapping& m, Eva
 
             i64 moved = tile;
             const int i0 = firstAbove[l];
-            if (i0 < numLoops) {
+            if (!legalityOnly && i0 < numLoops) { // legality needs tiles, not fills
                 const TemporalLoop& in = loops[i0];
                 // From the first loop (outside the innermost) at which the tile has
                 // changed, every step refetches it: those steps number

@@ -2,9 +2,9 @@
 // simanneal library: Metropolis acceptance with exponential cooling from Tmax
 // to Tmin over the budget. The library tunes Tmax for ~98 % acceptance and
 // Tmin where improvements stop; we set both from a short charged probe of
-// neighbour moves on log-cost, so the schedule is scale-free. With several
-// threads each step proposes that many neighbours and takes the first one
-// Metropolis accepts, in index order (reproducible).
+// neighbour moves on log-cost, so the schedule is scale-free. With
+// parallel_moves = k each step proposes k neighbours at once and takes the
+// first one Metropolis accepts, in index order (reproducible).
 #include "search/searchers.h"
 
 #include <algorithm>
@@ -22,8 +22,9 @@ public:
         const double acceptStart = ctx.param("accept_start", 0.98);
         const double acceptEnd = ctx.param("accept_end", 1e-4);
         const int probeMoves = static_cast<int>(ctx.param("probe", 32));
-        const auto width = static_cast<std::size_t>(
-            std::max(1.0, ctx.param("parallel_moves", double(ctx.settings().threads))));
+        // One chain by default: proposing k neighbours per step in parallel costs a
+        // thread hand-off per step, which is slower than one core at these rates.
+        const auto width = static_cast<std::size_t>(std::max(1.0, ctx.param("parallel_moves", 1)));
 
         std::vector<Mapping> start = initialMappings(ctx, 1);
         if (start.empty()) {

@@ -237,6 +237,11 @@ void SearchContext::stop(const std::string& reason) {
 
 bool SearchContext::isLegal(const Mapping& m) { return space_.isLegal(m, scratch_); }
 
+bool SearchContext::isKnown(const Mapping& m) const {
+    double cost;
+    return settings_.deduplicate && seen_.find(space_.hash(m), cost);
+}
+
 void SearchContext::record(double cost, const Mapping& m, bool legal) {
     ++result_.evaluations;
     if (!legal)

@@ -80,74 +80,88 @@ public:
             const std::size_t parents = std::max<std::size_t>(
                 2, std::min(pop.size(), std::size_t(parentsRatio * pop.size())));
             const double pCross = generation == 0 ? crossFirst : cross;
+            auto vary = [&](Rng& rng, Mapping& child) {
+                    std::uniform_int_distribution<std::size_t> u(0, parents - 1);
+                const Mapping& dad = pop[rank[u(rng)]];
+                const Mapping& mom = pop[rank[u(rng)]];
+                child = dad;
+                if (rng.uniform() < pCross) {
+                    std::uniform_int_distribution<int> gene(0, 3);
+                    switch (gene(rng)) {
+                    case 0: // tiling of one dimension, at every level
+                        if (!tileDims.empty())
+                            takeDimension(child, mom,
+                                          tileDims[std::uniform_int_distribution<std::size_t>(
+                                              0, tileDims.size() - 1)(rng)]);
+                        break;
+                    case 1: // loop orders of every level
+                        for (int l = 0; l < L; ++l)
+                            takeOrder(child, mom, l);
+                        break;
+                    case 2: // parallelism: the dimensions mom spreads spatially
+                        for (int d = 0; d < D; ++d) {
+                            bool spatial = false;
+                            for (int l = 0; l < L; ++l)
+                                spatial = spatial || mom.levels[l].spatialX[d] > 1 ||
+                                          mom.levels[l].spatialY[d] > 1;
+                            if (spatial)
+                                takeDimension(child, mom, d);
+                        }
+                        break;
+                    default: // keep choices
+                        for (int l = 1; l < L; ++l)
+                            for (int t = 0; t < T; ++t)
+                                takeKeep(child, mom, l, t);
+                    }
+                }
+                if (rng.uniform() < pOrder)
+                    space.swapLoops(child, rng);
+                if (rng.uniform() < pPar)
+                    space.moveParallelism(child, rng);
+                if (rng.uniform() < pBypass)
+                    space.toggleBypass(child, rng);
+                if (temporalLevels.size() > 1 && rng.uniform() < pLevel) {
+                    // Swap the temporal tiles of two levels (free factors only).
+                    std::uniform_int_distribution<std::size_t> lv(0, temporalLevels.size() - 1);
+                    const int a = temporalLevels[lv(rng)];
+                    const int b = temporalLevels[lv(rng)];
+                    for (int d = 0; d < D; ++d)
+                        if (space.constraints().levels[a].temporal[d] == 0 &&
+                            space.constraints().levels[b].temporal[d] == 0)
+                            std::swap(child.levels[a].temporal[d], child.levels[b].temporal[d]);
+                }
+                if (!tileDims.empty() && rng.uniform() < pTile) {
+                    // The port re-scatters a whole dimension; moving one prime
+                    // is the finer step (tile_rescatter sets the mix).
+                    if (rng.uniform() < pRescatter)
+                        space.resampleDimension(
+                            child,
+                            tileDims[std::uniform_int_distribution<std::size_t>(
+                                0, tileDims.size() - 1)(rng)],
+                            rng);
+                    else
+                        space.moveTileFactor(child, rng);
+                }
+            };
             ctx.evaluateGenerated(
                 nChildren,
                 [&](std::size_t i, Rng& rng, Mapping& child) {
                     thread_local Evaluation scratch;
-                    if (i >= nChildren - fresh) // injection of random mappings
-                        return space.sampleLegal(rng, child, scratch, 2000);
-                    std::uniform_int_distribution<std::size_t> u(0, parents - 1);
-                    const Mapping& dad = pop[rank[u(rng)]];
-                    const Mapping& mom = pop[rank[u(rng)]];
-                    child = dad;
-                    if (rng.uniform() < pCross) {
-                        std::uniform_int_distribution<int> gene(0, 3);
-                        switch (gene(rng)) {
-                        case 0: // tiling of one dimension, at every level
-                            if (!tileDims.empty())
-                                takeDimension(child, mom,
-                                              tileDims[std::uniform_int_distribution<std::size_t>(
-                                                  0, tileDims.size() - 1)(rng)]);
-                            break;
-                        case 1: // loop orders of every level
-                            for (int l = 0; l < L; ++l)
-                                takeOrder(child, mom, l);
-                            break;
-                        case 2: // parallelism: the dimensions mom spreads spatially
-                            for (int d = 0; d < D; ++d) {
-                                bool spatial = false;
-                                for (int l = 0; l < L; ++l)
-                                    spatial = spatial || mom.levels[l].spatialX[d] > 1 ||
-                                              mom.levels[l].spatialY[d] > 1;
-                                if (spatial)
-                                    takeDimension(child, mom, d);
-                            }
-                            break;
-                        default: // keep choices
-                            for (int l = 1; l < L; ++l)
-                                for (int t = 0; t < T; ++t)
-                                    takeKeep(child, mom, l, t);
-                        }
+                    if (i >= nChildren - fresh) { // injection: a random mapping, repaired
+                        child = space.sample(rng);
+                        return space.isLegal(child, scratch) || space.repair(child, rng, scratch);
                     }
-                    if (rng.uniform() < pOrder)
-                        space.swapLoops(child, rng);
-                    if (rng.uniform() < pPar)
-                        space.moveParallelism(child, rng);
-                    if (rng.uniform() < pBypass)
-                        space.toggleBypass(child, rng);
-                    if (temporalLevels.size() > 1 && rng.uniform() < pLevel) {
-                        // Swap the temporal tiles of two levels (free factors only).
-                        std::uniform_int_distribution<std::size_t> lv(0, temporalLevels.size() - 1);
-                        const int a = temporalLevels[lv(rng)];
-                        const int b = temporalLevels[lv(rng)];
-                        for (int d = 0; d < D; ++d)
-                            if (space.constraints().levels[a].temporal[d] == 0 &&
-                                space.constraints().levels[b].temporal[d] == 0)
-                                std::swap(child.levels[a].temporal[d], child.levels[b].temporal[d]);
+                    // Vary two parents; an illegal child is varied again from scratch a
+                    // few times (cheap) before it is repaired (moves factors outwards).
+                    // A child seen before is varied again too: a converged population
+                    // otherwise spends its time on copies.
+                    for (int attempt = 0;; ++attempt) {
+                        vary(rng, child);
+                        if (space.isLegal(child, scratch) && !ctx.isKnown(child))
+                            return true;
+                        if (attempt == 3)
+                            return space.isLegal(child, scratch) || space.repair(child, rng, scratch);
                     }
-                    if (!tileDims.empty() && rng.uniform() < pTile) {
-                        // The port re-scatters a whole dimension; moving one prime
-                        // is the finer step (tile_rescatter sets the mix).
-                        if (rng.uniform() < pRescatter)
-                            space.resampleDimension(
-                                child,
-                                tileDims[std::uniform_int_distribution<std::size_t>(
-                                    0, tileDims.size() - 1)(rng)],
-                                rng);
-                        else
-                            space.moveTileFactor(child, rng);
-                    }
-                    return space.isLegal(child, scratch) || space.repair(child, rng, scratch);
                 },
                 children.data(), childFit.data());
             // (elites and children) by cost, truncated to the population size.

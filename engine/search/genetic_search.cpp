@@ -90,7 +90,9 @@ public:
                             if (l > 0 && rng.uniform() < mutation)
                                 child.levels[l].setKeep(t, !child.levels[l].keeps(t));
                     }
-                    return space.isLegal(child, scratch) || space.repair(child, rng, scratch);
+                    if (space.isLegal(child, scratch))
+                        return true;
+                    return space.repair(child, rng, scratch);
                 },
                 children.data(), childFit.data());
             // Generational replacement; withdrawn children keep their parent's slot.

@@ -119,6 +119,9 @@ public:
 
     // Uncharged legality check, as a mapper filters candidates before evaluating.
     bool isLegal(const Mapping& m);
+    // Whether m (up to canonical form) was evaluated already. Safe to call from
+    // generators: the record only changes between batches.
+    bool isKnown(const Mapping& m) const;
 
     bool hasBest() const { return result_.found; }
     const Mapping& best() const { return result_.best; }
