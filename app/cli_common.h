@@ -94,7 +94,8 @@ inline std::string findSample(const std::string& relative) {
     for (const auto& r : roots)
         if (std::filesystem::exists(r / relative))
             return (r / relative).string();
-    throw InputError(relative, "bundled sample not found (looked in the source tree and ./samples)");
+    throw InputError(relative,
+                     "bundled sample not found (looked in the source tree and ./samples)");
 }
 
 inline mw::Problem loadProblem(const Args& args) {

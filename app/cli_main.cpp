@@ -1,7 +1,7 @@
 // mapwright-cli: a thin front end over the engine. Every command exits non-zero
 // with a one-line reason on bad input.
-#include "cli_common.h"
 #include "bench/model_bench.h"
+#include "cli_common.h"
 #include "common/error.h"
 #include "io/json_io.h"
 #include "io/timeloop.h"
@@ -17,7 +17,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
 
 namespace {
 
@@ -207,9 +206,8 @@ int main(int argc, char** argv) {
             return cmdCompare(parseArgs(argc, argv, 2, {}, {"param"}));
         if (cmd == "network")
             return cmdNetwork(parseArgs(argc, argv, 2, {"warm-start"}, {"param"}));
-        std::cerr
-            << "error: unknown command '" << cmd
-            << "'; expected evaluate, import-timeloop, export-timeloop, search, compare, "
+        std::cerr << "error: unknown command '" << cmd
+                  << "'; expected evaluate, import-timeloop, export-timeloop, search, compare, "
                      "network or bench (see --help)\n";
         return 2;
     } catch (const InputError& e) {

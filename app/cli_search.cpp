@@ -146,7 +146,8 @@ int cmdSearch(const Args& args) {
                 lastPrint = p.seconds;
                 std::cerr << "  " << p.evaluations << " evaluations, " << std::fixed
                           << std::setprecision(1) << p.seconds << " s, best "
-                          << (p.best >= mw::SearchContext::kInfinity ? std::string("-") : sci(p.best))
+                          << (p.best >= mw::SearchContext::kInfinity ? std::string("-")
+                                                                     : sci(p.best))
                           << "\n";
             }
         });
@@ -170,8 +171,8 @@ int cmdSearch(const Args& args) {
                       mw::timeloopMappingYaml(problem, arch, r.best));
     mw::writeTextFile((dir / "evaluation.json").string(),
                       mw::toJson(r.bestEvaluation, problem, arch).dump(1) + "\n");
-    std::cout << "best         " << sci(r.bestCost) << " (" << settings.objective.name()
-              << "), " << std::setprecision(2) << r.bestCost / lb.objective << "x the lower bound\n"
+    std::cout << "best         " << sci(r.bestCost) << " (" << settings.objective.name() << "), "
+              << std::setprecision(2) << r.bestCost / lb.objective << "x the lower bound\n"
               << "energy       " << std::setprecision(3) << r.bestEvaluation.energy * 1e-6
               << " uJ, cycles " << r.bestEvaluation.cycles << ", EDP " << sci(r.bestEvaluation.edp)
               << " J*cycle\n"
@@ -207,10 +208,11 @@ int cmdCompare(const Args& args) {
                                  ? mw::loadConstraints(args.get("constraints"), problem, arch)
                                  : mw::MapSpaceConstraints{});
     const auto lb = mw::lowerBound(problem, arch, base.objective);
-    std::cout << std::left << std::setw(15) << "searcher" << std::right << std::setw(13)
-              << "median" << std::setw(25) << "spread (min..max)" << std::setw(11) << "median/LB"
+    std::cout << std::left << std::setw(15) << "searcher" << std::right << std::setw(13) << "median"
+              << std::setw(25) << "spread (min..max)" << std::setw(11) << "median/LB"
               << std::setw(12) << "evals/s" << std::setw(12) << "t(5%) s" << std::setw(10)
-              << "found" << "\n";
+              << "found"
+              << "\n";
     json summary = json::array();
     for (const auto& name : searchers) {
         std::vector<double> finals, rates, t5, evals;
@@ -229,14 +231,16 @@ int cmdCompare(const Args& args) {
             if (!out.empty()) {
                 const std::string stem = out + "/" + name + "_seed" + std::to_string(s.seed);
                 writeTrace(stem + ".csv", r);
-                mw::writeTextFile(stem + ".json", resultJson(r, s, lb, problem, arch).dump(1) + "\n");
+                mw::writeTextFile(stem + ".json",
+                                  resultJson(r, s, lb, problem, arch).dump(1) + "\n");
             }
         }
         const double med = median(finals);
-        const auto [mn, mx] = finals.empty() ? std::pair<double, double>{NAN, NAN}
-                                             : std::pair<double, double>{
-                                                   *std::min_element(finals.begin(), finals.end()),
-                                                   *std::max_element(finals.begin(), finals.end())};
+        const auto [mn, mx] =
+            finals.empty()
+                ? std::pair<double, double>{NAN, NAN}
+                : std::pair<double, double>{*std::min_element(finals.begin(), finals.end()),
+                                            *std::max_element(finals.begin(), finals.end())};
         std::cout << std::left << std::setw(15) << name << std::right << std::setw(13) << sci(med)
                   << std::setw(25) << (sci(mn) + ".." + sci(mx)) << std::setw(11) << std::fixed
                   << std::setprecision(2) << med / lb.objective << std::setw(12)
@@ -269,13 +273,14 @@ int cmdNetwork(const Args& args) {
     o.warmStart = args.flag("warm-start");
     const mw::NetworkOutcome r = mw::searchNetwork(net, arch, o);
     std::cout << std::left << std::setw(28) << "layer" << std::right << std::setw(10) << "evals"
-              << std::setw(14) << "energy uJ" << std::setw(14) << "cycles" << std::setw(13)
-              << "EDP" << std::setw(10) << "EDP/LB" << "  note\n";
+              << std::setw(14) << "energy uJ" << std::setw(14) << "cycles" << std::setw(13) << "EDP"
+              << std::setw(10) << "EDP/LB"
+              << "  note\n";
     json layers = json::array();
     for (std::size_t i = 0; i < r.layers.size(); ++i) {
         const auto& l = r.layers[i];
         const auto& e = l.result.bestEvaluation;
-        std::string note = l.sameAs >= 0 ? "same as " + r.layers[l.sameAs].name
+        std::string note = l.sameAs >= 0     ? "same as " + r.layers[l.sameAs].name
                            : l.warmFrom >= 0 ? "warm from " + r.layers[l.warmFrom].name
                                              : "";
         if (!l.result.found)
@@ -299,9 +304,8 @@ int cmdNetwork(const Args& args) {
         }
         layers.push_back(lj);
     }
-    std::cout << "network      " << r.layers.size() << " layers (" << r.uniqueLayers
-              << " unique), " << r.evaluations << " evaluations in " << std::setprecision(2)
-              << r.seconds << " s\n"
+    std::cout << "network      " << r.layers.size() << " layers (" << r.uniqueLayers << " unique), "
+              << r.evaluations << " evaluations in " << std::setprecision(2) << r.seconds << " s\n"
               << "totals       energy " << std::setprecision(3) << r.energy * 1e-6 << " uJ, cycles "
               << std::setprecision(0) << r.cycles << ", EDP " << sci(r.edp) << " J*cycle\n";
     if (args.has("out")) {
@@ -333,7 +337,8 @@ int cmdBenchSearch(const Args& args) {
     json rows = json::array();
     std::cout << std::left << std::setw(15) << "searcher" << std::right << std::setw(16)
               << "1 thread /s" << std::setw(16) << (std::to_string(all) + " threads /s")
-              << std::setw(10) << "scaling" << "\n";
+              << std::setw(10) << "scaling"
+              << "\n";
     for (const auto& name : mw::searcherNames()) {
         double rate[2] = {0, 0};
         for (int k = 0; k < 2; ++k) {

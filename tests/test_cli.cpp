@@ -144,23 +144,35 @@ void TestCli::benchModel() {
 void TestCli::searchList() {
     const Run r = run({"search", "--list"});
     QCOMPARE(r.exitCode, 0);
-    QCOMPARE(r.out.split('\n', Qt::SkipEmptyParts),
-             QStringList({"random", "random-pruned", "exhaustive", "annealing", "genetic",
-                          "gamma"}));
+    QCOMPARE(
+        r.out.split('\n', Qt::SkipEmptyParts),
+        QStringList({"random", "random-pruned", "exhaustive", "annealing", "genetic", "gamma"}));
 }
 
 void TestCli::searchWritesResults() {
     QTemporaryDir tmp;
     const QString out = tmp.path() + "/run";
-    const QStringList args{"search",   "--arch",     q(kSamples + "architectures/eyeriss_like.json"),
-                           "--workload", q(kSamples + "workloads/resnet_conv3x3.json"),
-                           "--constraints", q(kSamples + "constraints/eyeriss_row_stationary.json"),
-                           "--searcher", "gamma", "--budget", "600", "--seed", "4",
-                           "--objective", "edp", "--out", out};
+    const QStringList args{"search",
+                           "--arch",
+                           q(kSamples + "architectures/eyeriss_like.json"),
+                           "--workload",
+                           q(kSamples + "workloads/resnet_conv3x3.json"),
+                           "--constraints",
+                           q(kSamples + "constraints/eyeriss_row_stationary.json"),
+                           "--searcher",
+                           "gamma",
+                           "--budget",
+                           "600",
+                           "--seed",
+                           "4",
+                           "--objective",
+                           "edp",
+                           "--out",
+                           out};
     const Run r = run(args);
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-    for (const char* f : {"best_mapping.json", "best_mapping.yaml", "evaluation.json", "trace.csv",
-                          "result.json"})
+    for (const char* f :
+         {"best_mapping.json", "best_mapping.yaml", "evaluation.json", "trace.csv", "result.json"})
         QVERIFY2(fs::exists(fs::path(out.toStdString()) / f), f);
     const mw::Json result = mw::readJsonFile(out.toStdString() + "/result.json");
     QCOMPARE(result.at("evaluations").get<std::int64_t>(), 600LL);
@@ -178,24 +190,26 @@ void TestCli::searchWritesResults() {
     // Same seed, same result.
     const Run again = run(args);
     QCOMPARE(again.exitCode, 0);
-    QCOMPARE(mw::readJsonFile(out.toStdString() + "/result.json").at("best_objective").get<double>(),
-             result.at("best_objective").get<double>());
+    QCOMPARE(
+        mw::readJsonFile(out.toStdString() + "/result.json").at("best_objective").get<double>(),
+        result.at("best_objective").get<double>());
 }
 
 void TestCli::compareTable() {
     QTemporaryDir tmp;
-    const Run r = run({"compare", "--arch", q(kSamples + "architectures/accel_b.json"),
-                       "--workload", q(kSamples + "networks/resnet50.json"), "--layer",
-                       "_outputs_input.8", "--searchers", "random,gamma", "--seeds", "2",
-                       "--budget", "500", "--out", tmp.path()});
+    const Run r =
+        run({"compare", "--arch", q(kSamples + "architectures/accel_b.json"), "--workload",
+             q(kSamples + "networks/resnet50.json"), "--layer", "_outputs_input.8", "--searchers",
+             "random,gamma", "--seeds", "2", "--budget", "500", "--out", tmp.path()});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     QVERIFY(r.out.contains("median"));
     QVERIFY(r.out.contains("t(5%)"));
     const QStringList lines = r.out.split('\n');
-    QVERIFY(std::any_of(lines.begin(), lines.end(),
-                        [](const QString& l) { return l.startsWith("gamma") && l.contains("2/2"); }));
-    for (const char* f : {"/random_seed1.csv", "/random_seed2.csv", "/gamma_seed1.csv",
-                          "/summary.json"})
+    QVERIFY(std::any_of(lines.begin(), lines.end(), [](const QString& l) {
+        return l.startsWith("gamma") && l.contains("2/2");
+    }));
+    for (const char* f :
+         {"/random_seed1.csv", "/random_seed2.csv", "/gamma_seed1.csv", "/summary.json"})
         QVERIFY2(fs::exists(tmp.path().toStdString() + f), f);
 }
 
@@ -211,20 +225,21 @@ void TestCli::networkTotals() {
 }
 
 void TestCli::searchBadInput() {
-    const QStringList base{"--arch", q(kSamples + "architectures/eyeriss_like.json"), "--workload",
-                           q(kSamples + "workloads/resnet_conv3x3.json"), "--out", "/tmp/x"};
-    expectOneLineError(run(QStringList{"search", "--searcher", "hillclimb", "--budget", "10"} + base),
-                       "unknown searcher 'hillclimb'");
-    expectOneLineError(run(QStringList{"search", "--searcher", "gamma"} + base),
-                       "give --budget N");
+    const QStringList base{"--arch",     q(kSamples + "architectures/eyeriss_like.json"),
+                           "--workload", q(kSamples + "workloads/resnet_conv3x3.json"),
+                           "--out",      "/tmp/x"};
+    expectOneLineError(
+        run(QStringList{"search", "--searcher", "hillclimb", "--budget", "10"} + base),
+        "unknown searcher 'hillclimb'");
+    expectOneLineError(run(QStringList{"search", "--searcher", "gamma"} + base), "give --budget N");
     expectOneLineError(run(QStringList{"search", "--searcher", "gamma", "--budget", "-5"} + base),
                        "--budget: expected a whole number");
-    expectOneLineError(run(QStringList{"search", "--searcher", "gamma", "--budget", "10",
-                                       "--objective", "speed"} +
-                           base),
-                       "expected edp, energy, cycles or weighted:A,B");
-    expectOneLineError(run(QStringList{"search", "--searcher", "gamma", "--budget", "10",
-                                       "--param", "population"} +
+    expectOneLineError(
+        run(QStringList{"search", "--searcher", "gamma", "--budget", "10", "--objective", "speed"} +
+            base),
+        "expected edp, energy, cycles or weighted:A,B");
+    expectOneLineError(run(QStringList{"search", "--searcher", "gamma", "--budget", "10", "--param",
+                                       "population"} +
                            base),
                        "expected NAME=VALUE");
     expectOneLineError(run(QStringList{"search", "--searcher", "gamma", "--budget", "10",

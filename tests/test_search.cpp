@@ -21,9 +21,13 @@ namespace {
 const std::string kSamples = std::string(MAPWRIGHT_SOURCE_DIR) + "/samples/";
 const std::string kCases = std::string(MAPWRIGHT_TEST_DATA) + "/timeloop-tutorial/";
 
-Architecture eyeriss() { return loadArchitecture(kSamples + "architectures/eyeriss_like.json"); }
+Architecture eyeriss() {
+    return loadArchitecture(kSamples + "architectures/eyeriss_like.json");
+}
 
-Problem conv3x3() { return conv2dProblem("conv3_x", 1, 1, 128, 128, 28, 28, 3, 3); }
+Problem conv3x3() {
+    return conv2dProblem("conv3_x", 1, 1, 128, 128, 28, 28, 3, 3);
+}
 
 // The conv1d + output channels case on the tutorial's 3-level architecture.
 TimeloopCase smallCase() {
@@ -54,7 +58,7 @@ SearchSettings budget(std::int64_t evaluations, std::uint64_t seed = 1, int thre
 
 class TestSearch : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void movesKeepProductsExact();
     void repairMakesLegal();
     void canonicalHash();
@@ -165,7 +169,9 @@ void TestSearch::budgetsExact() {
     }
 }
 
-void TestSearch::deterministicPerSeed_data() { budgetsExact_data(); }
+void TestSearch::deterministicPerSeed_data() {
+    budgetsExact_data();
+}
 
 void TestSearch::deterministicPerSeed() {
     QFETCH(QString, searcher);
@@ -256,8 +262,9 @@ void TestSearch::exhaustiveFindsOptimum() {
     // GAMMA reaches the optimum within 2,000 evaluations (checked on 3 seeds).
     for (std::uint64_t seed : {1, 2, 3}) {
         const SearchResult g = runSearch(space, "gamma", budget(2000, seed));
-        QVERIFY2(std::abs(g.bestCost - ex.bestCost) <= 1e-9 * ex.bestCost,
-                 qPrintable(QString("seed %1: %2 vs %3").arg(seed).arg(g.bestCost).arg(ex.bestCost)));
+        QVERIFY2(
+            std::abs(g.bestCost - ex.bestCost) <= 1e-9 * ex.bestCost,
+            qPrintable(QString("seed %1: %2 vs %3").arg(seed).arg(g.bestCost).arg(ex.bestCost)));
     }
 }
 
@@ -285,12 +292,15 @@ void TestSearch::badSettings() {
         }
         return std::string("<no error>");
     };
-    QVERIFY(message([&] { runSearch(space, "hillclimb", budget(10)); })
-                .find("unknown searcher 'hillclimb'") != std::string::npos);
-    QVERIFY(message([&] { runSearch(space, "random", SearchSettings{}); })
-                .find("set an evaluation budget") != std::string::npos);
-    QVERIFY(message([&] { SearchObjective::parse("speed"); })
-                .find("expected edp, energy, cycles or weighted:A,B") != std::string::npos);
+    QVERIFY(message([&] {
+                runSearch(space, "hillclimb", budget(10));
+            }).find("unknown searcher 'hillclimb'") != std::string::npos);
+    QVERIFY(message([&] {
+                runSearch(space, "random", SearchSettings{});
+            }).find("set an evaluation budget") != std::string::npos);
+    QVERIFY(message([&] {
+                SearchObjective::parse("speed");
+            }).find("expected edp, energy, cycles or weighted:A,B") != std::string::npos);
     QCOMPARE(SearchObjective::parse("weighted:1,2").cycleExponent, 2.0);
     MapSpaceConstraints c;
     c.levels.resize(static_cast<std::size_t>(a.numLevels()));

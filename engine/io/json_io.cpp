@@ -513,8 +513,8 @@ MapSpaceConstraints constraintsFromJson(const json& j, const Problem& p, const A
         const std::string name = getString(lj, "level", path);
         const int l = a.levelIndex(name);
         if (l < 0)
-            throw InputError(path + ".level", "'" + name + "' is not a level of architecture '" +
-                                                  a.name + "'");
+            throw InputError(path + ".level",
+                             "'" + name + "' is not a level of architecture '" + a.name + "'");
         LevelConstraint& lc = c.levels[static_cast<std::size_t>(l)];
         if (lj.contains("temporal")) {
             const json& tj = member(lj, "temporal", path);

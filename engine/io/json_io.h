@@ -2,8 +2,8 @@
 // Mapwright's JSON files. Each carries "format" and "version"; readers report
 // errors as InputError naming the file, the JSON path and what was expected.
 #include "arch/architecture.h"
-#include "mapspace/mapspace.h"
 #include "mapping/mapping.h"
+#include "mapspace/mapspace.h"
 #include "model/evaluation.h"
 #include "workload/presets.h"
 

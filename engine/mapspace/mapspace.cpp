@@ -16,7 +16,9 @@ std::uint64_t splitmix(std::uint64_t& x) {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
 }
-std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+std::uint64_t rotl(std::uint64_t x, int k) {
+    return (x << k) | (x >> (64 - k));
+}
 } // namespace
 
 Rng::Rng(std::uint64_t seed) {
@@ -43,7 +45,9 @@ Rng::result_type Rng::operator()() {
     return result;
 }
 
-double Rng::uniform() { return double((*this)() >> 11) * 0x1.0p-53; }
+double Rng::uniform() {
+    return double((*this)() >> 11) * 0x1.0p-53;
+}
 
 std::vector<std::int64_t> primeFactors(std::int64_t n) {
     std::vector<std::int64_t> f;
@@ -77,7 +81,8 @@ template <typename T> const T& pickOne(const std::vector<T>& v, Rng& rng) {
 }
 
 double log10Binomial(int n, int k) {
-    return (std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0)) / std::log(10.0);
+    return (std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0)) /
+           std::log(10.0);
 }
 
 } // namespace
@@ -135,7 +140,9 @@ MapSpace::MapSpace(const Problem& p, const Architecture& a, MapSpaceConstraints 
     }
 }
 
-bool MapSpace::levelHasTemporal(int l) const { return arch_->levels[l].cls != LevelClass::Dummy; }
+bool MapSpace::levelHasTemporal(int l) const {
+    return arch_->levels[l].cls != LevelClass::Dummy;
+}
 
 std::uint32_t& MapSpace::factorAt(Mapping& m, int d, Slot s) {
     LevelMapping& lm = m.levels[s.level];
@@ -189,8 +196,8 @@ Mapping MapSpace::sample(Rng& rng) const {
             rng.shuffle(lm.order.begin(), lm.order.begin() + D);
         if (fansOut_[l])
             rng.shuffle(lm.spatialOrder.begin(), lm.spatialOrder.begin() + D);
-        lm.keepMask = static_cast<std::uint8_t>((keepBits >> (8 * l)) &
-                                                ((1u << problem_->numTensors()) - 1));
+        lm.keepMask =
+            static_cast<std::uint8_t>((keepBits >> (8 * l)) & ((1u << problem_->numTensors()) - 1));
     }
     applyFixed(m);
     return m;
@@ -466,7 +473,8 @@ bool MapSpace::repair(Mapping& m, Rng& rng, Evaluation& scratch) const {
             // Tiles of size one still overflow: bypass a tensor here if allowed.
             bool changed = false;
             for (int t = 0; t < problem_->numTensors() && !changed; ++t)
-                if (m.levels[level].keeps(t) && !((constraints_.levels[level].keepFixed >> t) & 1u)) {
+                if (m.levels[level].keeps(t) &&
+                    !((constraints_.levels[level].keepFixed >> t) & 1u)) {
                     m.levels[level].setKeep(t, false);
                     changed = true;
                 }
@@ -525,9 +533,9 @@ std::uint64_t MapSpace::hash(const Mapping& m) const {
         const LevelMapping& lm = m.levels[l];
         std::uint64_t factors = 0;
         for (int d = 0; d < D; ++d)
-            factors = factors * 0x100000001b3ull +
-                      (lm.temporal[d] ^ (std::uint64_t(lm.spatialX[d]) << 21) ^
-                       (std::uint64_t(lm.spatialY[d]) << 42));
+            factors = factors * 0x100000001b3ull + (lm.temporal[d] ^
+                                                    (std::uint64_t(lm.spatialX[d]) << 21) ^
+                                                    (std::uint64_t(lm.spatialY[d]) << 42));
         mix(factors);
         std::uint64_t order = 0, spatialOrder = 0;
         for (int i = 0; i < D; ++i) { // branch-free: which loops are real is random

@@ -20,7 +20,7 @@ namespace mw {
 // of a parallel batch can have its own stream derived from (seed, index) and
 // runs reproduce whatever the thread count.
 class Rng {
-public:
+  public:
     using result_type = std::uint64_t;
     explicit Rng(std::uint64_t seed = 1);
     static Rng stream(std::uint64_t seed, std::uint64_t a, std::uint64_t b = 0);
@@ -37,7 +37,7 @@ public:
             std::swap(first[n - 1], first[static_cast<std::ptrdiff_t>(below(std::uint64_t(n)))]);
     }
 
-private:
+  private:
     std::uint64_t s_[4];
 };
 
@@ -69,7 +69,7 @@ struct MapSpaceSize {
 };
 
 class MapSpace {
-public:
+  public:
     MapSpace(const Problem& p, const Architecture& a, MapSpaceConstraints c = {});
 
     const Problem& problem() const { return *problem_; }
@@ -116,20 +116,20 @@ public:
     void resampleDimension(Mapping& m, int d, Rng& rng) const;
     bool levelHasTemporal(int l) const;
 
-private:
+  private:
     void applyFixed(Mapping& m) const;
     int nearestTemporalAbove(int l) const; // a level at or above l that may hold temporal loops
 
     const Problem* problem_;
     const Architecture* arch_;
     MapSpaceConstraints constraints_;
-    std::vector<std::vector<Slot>> slots_; // per dimension, free slots
-    std::vector<std::int64_t> freeBound_;  // bound divided by fixed factors
+    std::vector<std::vector<Slot>> slots_;               // per dimension, free slots
+    std::vector<std::int64_t> freeBound_;                // bound divided by fixed factors
     std::vector<std::vector<std::uint32_t>> freePrimes_; // prime factors of freeBound_
-    bool unconstrained_ = true; // no user constraint at all: a faster check
-    std::vector<char> fansOut_;      // per level: any fan-out below it
-    std::vector<int> fanX_, fanY_;   // per level: fan-out on each axis
-    Mapping trivial_{};              // all factors 1, the start of every sample
+    bool unconstrained_ = true;    // no user constraint at all: a faster check
+    std::vector<char> fansOut_;    // per level: any fan-out below it
+    std::vector<int> fanX_, fanY_; // per level: fan-out on each axis
+    Mapping trivial_{};            // all factors 1, the start of every sample
 };
 
 } // namespace mw

@@ -16,7 +16,7 @@ namespace mw {
 namespace {
 
 class AnnealingSearch : public Searcher {
-public:
+  public:
     void run(SearchContext& ctx) override {
         const MapSpace& space = ctx.space();
         const double acceptStart = ctx.param("accept_start", 0.98);
@@ -84,10 +84,10 @@ public:
             if (budgetEvals > 0)
                 progress = double(ctx.evaluations() - startEvals) / budgetEvals;
             if (budgetSeconds > 0)
-                progress = std::max(progress, std::chrono::duration<double>(
-                                                  std::chrono::steady_clock::now() - t0)
-                                                      .count() /
-                                                  budgetSeconds);
+                progress = std::max(
+                    progress,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
+                        budgetSeconds);
             const double T = tMax * std::pow(tMin / tMax, std::min(1.0, progress));
             ctx.evaluateGenerated(
                 width,
@@ -109,6 +109,8 @@ public:
 
 } // namespace
 
-std::unique_ptr<Searcher> makeAnnealingSearch() { return std::make_unique<AnnealingSearch>(); }
+std::unique_ptr<Searcher> makeAnnealingSearch() {
+    return std::make_unique<AnnealingSearch>();
+}
 
 } // namespace mw

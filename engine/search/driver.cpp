@@ -14,7 +14,7 @@ namespace mw {
 // Fork-join over persistent threads: run(n, fn) calls fn(i, worker) for every
 // i < n, the caller's thread taking part as worker 0.
 class WorkerPool {
-public:
+  public:
     explicit WorkerPool(int threads) {
         for (int w = 1; w < threads; ++w)
             threads_.emplace_back([this, w] { loop(w); });
@@ -52,7 +52,7 @@ public:
         job_ = nullptr;
     }
 
-private:
+  private:
     void work(int worker) {
         for (std::size_t i = next_.fetch_add(1); i < count_; i = next_.fetch_add(1))
             (*job_)(i, worker);
@@ -181,8 +181,7 @@ SearchObjective SearchObjective::parse(const std::string& text) {
         } catch (const std::exception&) {
             throw InputError("--objective", "'" + text + "': expected weighted:A,B with numbers");
         }
-        if (o.energyExponent < 0 || o.cycleExponent < 0 ||
-            o.energyExponent + o.cycleExponent == 0)
+        if (o.energyExponent < 0 || o.cycleExponent < 0 || o.energyExponent + o.cycleExponent == 0)
             throw InputError("--objective", "exponents must be >= 0 and not both 0");
         return o;
     }
@@ -212,7 +211,9 @@ double SearchContext::param(const std::string& name, double fallback) const {
     return it == settings_.params.end() ? fallback : it->second;
 }
 
-double SearchContext::elapsed() const { return now() - start_; }
+double SearchContext::elapsed() const {
+    return now() - start_;
+}
 
 bool SearchContext::timeUp() const {
     return settings_.budget.seconds > 0 && elapsed() >= settings_.budget.seconds;
@@ -235,7 +236,9 @@ void SearchContext::stop(const std::string& reason) {
     stopRequested_ = true;
 }
 
-bool SearchContext::isLegal(const Mapping& m) { return space_.isLegal(m, scratch_); }
+bool SearchContext::isLegal(const Mapping& m) {
+    return space_.isLegal(m, scratch_);
+}
 
 bool SearchContext::isKnown(const Mapping& m) const {
     double cost;
@@ -256,8 +259,8 @@ void SearchContext::record(double cost, const Mapping& m, bool legal) {
     // Keep every improvement; thin the rest once the trace is long, by index,
     // so the same seed gives the same trace.
     if (improved || result_.evaluations % traceStride_ == 0 || result_.evaluations == 1) {
-        result_.trace.push_back({result_.evaluations, elapsed(), legal ? cost : kInfinity,
-                                 result_.bestCost});
+        result_.trace.push_back(
+            {result_.evaluations, elapsed(), legal ? cost : kInfinity, result_.bestCost});
         if (result_.trace.size() > kMaxTrace) {
             traceStride_ *= 2;
             std::vector<TracePoint> kept;
@@ -302,10 +305,10 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const Generator& gen
     // overspends, and the charge order is the index order.
     // (A few extra stand in for duplicates, which are not charged.)
     const std::int64_t wanted = static_cast<std::int64_t>(n);
-    const std::size_t limit =
-        remaining >= wanted ? n
-                            : static_cast<std::size_t>(std::min<std::int64_t>(
-                                  wanted, remaining + static_cast<std::int64_t>(n / 4 + 8)));
+    const std::size_t limit = remaining >= wanted
+                                  ? n
+                                  : static_cast<std::size_t>(std::min<std::int64_t>(
+                                        wanted, remaining + static_cast<std::int64_t>(n / 4 + 8)));
     const SearchObjective objective = settings_.objective;
     pool_->run(limit, [&](std::size_t i, int worker) {
         if ((cancel && cancel->load(std::memory_order_relaxed)) ||
@@ -354,8 +357,7 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const Generator& gen
     return charged;
 }
 
-std::size_t SearchContext::evaluateBatch(const Mapping* candidates, std::size_t n,
-                                         double* costs) {
+std::size_t SearchContext::evaluateBatch(const Mapping* candidates, std::size_t n, double* costs) {
     std::vector<Mapping> out(n);
     return evaluateGenerated(
         n,
@@ -376,10 +378,10 @@ SearchResult SearchContext::finish() {
     result_.seconds = elapsed();
     result_.cancelled = cancel_ && cancel_->load();
     if (result_.stopReason.empty())
-        result_.stopReason = result_.cancelled                  ? "cancelled"
-                             : remainingEvaluations() == 0      ? "evaluation budget spent"
-                             : timeUp()                         ? "time budget spent"
-                                                                : "searcher finished";
+        result_.stopReason = result_.cancelled             ? "cancelled"
+                             : remainingEvaluations() == 0 ? "evaluation budget spent"
+                             : timeUp()                    ? "time budget spent"
+                                                           : "searcher finished";
     if (result_.cancelled)
         result_.stopReason = "cancelled";
     reportProgress(true);

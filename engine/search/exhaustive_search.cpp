@@ -63,7 +63,7 @@ std::vector<std::vector<std::uint32_t>> allocations(const MapSpace& space, int d
 }
 
 class ExhaustiveSearch : public Searcher {
-public:
+  public:
     void run(SearchContext& ctx) override {
         const MapSpace& space = ctx.space();
         const Problem& p = space.problem();
@@ -164,6 +164,8 @@ public:
 
 } // namespace
 
-std::unique_ptr<Searcher> makeExhaustiveSearch() { return std::make_unique<ExhaustiveSearch>(); }
+std::unique_ptr<Searcher> makeExhaustiveSearch() {
+    return std::make_unique<ExhaustiveSearch>();
+}
 
 } // namespace mw

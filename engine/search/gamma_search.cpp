@@ -23,14 +23,15 @@ namespace mw {
 namespace {
 
 class GammaSearch : public Searcher {
-public:
+  public:
     void run(SearchContext& ctx) override {
         const MapSpace& space = ctx.space();
         // The port runs 100 x 100 for 10,000 samples; smaller budgets get a smaller
         // population (about 1.1 sqrt of the budget, 20..100) so they still see generations.
         const std::int64_t budget = ctx.settings().budget.evaluations;
         const double autoPop =
-            budget > 0 ? std::clamp(std::round(1.12 * std::sqrt(double(budget))), 20.0, 100.0) : 100.0;
+            budget > 0 ? std::clamp(std::round(1.12 * std::sqrt(double(budget))), 20.0, 100.0)
+                       : 100.0;
         const auto popSize =
             static_cast<std::size_t>(std::max(4.0, ctx.param("population", autoPop)));
         const double parentsRatio = ctx.param("parents", 0.5);
@@ -44,6 +45,9 @@ public:
         const double pLevel = ctx.param("mutate_level", 0.5);
         const double pTile = ctx.param("mutate_tile", 1.0);
         const double pRescatter = ctx.param("tile_rescatter", 0.25);
+        const bool novelty = ctx.param("novelty", 1) != 0; // re-vary children seen before
+        const int varyAttempts = std::max(1, int(ctx.param("vary_attempts", 1)));
+        const int injectionTries = std::max(1, int(ctx.param("injection_tries", 200)));
         const int L = space.arch().numLevels();
         const int D = space.problem().numDims();
         const int T = space.problem().numTensors();
@@ -81,7 +85,7 @@ public:
                 2, std::min(pop.size(), std::size_t(parentsRatio * pop.size())));
             const double pCross = generation == 0 ? crossFirst : cross;
             auto vary = [&](Rng& rng, Mapping& child) {
-                    std::uniform_int_distribution<std::size_t> u(0, parents - 1);
+                std::uniform_int_distribution<std::size_t> u(0, parents - 1);
                 const Mapping& dad = pop[rank[u(rng)]];
                 const Mapping& mom = pop[rank[u(rng)]];
                 child = dad;
@@ -134,11 +138,10 @@ public:
                     // The port re-scatters a whole dimension; moving one prime
                     // is the finer step (tile_rescatter sets the mix).
                     if (rng.uniform() < pRescatter)
-                        space.resampleDimension(
-                            child,
-                            tileDims[std::uniform_int_distribution<std::size_t>(
-                                0, tileDims.size() - 1)(rng)],
-                            rng);
+                        space.resampleDimension(child,
+                                                tileDims[std::uniform_int_distribution<std::size_t>(
+                                                    0, tileDims.size() - 1)(rng)],
+                                                rng);
                     else
                         space.moveTileFactor(child, rng);
                 }
@@ -147,9 +150,13 @@ public:
                 nChildren,
                 [&](std::size_t i, Rng& rng, Mapping& child) {
                     thread_local Evaluation scratch;
-                    if (i >= nChildren - fresh) { // injection: a random mapping, repaired
+                    if (i >= nChildren - fresh) {
+                        // Injection: a uniform legal mapping when a few draws find one
+                        // (small spaces), else a random mapping repaired.
+                        if (space.sampleLegal(rng, child, scratch, injectionTries))
+                            return true;
                         child = space.sample(rng);
-                        return space.isLegal(child, scratch) || space.repair(child, rng, scratch);
+                        return space.repair(child, rng, scratch);
                     }
                     // Vary two parents; an illegal child is varied again from scratch a
                     // few times (cheap) before it is repaired (moves factors outwards).
@@ -157,10 +164,11 @@ public:
                     // otherwise spends its time on copies.
                     for (int attempt = 0;; ++attempt) {
                         vary(rng, child);
-                        if (space.isLegal(child, scratch) && !ctx.isKnown(child))
+                        if (space.isLegal(child, scratch) && (!novelty || !ctx.isKnown(child)))
                             return true;
-                        if (attempt == 3)
-                            return space.isLegal(child, scratch) || space.repair(child, rng, scratch);
+                        if (attempt + 1 >= varyAttempts)
+                            return space.isLegal(child, scratch) ||
+                                   space.repair(child, rng, scratch);
                     }
                 },
                 children.data(), childFit.data());
@@ -189,6 +197,8 @@ public:
 
 } // namespace
 
-std::unique_ptr<Searcher> makeGammaSearch() { return std::make_unique<GammaSearch>(); }
+std::unique_ptr<Searcher> makeGammaSearch() {
+    return std::make_unique<GammaSearch>();
+}
 
 } // namespace mw

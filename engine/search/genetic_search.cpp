@@ -18,7 +18,7 @@ namespace mw {
 namespace {
 
 class GeneticSearch : public Searcher {
-public:
+  public:
     void run(SearchContext& ctx) override {
         const MapSpace& space = ctx.space();
         const auto popSize = static_cast<std::size_t>(std::max(2.0, ctx.param("population", 100)));
@@ -107,6 +107,8 @@ public:
 
 } // namespace
 
-std::unique_ptr<Searcher> makeGeneticSearch() { return std::make_unique<GeneticSearch>(); }
+std::unique_ptr<Searcher> makeGeneticSearch() {
+    return std::make_unique<GeneticSearch>();
+}
 
 } // namespace mw

@@ -70,7 +70,8 @@ Mapping transferMapping(const Mapping& from, const Problem& fromProblem, const P
                 kept *= *f;
             }
         // What is left goes to the outermost level.
-        m.levels[0].temporal[d] = static_cast<std::uint32_t>(m.levels[0].temporal[d] * (bound / kept));
+        m.levels[0].temporal[d] =
+            static_cast<std::uint32_t>(m.levels[0].temporal[d] * (bound / kept));
     }
     return m;
 }

@@ -13,9 +13,9 @@ namespace mw {
 
 struct LayerOutcome {
     std::string name;
-    int sameAs = -1;      // index of the identical layer searched instead, or -1
-    int warmFrom = -1;    // index of the layer whose mapping seeded this search
-    SearchResult result;  // for a repeated layer: the searched layer's result
+    int sameAs = -1;     // index of the identical layer searched instead, or -1
+    int warmFrom = -1;   // index of the layer whose mapping seeded this search
+    SearchResult result; // for a repeated layer: the searched layer's result
     LowerBound bound;
 };
 

@@ -14,7 +14,7 @@ namespace mw {
 namespace {
 
 class RandomPrunedSearch : public Searcher {
-public:
+  public:
     void run(SearchContext& ctx) override {
         const int perms = std::max(1, int(ctx.param("permutations", 16)));
         const auto victory = static_cast<std::int64_t>(ctx.param("victory", 500));
@@ -85,6 +85,8 @@ public:
 
 } // namespace
 
-std::unique_ptr<Searcher> makeRandomPrunedSearch() { return std::make_unique<RandomPrunedSearch>(); }
+std::unique_ptr<Searcher> makeRandomPrunedSearch() {
+    return std::make_unique<RandomPrunedSearch>();
+}
 
 } // namespace mw

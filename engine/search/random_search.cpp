@@ -10,7 +10,7 @@ namespace mw {
 namespace {
 
 class RandomSearch : public Searcher {
-public:
+  public:
     void run(SearchContext& ctx) override {
         const auto batch = static_cast<std::size_t>(ctx.param("batch", 1024));
         const MapSpace& space = ctx.space();
@@ -35,6 +35,8 @@ public:
 
 } // namespace
 
-std::unique_ptr<Searcher> makeRandomSearch() { return std::make_unique<RandomSearch>(); }
+std::unique_ptr<Searcher> makeRandomSearch() {
+    return std::make_unique<RandomSearch>();
+}
 
 } // namespace mw

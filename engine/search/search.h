@@ -79,12 +79,12 @@ class WorkerPool;
 // with linear probing in flat arrays (a node-based map would cost a cache miss
 // and an allocation per candidate).
 class SeenCosts {
-public:
+  public:
     bool find(std::uint64_t key, double& cost) const;
     // Adds key; when it is already present, returns false and its cost in `known`.
     bool insert(std::uint64_t key, double cost, double& known);
 
-private:
+  private:
     void grow();
     std::vector<std::uint64_t> keys_; // 0 marks an empty slot
     std::vector<double> costs_;
@@ -92,7 +92,7 @@ private:
 };
 
 class SearchContext {
-public:
+  public:
     SearchContext(const MapSpace& space, const SearchSettings& settings, ProgressFn progress,
                   const std::atomic<bool>* cancel);
     ~SearchContext();
@@ -131,7 +131,7 @@ public:
 
     static constexpr double kInfinity = 1e300;
 
-private:
+  private:
     void record(double cost, const Mapping& m, bool legal);
     double elapsed() const;
     bool timeUp() const;
@@ -163,7 +163,7 @@ private:
 };
 
 class Searcher {
-public:
+  public:
     virtual ~Searcher() = default;
     virtual void run(SearchContext& ctx) = 0;
 };
