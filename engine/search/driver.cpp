@@ -319,8 +319,6 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const Generator& gen
         if (!gen(i, rng, out[i]))
             return;
         s.proposed = true;
-        if (dedup)
-            s.hash = space_.hash(out[i]); // duplicates are found at merge time
         Evaluation& e = workerScratch_[static_cast<std::size_t>(worker)];
         s.legal = space_.meetsConstraints(out[i]);
         if (s.legal) {
@@ -328,8 +326,11 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const Generator& gen
             s.legal = e.valid;
         }
         s.evaluated = true;
-        if (s.legal)
+        if (s.legal) {
             s.cost = objective.value(e);
+            if (dedup) // duplicates are found at merge time
+                s.hash = space_.hash(out[i]);
+        }
     });
     std::size_t charged = 0;
     for (std::size_t i = 0; i < limit; ++i) {
@@ -341,8 +342,10 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const Generator& gen
             continue;
         }
         const double cost = s.legal ? s.cost : kInfinity;
+        // Only legal mappings are remembered: an illegal one fails the model's first
+        // checks, and random searchers propose millions of them.
         double known;
-        if (dedup && !seen_.insert(s.hash, cost, known)) {
+        if (dedup && s.legal && !seen_.insert(s.hash, cost, known)) {
             ++result_.duplicates; // seen before: not charged again
             costs[i] = known;
             continue;

@@ -40,7 +40,7 @@ struct SearchSettings {
     double progressInterval = 0.05;       // seconds between progress reports
     std::map<std::string, double> params; // searcher hyperparameters (defaults in each searcher)
     std::vector<Mapping> warmStart;       // starting points (network warm start)
-    bool deduplicate = true;              // equal mappings are charged once
+    bool deduplicate = true;              // equal legal mappings are charged once
 };
 
 struct TracePoint {
