@@ -111,6 +111,13 @@ json resultJson(const mw::SearchResult& r, const mw::SearchSettings& s, const mw
     return j;
 }
 
+mw::MapSpace spaceFor(const Args& args, const mw::Problem& problem, const mw::Architecture& arch) {
+    return mw::MapSpace(problem, arch,
+                        args.has("constraints")
+                            ? mw::loadConstraints(args.get("constraints"), problem, arch)
+                            : mw::MapSpaceConstraints{});
+}
+
 double median(std::vector<double> v) {
     if (v.empty())
         return NAN;
@@ -134,10 +141,7 @@ int cmdSearch(const Args& args) {
     const mw::SearchSettings settings = settingsFrom(args);
     const std::string out = args.get("out");
     std::filesystem::create_directories(out);
-    const mw::MapSpace space(problem, arch,
-                             args.has("constraints")
-                                 ? mw::loadConstraints(args.get("constraints"), problem, arch)
-                                 : mw::MapSpaceConstraints{});
+    const mw::MapSpace space = spaceFor(args, problem, arch);
     const auto lb = mw::lowerBound(problem, arch, settings.objective);
     double lastPrint = -10.0;
     const mw::SearchResult r =
@@ -203,10 +207,7 @@ int cmdCompare(const Args& args) {
     const std::string out = args.opt("out", "");
     if (!out.empty())
         std::filesystem::create_directories(out);
-    const mw::MapSpace space(problem, arch,
-                             args.has("constraints")
-                                 ? mw::loadConstraints(args.get("constraints"), problem, arch)
-                                 : mw::MapSpaceConstraints{});
+    const mw::MapSpace space = spaceFor(args, problem, arch);
     const auto lb = mw::lowerBound(problem, arch, base.objective);
     std::cout << std::left << std::setw(15) << "searcher" << std::right << std::setw(13) << "median"
               << std::setw(25) << "spread (min..max)" << std::setw(11) << "median/LB"

@@ -74,13 +74,7 @@ class GammaSearch : public Searcher {
         std::vector<double> childFit(nChildren);
         int generation = 0;
         while (!ctx.stopped()) {
-            for (double& f : fit)
-                if (std::isnan(f))
-                    f = SearchContext::kInfinity;
-            std::vector<std::size_t> rank(pop.size());
-            std::iota(rank.begin(), rank.end(), 0);
-            std::stable_sort(rank.begin(), rank.end(),
-                             [&](auto a, auto b) { return fit[a] < fit[b]; });
+            const std::vector<std::size_t> rank = rankByCost(fit);
             const std::size_t parents = std::max<std::size_t>(
                 2, std::min(pop.size(), std::size_t(parentsRatio * pop.size())));
             const double pCross = generation == 0 ? crossFirst : cross;

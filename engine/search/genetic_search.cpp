@@ -40,12 +40,7 @@ class GeneticSearch : public Searcher {
         std::vector<Mapping> children(popSize);
         std::vector<double> childFit(popSize);
         while (!ctx.stopped()) {
-            for (double& f : fit)
-                if (std::isnan(f))
-                    f = SearchContext::kInfinity;
-            std::vector<std::size_t> rank(pop.size());
-            std::iota(rank.begin(), rank.end(), 0);
-            std::sort(rank.begin(), rank.end(), [&](auto a, auto b) { return fit[a] < fit[b]; });
+            const std::vector<std::size_t> rank = rankByCost(fit);
             ctx.evaluateGenerated(
                 popSize,
                 [&](std::size_t i, Rng& rng, Mapping& child) {

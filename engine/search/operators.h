@@ -3,6 +3,12 @@
 // dimension's whole allocation (every level's temporal and spatial factors),
 // a level's loop order, or a keep choice from one parent.
 #include "mapping/mapping.h"
+#include "search/search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
 
 namespace mw {
 
@@ -21,6 +27,18 @@ inline void takeOrder(Mapping& child, const Mapping& parent, int l) {
 
 inline void takeKeep(Mapping& child, const Mapping& parent, int l, int t) {
     child.levels[l].setKeep(t, parent.levels[l].keeps(t));
+}
+
+// Population indices, best first; unevaluated (NaN) costs count as infinite.
+inline std::vector<std::size_t> rankByCost(std::vector<double>& cost) {
+    for (double& c : cost)
+        if (std::isnan(c))
+            c = SearchContext::kInfinity;
+    std::vector<std::size_t> rank(cost.size());
+    std::iota(rank.begin(), rank.end(), 0);
+    std::stable_sort(rank.begin(), rank.end(),
+                     [&](std::size_t a, std::size_t b) { return cost[a] < cost[b]; });
+    return rank;
 }
 
 } // namespace mw
