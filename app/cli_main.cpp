@@ -37,7 +37,7 @@ constexpr const char* kUsage =
     "          [--seconds S] [--seed K] [--objective O] [--threads T] [--constraints C.json]\n"
     "          [--out DIR]\n"
     "  network --arch A --workload W --searcher NAME [--budget N] [--seconds S] [--seed K]\n"
-    "          [--warm-start] [--threads T] [--out DIR]\n"
+    "          [--warm-start] [--threads T] [--constraints C.json] [--out DIR]\n"
     "  bench search [--arch A.json] [--seconds S] [--json]\n";
 
 struct Loaded {

@@ -272,6 +272,17 @@ int cmdNetwork(const Args& args) {
     mw::makeSearcher(o.searcher);
     o.settings = settingsFrom(args);
     o.warmStart = args.flag("warm-start");
+    if (args.has("constraints")) {
+        const std::string path = args.get("constraints");
+        const json constraints = mw::readJsonFile(path);
+        o.constraints = [constraints, path, &arch](const mw::Problem& p) {
+            try {
+                return mw::constraintsFromJson(constraints, p, arch);
+            } catch (const InputError& e) {
+                throw e.within(path);
+            }
+        };
+    }
     const mw::NetworkOutcome r = mw::searchNetwork(net, arch, o);
     std::cout << std::left << std::setw(28) << "layer" << std::right << std::setw(10) << "evals"
               << std::setw(14) << "energy uJ" << std::setw(14) << "cycles" << std::setw(13) << "EDP"

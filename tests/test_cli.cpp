@@ -222,6 +222,14 @@ void TestCli::networkTotals() {
     QVERIFY(r.out.contains("6 layers (6 unique), 1800 evaluations"));
     QVERIFY(r.out.contains("warm from"));
     QVERIFY(r.out.contains("totals"));
+    // Constraints apply to every layer of a network.
+    const Run c =
+        run({"network", "--arch", q(kSamples + "architectures/eyeriss_like.json"), "--workload",
+             q(kSamples + "networks/resnet18.json"), "--searcher", "gamma", "--budget", "200",
+             "--constraints", q(kSamples + "constraints/eyeriss_row_stationary.json")});
+    QVERIFY2(c.exitCode == 0, qPrintable(c.err));
+    QVERIFY(c.out.contains("21 layers"));
+    QVERIFY(!c.out.contains("no legal mapping"));
 }
 
 void TestCli::searchBadInput() {

@@ -118,7 +118,9 @@ NetworkOutcome searchNetwork(const Network& net, const Architecture& a,
                     lo.warmFrom = source->layer;
                 }
             }
-            const MapSpace space(problems[i], a);
+            const MapSpace space(problems[i], a,
+                                 options.constraints ? options.constraints(problems[i])
+                                                     : MapSpaceConstraints{});
             lo.result = runSearch(
                 space, options.searcher, s,
                 progress ? ProgressFn([&, i](const SearchProgress& p) { progress(int(i), p); })

@@ -34,6 +34,9 @@ struct NetworkSearchOptions {
     std::string searcher = "gamma";
     SearchSettings settings; // budget per unique layer
     bool warmStart = false;
+    // Map-space constraints for every layer, resolved against each layer's
+    // dimension and tensor names (see constraintsFromJson); empty: none.
+    std::function<MapSpaceConstraints(const Problem&)> constraints;
 };
 
 // Per-dimension mismatch count between two problems of the same kind; -1 when
