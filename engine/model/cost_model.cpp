@@ -215,7 +215,7 @@ void evaluateImpl(const Problem& p, const Architecture& a, const Mapping& m, Eva
     int firstAbove[kMaxLevels + 1];
     int numLoops = 0;
     i64 computeCycles = 1;
-    for (int l = L - 1; l >= 0; --l) {
+    for (int l = L - 1; l >= 0 && !legalityOnly; --l) { // legality needs no loops
         firstAbove[l + 1] = numLoops;
         const LevelMapping& lm = m.levels[l];
         for (int i = D - 1; i >= 0; --i) {
@@ -245,23 +245,6 @@ void evaluateImpl(const Problem& p, const Architecture& a, const Mapping& m, Eva
 
     // Tiles, first touches and words entering each kept tile over the run.
     i64 transfers[kMaxLevels][kMaxTensors];
-    // Fan-out of level l over the dimensions tensor t depends on: its children
-    // with distinct words of t (the others share them by multicast or reduction).
-    i64 distinctFanout[kMaxLevels][kMaxTensors];
-    i64 sharedFanout[kMaxLevels][kMaxTensors]; // the rest of the fan-out
-    for (int l = 0; l < L; ++l)
-        for (int t = 0; t < T; ++t) {
-            i64 n = 1, shared = 1;
-            if (f.fanout[l] > 1) {
-                const std::uint32_t mask = p.tensors[t].dimMask;
-                for (int d = 0; d < D; ++d) {
-                    const i64 xy = i64(m.levels[l].spatialX[d]) * m.levels[l].spatialY[d];
-                    ((mask >> d) & 1u ? n : shared) *= xy;
-                }
-            }
-            distinctFanout[l][t] = n;
-            sharedFanout[l][t] = shared;
-        }
     i64 instances = 1; // utilized instances of level l: fan-outs above it
     for (int l = 0; l < L; ++l) {
         LevelStats& ls = out.levels[l];
@@ -301,8 +284,8 @@ void evaluateImpl(const Problem& p, const Architecture& a, const Mapping& m, Eva
             ls.capacityUsed += tile;
 
             i64 moved = tile;
-            const int i0 = firstAbove[l];
-            if (!legalityOnly && i0 < numLoops) { // legality needs tiles, not fills
+            const int i0 = legalityOnly ? numLoops : firstAbove[l]; // legality needs no fills
+            if (i0 < numLoops) {
                 const TemporalLoop& in = loops[i0];
                 // From the first loop (outside the innermost) at which the tile has
                 // changed, every step refetches it: those steps number
@@ -339,6 +322,24 @@ void evaluateImpl(const Problem& p, const Architecture& a, const Mapping& m, Eva
 
     if (legalityOnly || !out.valid)
         return;
+
+    // Fan-out of level l over the dimensions tensor t depends on: its children
+    // with distinct words of t (the others share them by multicast or reduction).
+    i64 distinctFanout[kMaxLevels][kMaxTensors];
+    i64 sharedFanout[kMaxLevels][kMaxTensors]; // the rest of the fan-out
+    for (int l = 0; l < L; ++l)
+        for (int t = 0; t < T; ++t) {
+            i64 n = 1, shared = 1;
+            if (f.fanout[l] > 1) {
+                const std::uint32_t mask = p.tensors[t].dimMask;
+                for (int d = 0; d < D; ++d) {
+                    const i64 xy = i64(m.levels[l].spatialX[d]) * m.levels[l].spatialY[d];
+                    ((mask >> d) & 1u ? n : shared) *= xy;
+                }
+            }
+            distinctFanout[l][t] = n;
+            sharedFanout[l][t] = shared;
+        }
 
     // Walk each tensor's chain of keepers from the outermost level inwards.
     for (int t = 0; t < T; ++t) {
