@@ -91,6 +91,16 @@ void checkFormat(const json& j, const char* expected, const std::string& path) {
     }
 }
 
+// The index of the level that lj["level"] names.
+int levelOf(const json& lj, const std::string& path, const Architecture& a) {
+    const std::string name = getString(lj, "level", path);
+    const int l = a.levelIndex(name);
+    if (l < 0)
+        throw InputError(path + ".level",
+                         "'" + name + "' is not a level of architecture '" + a.name + "'");
+    return l;
+}
+
 const json& arrayMember(const json& j, const char* key, const std::string& path) {
     const json& v = member(j, key, path);
     if (!v.is_array())
@@ -402,13 +412,9 @@ Mapping mappingFromJson(const json& j, const Problem& p, const Architecture& a) 
     for (std::size_t i = 0; i < levels.size(); ++i) {
         const std::string path = root + ".levels[" + std::to_string(i) + "]";
         const json& lj = levels[i];
-        const std::string name = getString(lj, "level", path);
-        const int l = a.levelIndex(name);
-        if (l < 0)
-            throw InputError(path + ".level",
-                             "'" + name + "' is not a level of architecture '" + a.name + "'");
+        const int l = levelOf(lj, path, a);
         if (seen[static_cast<std::size_t>(l)])
-            throw InputError(path + ".level", "level '" + name + "' appears twice");
+            throw InputError(path + ".level", "level '" + a.levels[l].name + "' appears twice");
         seen[static_cast<std::size_t>(l)] = true;
         LevelMapping& lm = m.levels[l];
         auto dimOf = [&](const json& e, const std::string& ep) {
@@ -510,11 +516,7 @@ MapSpaceConstraints constraintsFromJson(const json& j, const Problem& p, const A
     for (std::size_t i = 0; i < levels.size(); ++i) {
         const std::string path = root + ".levels[" + std::to_string(i) + "]";
         const json& lj = levels[i];
-        const std::string name = getString(lj, "level", path);
-        const int l = a.levelIndex(name);
-        if (l < 0)
-            throw InputError(path + ".level",
-                             "'" + name + "' is not a level of architecture '" + a.name + "'");
+        const int l = levelOf(lj, path, a);
         LevelConstraint& lc = c.levels[static_cast<std::size_t>(l)];
         if (lj.contains("temporal")) {
             const json& tj = member(lj, "temporal", path);

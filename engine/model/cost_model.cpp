@@ -162,18 +162,6 @@ void Evaluation::addViolation(const Violation& v) {
         violationsTruncated = true;
 }
 
-double objectiveValue(const Evaluation& e, Objective o) {
-    switch (o) {
-    case Objective::EDP:
-        return e.edp;
-    case Objective::Energy:
-        return e.energy;
-    case Objective::Cycles:
-        return static_cast<double>(e.cycles);
-    }
-    return e.edp;
-}
-
 namespace {
 
 void evaluateImpl(const Problem& p, const Architecture& a, const Mapping& m, Evaluation& out,

@@ -80,10 +80,6 @@ struct Evaluation {
     void addViolation(const Violation& v);
 };
 
-// The objectives searchers minimise.
-enum class Objective { EDP, Energy, Cycles };
-double objectiveValue(const Evaluation& e, Objective o);
-
 // A one-line message for a violation, naming level, tensor or dimension.
 std::string describe(const Violation& v, const Problem& p, const Architecture& a);
 std::vector<std::string> describeViolations(const Evaluation& e, const Problem& p,
