@@ -449,8 +449,11 @@ bool MapSpace::repair(Mapping& m, Rng& rng, Evaluation& scratch) const {
                 m.levels[nearestTemporalAbove(l)].temporal[d] *= prime;
             }
         }
-    // Buffers: move factors from the overflowing level (or inside it) outwards.
-    for (int attempt = 0; attempt < 64 * L * D; ++attempt) {
+    // Buffers: move factors from the innermost overflowing level (or inside it)
+    // outwards. That only shrinks the tiles at and inside the level, so the
+    // level is fixed against a cheap occupancy count and the full check runs
+    // about once per overflowing level.
+    for (int attempt = 0; attempt < 4 * L * D; ++attempt) {
         if (isLegal(m, scratch))
             return true;
         int level = -1;
@@ -459,35 +462,66 @@ bool MapSpace::repair(Mapping& m, Rng& rng, Evaluation& scratch) const {
                 level = std::max<int>(level, scratch.violations[i].level);
         if (level < 0) {
             // Something other than capacity (e.g. minimum utilization): resample a dimension.
-            std::uniform_int_distribution<int> pickDim(0, D - 1);
-            resampleDimension(m, pickDim(rng), rng);
+            resampleDimension(m, static_cast<int>(rng.below(std::uint64_t(D))), rng);
             continue;
         }
+        const StorageLevel& buffer = arch_->levels[level];
         const int target = nearestTemporalAbove(level - 1);
-        std::vector<std::pair<int, Slot>> sources;
-        for (int d = 0; d < D; ++d)
-            for (const Slot& s : slots_[d])
-                if (s.level >= level && factorAt(m, d, s) > 1)
-                    sources.push_back({d, s});
-        if (sources.empty()) {
-            // Tiles of size one still overflow: bypass a tensor here if allowed.
-            bool changed = false;
-            for (int t = 0; t < problem_->numTensors() && !changed; ++t)
-                if (m.levels[level].keeps(t) &&
-                    !((constraints_.levels[level].keepFixed >> t) & 1u)) {
-                    m.levels[level].setKeep(t, false);
-                    changed = true;
-                }
-            if (!changed)
-                return false;
-            continue;
+        while (double(occupancy(m, level)) * buffer.multipleBuffering >
+               double(buffer.capacityWords)) {
+            std::pair<int, Slot> sources[kMaxDims * kMaxLevels * 3];
+            int n = 0;
+            for (int d = 0; d < D; ++d)
+                for (const Slot& s : slots_[d])
+                    if (s.level >= level && factorAt(m, d, s) > 1)
+                        sources[n++] = {d, s};
+            if (n == 0) {
+                // Tiles of size one still overflow: bypass a tensor here if allowed.
+                bool changed = false;
+                for (int t = 0; t < problem_->numTensors() && !changed; ++t)
+                    if (m.levels[level].keeps(t) &&
+                        !((constraints_.levels[level].keepFixed >> t) & 1u)) {
+                        m.levels[level].setKeep(t, false);
+                        changed = true;
+                    }
+                if (!changed)
+                    return false;
+                continue;
+            }
+            const auto [d, s] = sources[rng.below(std::uint64_t(n))];
+            const std::uint32_t prime = smallestPrime(factorAt(m, d, s));
+            factorAt(m, d, s) /= prime;
+            m.levels[target].temporal[d] *= prime;
         }
-        const auto [d, s] = pickOne(sources, rng);
-        const std::uint32_t prime = smallestPrime(factorAt(m, d, s));
-        factorAt(m, d, s) /= prime;
-        m.levels[target].temporal[d] *= prime;
     }
     return isLegal(m, scratch);
+}
+
+std::int64_t MapSpace::occupancy(const Mapping& m, int level) const {
+    // The model's tile rule: per rank, 1 + sum |coef| x (extent of the dim - 1).
+    std::int64_t ext[kMaxDims];
+    const int D = problem_->numDims();
+    for (int d = 0; d < D; ++d) {
+        ext[d] = 1;
+        for (int l = level; l < m.numLevels; ++l)
+            ext[d] *= std::int64_t(m.levels[l].temporal[d]) * m.levels[l].spatialX[d] *
+                      m.levels[l].spatialY[d];
+    }
+    std::int64_t words = 0;
+    for (int t = 0; t < problem_->numTensors(); ++t) {
+        if (!m.levels[level].keeps(t))
+            continue;
+        const DataSpace& ds = problem_->tensors[t];
+        std::int64_t tile = 1;
+        for (int r = 0; r < ds.numRanks; ++r) {
+            std::int64_t e = 1;
+            for (int i = 0; i < ds.ranks[r].numTerms; ++i)
+                e += std::abs(ds.ranks[r].terms[i].coef) * (ext[ds.ranks[r].terms[i].dim] - 1);
+            tile *= e;
+        }
+        words += tile;
+    }
+    return words;
 }
 
 Mapping MapSpace::canonical(const Mapping& m) const {

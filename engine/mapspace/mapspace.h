@@ -118,6 +118,7 @@ class MapSpace {
 
   private:
     void applyFixed(Mapping& m) const;
+    std::int64_t occupancy(const Mapping& m, int level) const; // words of the kept tiles
     int nearestTemporalAbove(int l) const; // a level at or above l that may hold temporal loops
 
     const Problem* problem_;

@@ -2,7 +2,8 @@
 // level-by-level map space (the port the map-space study used):
 //   population 100 (for 10,000 samples; smaller budgets: about 1.1 sqrt(budget), at
 //   least 20); parents = the best 50 %; elites max(1, 5 %) survive;
-//   10 % of each generation are fresh random mappings (injection);
+//   10 % of each generation are fresh random mappings (injection: a few
+//   uniform draws, else a random mapping repaired);
 //   per child: crossover with probability 1 in the first generation and 0.5
 //   after (one gene type: a dimension's tiling, the loop orders, the
 //   parallelism, or the keep choices), then mutate-order 0.1, mutate-
@@ -47,7 +48,7 @@ class GammaSearch : public Searcher {
         const double pRescatter = ctx.param("tile_rescatter", 0.25);
         const bool novelty = ctx.param("novelty", 1) != 0; // re-vary children seen before
         const int varyAttempts = std::max(1, int(ctx.param("vary_attempts", 1)));
-        const int injectionTries = std::max(1, int(ctx.param("injection_tries", 200)));
+        const int injectionTries = std::max(1, int(ctx.param("injection_tries", 8)));
         const int L = space.arch().numLevels();
         const int D = space.problem().numDims();
         const int T = space.problem().numTensors();
@@ -158,11 +159,11 @@ class GammaSearch : public Searcher {
                     // otherwise spends its time on copies.
                     for (int attempt = 0;; ++attempt) {
                         vary(rng, child);
-                        if (space.isLegal(child, scratch) && (!novelty || !ctx.isKnown(child)))
+                        const bool legal = space.isLegal(child, scratch);
+                        if (legal && (!novelty || !ctx.isKnown(child)))
                             return true;
                         if (attempt + 1 >= varyAttempts)
-                            return space.isLegal(child, scratch) ||
-                                   space.repair(child, rng, scratch);
+                            return legal || space.repair(child, rng, scratch);
                     }
                 },
                 children.data(), childFit.data());
