@@ -1,5 +1,6 @@
 // Search commands: search, compare, network and bench search.
 #include "cli_common.h"
+#include "io/session_io.h"
 #include "io/timeloop.h"
 #include "model/cost_model.h"
 #include "search/network_search.h"
@@ -59,15 +60,7 @@ std::string sci(double v) {
 }
 
 void writeTrace(const std::string& path, const mw::SearchResult& r) {
-    std::ostringstream o;
-    o << "evaluation,seconds,cost,best\n";
-    o << std::setprecision(10);
-    for (const auto& t : r.trace)
-        o << t.evaluation << ',' << t.seconds << ','
-          << (t.cost >= mw::SearchContext::kInfinity ? std::string("inf") : std::to_string(t.cost))
-          << ',' << (t.best >= mw::SearchContext::kInfinity ? std::string("inf") : sci(t.best))
-          << '\n';
-    mw::writeTextFile(path, o.str());
+    mw::writeTextFile(path, mw::traceCsv(r));
 }
 
 // Seconds until the best came within 5 % of the final best.

@@ -593,7 +593,10 @@ json toJson(const Evaluation& e, const Problem& p, const Architecture& a) {
                                               {"utilized_capacity", ts.tile},
                                               {"first_touches", ts.firstTouches},
                                               {"shared_by", ts.sharedBy},
-                                              {"energy_pJ", ts.energy}};
+                                              {"energy_pJ", ts.energy},
+                                              {"read_energy_pJ", ts.readEnergy},
+                                              {"fill_energy_pJ", ts.fillEnergy},
+                                              {"update_energy_pJ", ts.updateEnergy}};
             }
             levels.push_back({{"name", a.levels[l].name},
                               {"cycles", ls.cycles},
@@ -670,6 +673,9 @@ Evaluation evaluationFromJson(const json& j, const Problem& p, const Architectur
                 tv.contains("first_touches") ? asInteger(tv.at("first_touches"), tp) : 0;
             ts.sharedBy = tv.contains("shared_by") ? asInteger(tv.at("shared_by"), tp) : 1;
             ts.energy = optNumber(tv, "energy_pJ", tp, 0.0);
+            ts.readEnergy = optNumber(tv, "read_energy_pJ", tp, 0.0);
+            ts.fillEnergy = optNumber(tv, "fill_energy_pJ", tp, 0.0);
+            ts.updateEnergy = optNumber(tv, "update_energy_pJ", tp, 0.0);
         }
     }
     return e;

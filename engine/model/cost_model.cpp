@@ -414,9 +414,11 @@ void evaluateImpl(const Problem& p, const Architecture& a, const Mapping& m, Eva
             TensorLevelStats& ts = ls.tensors[t];
             if (!ts.kept)
                 continue;
-            ts.energy = (vectors(ts.reads) * s.energy.read + vectors(ts.fills) * s.energy.write +
-                         vectors(ts.updates) * s.energy.update) *
-                        double(ls.utilizedInstances);
+            const double n = double(ls.utilizedInstances);
+            ts.readEnergy = vectors(ts.reads) * s.energy.read * n;
+            ts.fillEnergy = vectors(ts.fills) * s.energy.write * n;
+            ts.updateEnergy = vectors(ts.updates) * s.energy.update * n;
+            ts.energy = ts.readEnergy + ts.fillEnergy + ts.updateEnergy;
             access += ts.energy;
         }
         ls.accessEnergy = access;

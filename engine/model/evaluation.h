@@ -45,7 +45,10 @@ struct TensorLevelStats {
     // Children (inner keeper or MACs) that share each word this level sends
     // down: multicast for inputs, spatial reduction for partial results.
     std::int64_t sharedBy = 1;
-    double energy = 0.0; // pJ over all utilized instances
+    double energy = 0.0; // pJ over all utilized instances: the three actions below
+    double readEnergy = 0.0;
+    double fillEnergy = 0.0;
+    double updateEnergy = 0.0;
 };
 
 struct LevelStats {

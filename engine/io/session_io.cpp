@@ -1,0 +1,222 @@
+#include "io/session_io.h"
+
+#include "common/error.h"
+#include "model/cost_model.h"
+
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+namespace mw {
+
+namespace {
+
+// JSON has no infinity: costs of illegal candidates are written as null.
+Json costJson(double v) {
+    return v >= SearchContext::kInfinity || !std::isfinite(v) ? Json(nullptr) : Json(v);
+}
+double costFromJson(const Json& j) {
+    return j.is_null() ? SearchContext::kInfinity : j.get<double>();
+}
+
+const Json& member(const Json& j, const char* key, const std::string& where) {
+    if (!j.is_object() || !j.contains(key))
+        throw InputError(where, std::string("missing '") + key + "'");
+    return j.at(key);
+}
+
+template <typename T> T value(const Json& j, const char* key, const std::string& where) {
+    const Json& v = member(j, key, where);
+    try {
+        return v.get<T>();
+    } catch (const std::exception&) {
+        throw InputError(where + "." + key,
+                         "has the wrong type (got " + std::string(v.type_name()) + ")");
+    }
+}
+
+template <typename T> T optional(const Json& j, const char* key, const T& fallback) {
+    return j.is_object() && j.contains(key) && !j.at(key).is_null() ? j.at(key).get<T>() : fallback;
+}
+
+Json settingsJson(const SearchSettings& s) {
+    Json params = Json::object();
+    for (const auto& [k, v] : s.params)
+        params[k] = v;
+    return {{"budget_evaluations", s.budget.evaluations},
+            {"budget_seconds", s.budget.seconds},
+            {"seed", s.seed},
+            {"objective", s.objective.name()},
+            {"threads", s.threads},
+            {"params", params}};
+}
+
+SearchSettings settingsFromJson(const Json& j, const std::string& where) {
+    SearchSettings s;
+    s.budget.evaluations = optional<std::int64_t>(j, "budget_evaluations", 0);
+    s.budget.seconds = optional<double>(j, "budget_seconds", 0.0);
+    if (s.budget.evaluations < 0 || s.budget.seconds < 0 ||
+        (s.budget.evaluations == 0 && s.budget.seconds == 0))
+        throw InputError(where, "needs a positive budget_evaluations or budget_seconds");
+    s.seed = optional<std::uint64_t>(j, "seed", 1);
+    s.objective = SearchObjective::parse(optional<std::string>(j, "objective", "edp"));
+    s.threads = optional<int>(j, "threads", 1);
+    if (s.threads < 1)
+        throw InputError(where + ".threads", "must be at least 1");
+    if (j.contains("params"))
+        for (const auto& [k, v] : j.at("params").items()) {
+            if (!v.is_number())
+                throw InputError(where + ".params." + k, "expected a number");
+            s.params[k] = v.get<double>();
+        }
+    return s;
+}
+
+} // namespace
+
+Json toJson(const Session& s) {
+    Json runs = Json::array();
+    for (const SessionRun& r : s.runs) {
+        Json jr = {{"searcher", r.searcher},
+                   {"layer", r.layer},
+                   {"settings", settingsJson(r.settings)},
+                   {"finished", r.finished}};
+        if (r.finished) {
+            const SearchResult& res = r.result;
+            Json trace = Json::array();
+            for (const TracePoint& t : res.trace)
+                trace.push_back({t.evaluation, t.seconds, costJson(t.cost), costJson(t.best)});
+            Json result = {
+                {"found", res.found},
+                {"best_objective", costJson(res.found ? res.bestCost : SearchContext::kInfinity)},
+                {"evaluations", res.evaluations},
+                {"illegal", res.illegal},
+                {"duplicates", res.duplicates},
+                {"seconds", res.seconds},
+                {"cancelled", res.cancelled},
+                {"stop_reason", res.stopReason},
+                {"trace", trace}};
+            if (res.found) {
+                const int li = s.network.layerIndex(r.layer);
+                const Problem p = buildProblem(s.network.layers.at(std::size_t(li)));
+                result["best_mapping"] = toJson(res.best, p, s.arch);
+            }
+            jr["result"] = result;
+        }
+        runs.push_back(jr);
+    }
+    return {{"format", "mapwright.session"},
+            {"version", kFormatVersion},
+            {"name", s.name},
+            {"architecture", toJson(s.arch)},
+            {"workload", toJson(s.network)},
+            {"current_layer", s.currentLayer},
+            {"runs", runs}};
+}
+
+Session sessionFromJson(const Json& j, const std::string& where) {
+    if (!j.is_object())
+        throw InputError(where, "expected a JSON object (a mapwright.session)");
+    const std::string format = optional<std::string>(j, "format", "");
+    if (format != "mapwright.session")
+        throw InputError(where + ": format", "is '" + format + "'; expected 'mapwright.session'");
+    Session s;
+    s.name = optional<std::string>(j, "name", "");
+    try {
+        s.arch = architectureFromJson(member(j, "architecture", where));
+    } catch (const InputError& e) {
+        throw e.within(where + ": architecture");
+    }
+    try {
+        s.network = networkFromJson(member(j, "workload", where));
+    } catch (const InputError& e) {
+        throw e.within(where + ": workload");
+    }
+    if (s.network.layers.empty())
+        throw InputError(where + ": workload", "has no layers");
+    s.currentLayer = optional<int>(j, "current_layer", 0);
+    if (s.currentLayer < 0 || s.currentLayer >= int(s.network.layers.size()))
+        throw InputError(where + ": current_layer",
+                         "must be 0.." + std::to_string(s.network.layers.size() - 1));
+    if (!j.contains("runs"))
+        return s;
+    const Json& runs = j.at("runs");
+    if (!runs.is_array())
+        throw InputError(where + ": runs", "expected an array");
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const std::string at = where + ": runs[" + std::to_string(i) + "]";
+        const Json& jr = runs[i];
+        SessionRun r;
+        r.searcher = value<std::string>(jr, "searcher", at);
+        makeSearcher(r.searcher); // throws naming the unknown searcher
+        r.layer =
+            optional<std::string>(jr, "layer", s.network.layers[std::size_t(s.currentLayer)].name);
+        const int li = s.network.layerIndex(r.layer);
+        if (li < 0)
+            throw InputError(at + ".layer", "'" + r.layer + "' is not a layer of the workload");
+        r.settings = settingsFromJson(member(jr, "settings", at), at + ".settings");
+        r.finished = optional<bool>(jr, "finished", false);
+        if (r.finished) {
+            const Json& res = member(jr, "result", at);
+            const std::string rat = at + ".result";
+            SearchResult& out = r.result;
+            out.searcher = r.searcher;
+            out.found = value<bool>(res, "found", rat);
+            out.evaluations = optional<std::int64_t>(res, "evaluations", 0);
+            out.illegal = optional<std::int64_t>(res, "illegal", 0);
+            out.duplicates = optional<std::int64_t>(res, "duplicates", 0);
+            out.seconds = optional<double>(res, "seconds", 0.0);
+            out.cancelled = optional<bool>(res, "cancelled", false);
+            out.stopReason = optional<std::string>(res, "stop_reason", "");
+            out.bestCost = costFromJson(res.contains("best_objective") ? res.at("best_objective")
+                                                                       : Json(nullptr));
+            if (res.contains("trace"))
+                for (const Json& t : res.at("trace")) {
+                    if (!t.is_array() || t.size() != 4)
+                        throw InputError(rat + ".trace",
+                                         "expected [evaluation, seconds, cost, best] rows");
+                    out.trace.push_back({t[0].get<std::int64_t>(), t[1].get<double>(),
+                                         costFromJson(t[2]), costFromJson(t[3])});
+                }
+            if (out.found) {
+                const Problem p = buildProblem(s.network.layers[std::size_t(li)]);
+                try {
+                    out.best = mappingFromJson(member(res, "best_mapping", rat), p, s.arch);
+                } catch (const InputError& e) {
+                    throw e.within(rat + ".best_mapping");
+                }
+                out.bestEvaluation = evaluate(p, s.arch, out.best);
+                if (!out.bestEvaluation.valid)
+                    throw InputError(rat + ".best_mapping", "is not a legal mapping of layer '" +
+                                                                r.layer + "' on this architecture");
+            }
+        }
+        s.runs.push_back(std::move(r));
+    }
+    return s;
+}
+
+Session loadSession(const std::string& path) {
+    return sessionFromJson(readJsonFile(path), path);
+}
+
+void saveSession(const std::string& path, const Session& s) {
+    writeTextFile(path, toJson(s).dump(1) + "\n");
+}
+
+std::string traceCsv(const SearchResult& r) {
+    std::ostringstream o;
+    o << "evaluation,seconds,cost,best\n" << std::setprecision(10);
+    auto cost = [](double v) {
+        std::ostringstream c;
+        if (v >= SearchContext::kInfinity)
+            return std::string("inf");
+        c << std::scientific << std::setprecision(10) << v;
+        return c.str();
+    };
+    for (const TracePoint& t : r.trace)
+        o << t.evaluation << ',' << t.seconds << ',' << cost(t.cost) << ',' << cost(t.best) << '\n';
+    return o.str();
+}
+
+} // namespace mw

@@ -1,0 +1,41 @@
+#pragma once
+// A session: the architecture, the workload (a network) and the searches of one
+// exploration, saved as one JSON file ("mapwright.session"). Finished runs keep
+// their settings, best mapping and trace; requested runs (no result yet) are
+// what a scripted screenshot runs before it renders.
+#include "arch/architecture.h"
+#include "io/json_io.h"
+#include "search/search.h"
+#include "workload/presets.h"
+
+#include <string>
+#include <vector>
+
+namespace mw {
+
+struct SessionRun {
+    std::string searcher;
+    std::string layer; // name of the network layer searched
+    SearchSettings settings;
+    bool finished = false; // false: requested, not run yet
+    SearchResult result;   // when finished (bestEvaluation is recomputed on load)
+};
+
+struct Session {
+    std::string name;
+    Architecture arch;
+    Network network;
+    int currentLayer = 0;
+    std::vector<SessionRun> runs;
+};
+
+Json toJson(const Session& s);
+// `where` names the source (a file) in errors.
+Session sessionFromJson(const Json& j, const std::string& where);
+Session loadSession(const std::string& path);
+void saveSession(const std::string& path, const Session& s);
+
+// The trace as CSV: evaluation,seconds,cost,best ("inf" before the first legal point).
+std::string traceCsv(const SearchResult& r);
+
+} // namespace mw
