@@ -1,13 +1,70 @@
-// mapwright: the explorer GUI. The window itself lives in ui/.
+// mapwright: the explorer GUI. The window lives in ui/; this parses the
+// command line, including the scripted screenshot mode used for the docs:
+//   mapwright [--session FILE] [--screenshot OUT.png [--view NAME]]
 #include "ui/main_window.h"
+#include "ui/network_view.h"
 
 #include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
+
+#include <cstdio>
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setApplicationName("Mapwright");
     QApplication::setOrganizationName("Mapwright");
-    mw::ui::MainWindow window;
+    QCommandLineParser parser;
+    parser.setApplicationDescription("Map-space exploration for DNN and tensor accelerators");
+    parser.addHelpOption();
+    parser.addOption({"session", "Open this session (default: the bundled sample).", "FILE"});
+    parser.addOption({"screenshot",
+                      "Render a view to this PNG after running the searches the session "
+                      "requests, then exit.",
+                      "OUT.png"});
+    parser.addOption({"view", "View to show: " + mw::ui::MainWindow::viewNames().join(", ") + ".",
+                      "NAME", "search"});
+    parser.process(app);
+
+    const bool scripted = parser.isSet("screenshot");
+    mw::ui::MainWindow::Options options;
+    options.offerRestore = !scripted;
+    options.autosave = !scripted;
+    mw::ui::MainWindow window(options);
+    const QString session = parser.isSet("session") ? parser.value("session")
+                                                    : mw::ui::MainWindow::defaultSessionPath();
+    if (!session.isEmpty() && !window.openSession(session) && scripted) {
+        std::fprintf(stderr, "mapwright: %s\n", qPrintable(window.lastError()));
+        return 1;
+    }
+    if (!window.showView(parser.value("view"))) {
+        std::fprintf(stderr, "mapwright: --view: %s\n", qPrintable(window.lastError()));
+        return 2;
+    }
+    if (!scripted) {
+        window.show();
+        return QApplication::exec();
+    }
+    window.resize(1500, 950);
     window.show();
-    return QApplication::exec();
+    window.runRequestedSearches();
+    if (!window.waitForSearches(30 * 60 * 1000)) {
+        std::fprintf(stderr, "mapwright: the session's searches did not finish\n");
+        return 1;
+    }
+    if (parser.value("view") == "network") { // the network view shows a network search
+        window.networkView()->run();
+        window.networkView()->waitForFinished(30 * 60 * 1000);
+    }
+    window.showView(parser.value("view"));
+    QApplication::processEvents();
+    QTimer::singleShot(300, &app, &QApplication::quit); // let layouts and plots settle
+    QApplication::exec();
+    const QString out = parser.value("screenshot");
+    if (!window.grab().save(out)) {
+        std::fprintf(stderr, "mapwright: cannot write %s\n", qPrintable(out));
+        return 1;
+    }
+    std::printf("wrote %s (%s view)\n", qPrintable(out), qPrintable(parser.value("view")));
+    return 0;
 }

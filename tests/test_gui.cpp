@@ -1,20 +1,339 @@
-// The GUI target is wired: the main window builds and shows offscreen.
+// The explorer GUI, offscreen: the default session opens; editors validate
+// and undo; two searchers run side by side and reach the plot, the results
+// table and the inspector; sessions round-trip; a cancelled run keeps its
+// best; the GUI thread stays responsive under a 2-thread search; exports
+// and the scripted screenshot work; bad input changes nothing.
+#include "io/session_io.h"
+#include "model/cost_model.h"
+#include "ui/architecture_editor.h"
+#include "ui/energy_view.h"
 #include "ui/main_window.h"
+#include "ui/mapping_inspector.h"
+#include "ui/network_view.h"
+#include "ui/search_panel.h"
+#include "ui/workload_editor.h"
 
-#include <QMenuBar>
-#include <QStatusBar>
+#include <qcustomplot.h>
+
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QUndoStack>
 #include <QtTest>
+
+using mw::ui::MainWindow;
+
+namespace {
+
+const QString kSource = MAPWRIGHT_SOURCE_DIR;
+
+MainWindow::Options testOptions(const QString& dir) {
+    MainWindow::Options o;
+    o.offerRestore = false; // no modal dialogs offscreen
+    o.autosaveDir = dir;
+    return o;
+}
+
+std::string sessionText(const mw::Session& s) {
+    return mw::toJson(s).dump();
+}
+
+} // namespace
 
 class TestGui : public QObject {
     Q_OBJECT
+  private:
+    QTemporaryDir dir_;
+    QString path(const QString& name) const { return dir_.filePath(name); }
+
   private slots:
-    void mainWindowShows() {
-        mw::ui::MainWindow w;
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QVERIFY(dir_.isValid());
+    }
+
+    void opensDefaultSession() {
+        MainWindow w(testOptions(dir_.path()));
+        const QString def = MainWindow::defaultSessionPath();
+        QVERIFY2(!def.isEmpty(), "samples/sessions/default.json not found");
+        QVERIFY2(w.openSession(def), qPrintable(w.lastError()));
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        QCOMPARE(w.windowTitle(), QString("Mapwright"));
-        QVERIFY(!w.menuBar()->actions().isEmpty());
-        QVERIFY(w.statusBar() != nullptr);
+        QCOMPARE(w.session().network.layers.size(), std::size_t(54)); // ResNet-50
+        QCOMPARE(QString::fromStdString(w.session().arch.name), QString("eyeriss-like"));
+        QVERIFY(w.windowTitle().startsWith("Mapwright"));
+        QCOMPARE(w.architectureEditor()->architecture().numLevels(), w.session().arch.numLevels());
+        QCOMPARE(w.workloadEditor()->network().layers.size(), std::size_t(54));
+        QVERIFY(!w.architectureEditor()->scene()->items().isEmpty()); // the hierarchy is drawn
+        for (const QString& v : MainWindow::viewNames())
+            QVERIFY(w.showView(v));
+        QVERIFY(!w.showView("nonsense"));
+    }
+
+    void editsLevelWithUndo() {
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        auto* editor = w.architectureEditor();
+        const int glb = w.session().arch.levelIndex("shared_glb");
+        QVERIFY(glb > 0);
+        const auto before = w.session().arch.levels[std::size_t(glb)].capacityWords;
+        editor->selectLevel(glb);
+        QVERIFY2(editor->setLevelField("capacity", QString::number(before * 2)),
+                 qPrintable(editor->lastError()));
+        QCOMPARE(w.session().arch.levels[std::size_t(glb)].capacityWords, before * 2);
+        QVERIFY(w.undoStack()->canUndo());
+        w.undoStack()->undo();
+        QCOMPARE(w.session().arch.levels[std::size_t(glb)].capacityWords, before);
+        w.undoStack()->redo();
+        QCOMPARE(w.session().arch.levels[std::size_t(glb)].capacityWords, before * 2);
+    }
+
+    void badArchitectureInputChangesNothing() {
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        auto* editor = w.architectureEditor();
+        const std::string original = mw::toJson(w.session().arch).dump();
+        const int glb = w.session().arch.levelIndex("shared_glb");
+        editor->selectLevel(glb);
+        QVERIFY(!editor->setLevelField("capacity", "lots"));
+        QVERIFY2(editor->lastError().contains("capacity"), qPrintable(editor->lastError()));
+        QVERIFY(!editor->setLevelField("capacity", "0"));
+        QVERIFY(!editor->lastError().isEmpty());
+        QVERIFY(!editor->setLevelField("mesh_x", "-3"));
+        // Deleting the compute level is refused.
+        QVERIFY(!editor->removeLevel(w.session().arch.numLevels()));
+        QVERIFY(!editor->lastError().isEmpty());
+        QCOMPARE(mw::toJson(w.session().arch).dump(), original);
+        QCOMPARE(mw::toJson(editor->architecture()).dump(), original);
+    }
+
+    void badWorkloadInputChangesNothing() {
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        auto* editor = w.workloadEditor();
+        const std::string original = mw::toJson(w.session().network).dump();
+        QVERIFY(!editor->setCell(0, "C", "three"));
+        QVERIFY2(editor->lastError().contains("C"), qPrintable(editor->lastError()));
+        QVERIFY(!editor->setCell(0, "M", "0"));
+        QVERIFY(!editor->setCell(0, "P", "-7"));
+        QCOMPARE(mw::toJson(w.session().network).dump(), original);
+        // A good edit goes through.
+        QVERIFY2(editor->setCell(0, "M", "32"), qPrintable(editor->lastError()));
+        QCOMPARE(w.session().network.layers[0].param("M", 0), std::int64_t(32));
+        QVERIFY(editor->addPresetLayer("gemm"));
+        QCOMPARE(w.session().network.layers.size(), std::size_t(55));
+    }
+
+    void runsTwoSearchersSideBySide() {
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        w.show();
+        auto* panel = w.searchPanel();
+        panel->setSearchers({"gamma", "random"});
+        panel->setBudget(2000, 0);
+        panel->setSeeds(1, 7);
+        QCOMPARE(panel->runSelected(), 2);
+        QCOMPARE(panel->runningCount(), 2);
+        QVERIFY(w.waitForSearches(60000));
+        QCOMPARE(w.session().runs.size(), std::size_t(2));
+        // The plot holds both curves (and the lower bound).
+        QStringList names;
+        for (int i = 0; i < panel->plot()->graphCount(); ++i) {
+            QCPGraph* g = panel->plot()->graph(i);
+            QVERIFY(g->dataCount() > 0);
+            names << g->name();
+        }
+        QVERIFY(names.contains("gamma"));
+        QVERIFY(names.contains("random"));
+        QVERIFY(names.contains("lower bound"));
+        QCOMPARE(panel->resultsTable()->rowCount(), 2);
+        // The inspector shows the better of the two best mappings, legal.
+        auto* inspector = w.inspector();
+        QVERIFY(inspector->hasMapping());
+        QVERIFY(inspector->evaluation().valid);
+        const double best =
+            std::min(w.session().runs[0].result.bestCost, w.session().runs[1].result.bestCost);
+        QCOMPARE(inspector->evaluation().edp, best);
+        QVERIFY(inspector->loopNestText().contains("for "));
+        QVERIFY(w.energyView()->currentRun() >= 0);
+        for (const auto& r : w.session().runs) {
+            QCOMPARE(r.result.evaluations, std::int64_t(2000));
+            QVERIFY(r.result.bestEvaluation.valid);
+        }
+    }
+
+    void inspectorEditsReevaluate() {
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        w.searchPanel()->setSearchers({"random"});
+        w.searchPanel()->setBudget(500, 0);
+        QCOMPARE(w.searchPanel()->runSelected(), 1);
+        QVERIFY(w.waitForSearches(60000));
+        auto* inspector = w.inspector();
+        QVERIFY(inspector->hasMapping());
+        const mw::Mapping before = inspector->mapping();
+        // Text in a factor field is refused and changes nothing.
+        QVERIFY(!inspector->setFactor(0, "M", "temporal", "many"));
+        QVERIFY(inspector->lastError().contains("M"));
+        QCOMPARE(std::memcmp(&before, &inspector->mapping(), sizeof(mw::Mapping)), 0);
+        // Doubling a DRAM factor breaks the product: re-evaluated, violations listed.
+        const int m = inspector->problem().dimIndex("M");
+        const auto f = before.levels[0].temporal[std::size_t(m)];
+        QVERIFY(inspector->setFactor(0, "M", "temporal", QString::number(f * 2)));
+        QVERIFY(!inspector->evaluation().valid);
+        inspector->resetEdits();
+        QVERIFY(inspector->evaluation().valid);
+        // A bad loop order is refused.
+        QVERIFY(!inspector->setOrder(0, "M M M"));
+    }
+
+    void sessionRoundTrips() {
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        w.searchPanel()->setSearchers({"annealing", "genetic"});
+        w.searchPanel()->setBudget(800, 0);
+        QCOMPARE(w.searchPanel()->runSelected(), 2);
+        QVERIFY(w.waitForSearches(60000));
+        const QString file = path("round.session.json");
+        QVERIFY(w.saveSession(file));
+        MainWindow again(testOptions(dir_.path()));
+        QVERIFY2(again.openSession(file), qPrintable(again.lastError()));
+        QCOMPARE(sessionText(again.session()), sessionText(w.session()));
+        QCOMPARE(again.searchPanel()->resultsTable()->rowCount(), 2);
+        QVERIFY(again.inspector()->hasMapping());
+        // Autosave writes the same session where crash recovery looks for it.
+        QVERIFY(w.autosaveNow());
+        QCOMPARE(sessionText(mw::loadSession(w.autosavePath().toStdString())),
+                 sessionText(w.session()));
+    }
+
+    void badSessionFileKeepsCurrent() {
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        const std::string before = sessionText(w.session());
+        QFile bad(path("bad.json"));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write("{\"format\": \"mapwright.session\", \"architecture\": ");
+        bad.close();
+        QVERIFY(!w.openSession(path("bad.json")));
+        QVERIFY2(w.lastError().contains("bad.json"), qPrintable(w.lastError()));
+        QCOMPARE(sessionText(w.session()), before);
+        QVERIFY(!w.openSession(path("missing.json")));
+        QCOMPARE(sessionText(w.session()), before);
+    }
+
+    void cancelledRunKeepsBest() {
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        auto* panel = w.searchPanel();
+        panel->setSearchers({"gamma"});
+        panel->setBudget(1'000'000'000, 0);
+        QCOMPARE(panel->runSelected(), 1);
+        QTest::qWait(400);
+        panel->cancelAll();
+        QVERIFY(w.waitForSearches(30000));
+        QCOMPARE(w.session().runs.size(), std::size_t(1));
+        const auto& r = w.session().runs[0].result;
+        QVERIFY(r.cancelled);
+        QVERIFY(r.found);
+        QVERIFY(r.evaluations > 0 && r.evaluations < 1'000'000'000);
+        QVERIFY(r.bestEvaluation.valid);
+        QVERIFY(w.inspector()->hasMapping());
+    }
+
+    void staysResponsiveWhileSearching() {
+        // Two searches on 2 threads each for 2 s, the GUI thread ticking every 5 ms.
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        w.show();
+        w.showView("search");
+        auto* panel = w.searchPanel();
+        panel->setSearchers({"gamma", "random"});
+        panel->setBudget(0, 2.0);
+        panel->setThreads(2);
+        QElapsedTimer clock;
+        qint64 last = 0, worst = 0;
+        QTimer tick;
+        tick.setInterval(5);
+        connect(&tick, &QTimer::timeout, [&] {
+            const qint64 now = clock.elapsed();
+            worst = std::max(worst, now - last);
+            last = now;
+        });
+        const int replotsBefore = panel->replots();
+        QCOMPARE(panel->runSelected(), 2);
+        clock.start();
+        tick.start();
+        QVERIFY(w.waitForSearches(60000));
+        const double seconds = clock.elapsed() / 1000.0;
+        tick.stop();
+        const double rate = (panel->replots() - replotsBefore) / seconds;
+        qInfo("GUI thread: longest gap %lld ms; plot refreshed %.1f times/s over %.2f s", worst,
+              rate, seconds);
+        QVERIFY2(worst < 50, qPrintable(QString("GUI stalled %1 ms").arg(worst)));
+        QVERIFY2(rate >= 10.0, qPrintable(QString("plot refreshed %1 /s").arg(rate)));
+    }
+
+    void exportsFiles() {
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        w.show();
+        w.searchPanel()->setSearchers({"gamma"});
+        w.searchPanel()->setBudget(600, 0);
+        QCOMPARE(w.searchPanel()->runSelected(), 1);
+        QVERIFY(w.waitForSearches(60000));
+        QVERIFY(w.exportMapping(path("best.json")));
+        QVERIFY(w.exportMapping(path("best.yaml")));
+        QVERIFY(w.exportTraces(path("traces.csv")));
+        w.showView("search");
+        QVERIFY(w.exportPlot(path("convergence.png")));
+        QVERIFY(w.exportPlot(path("convergence.pdf")));
+        w.showView("energy");
+        QVERIFY(w.exportPlot(path("energy.png")));
+        for (const char* f :
+             {"best.yaml", "traces.csv", "convergence.png", "convergence.pdf", "energy.png"})
+            QVERIFY2(QFileInfo(path(f)).size() > 100, f);
+        // The exported mapping reads back as the same, legal mapping.
+        const mw::Problem& p = w.inspector()->problem();
+        const mw::Mapping m = mw::loadMapping(path("best.json").toStdString(), p, w.session().arch);
+        QVERIFY(mw::evaluate(p, w.session().arch, m).valid);
+        QCOMPARE(mw::evaluate(p, w.session().arch, m).edp, w.inspector()->evaluation().edp);
+        QFile csv(path("traces.csv"));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        QVERIFY(csv.readLine().startsWith("run,searcher,seed,layer,evaluation"));
+    }
+
+    void networkViewSearchesEveryLayer() {
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        auto* view = w.networkView();
+        view->setSearcher("random");
+        view->setBudget(50);
+        QVERIFY(view->run());
+        QVERIFY(view->waitForFinished(120000));
+        QVERIFY(view->hasOutcome());
+        QCOMPARE(view->outcome().layers.size(), std::size_t(54));
+        QVERIFY(view->outcome().energy > 0);
+        QVERIFY(view->outcome().uniqueLayers < 54); // repeated layers searched once
+    }
+
+    void scriptedScreenshot() {
+        const QString out = path("shot.png");
+        QProcess gui;
+        gui.setProcessEnvironment(QProcessEnvironment::systemEnvironment());
+        gui.start(MAPWRIGHT_GUI, {"--session", kSource + "/samples/sessions/default.json",
+                                  "--screenshot", out, "--view", "architecture"});
+        QVERIFY(gui.waitForFinished(120000));
+        QCOMPARE(gui.exitCode(), 0);
+        QImage image(out);
+        QVERIFY(!image.isNull());
+        QVERIFY(image.width() >= 800 && image.height() >= 500);
+        // A bad view name is a clear error.
+        gui.start(MAPWRIGHT_GUI, {"--screenshot", out, "--view", "everything"});
+        QVERIFY(gui.waitForFinished(60000));
+        QCOMPARE(gui.exitCode(), 2);
+        QVERIFY(gui.readAllStandardError().contains("unknown view"));
     }
 };
 

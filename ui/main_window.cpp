@@ -1,20 +1,706 @@
 #include "ui/main_window.h"
 
+#include "common/error.h"
+#include "io/timeloop.h"
+#include "model/cost_model.h"
+#include "ui/architecture_editor.h"
+#include "ui/energy_view.h"
+#include "ui/mapping_inspector.h"
+#include "ui/network_view.h"
+#include "ui/search_panel.h"
+#include "ui/workload_editor.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
 #include <QLabel>
+#include <QMenu>
 #include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QStatusBar>
+#include <QTabWidget>
+#include <QTimer>
+#include <QToolBar>
+#include <QTreeWidget>
+#include <QUndoStack>
 
 namespace mw::ui {
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+namespace {
+
+const QStringList kViews = {"architecture", "workload", "search", "inspector", "energy", "network"};
+constexpr int kMaxRecent = 8;
+
+// The session without any layer, architecture or run: what a new window shows
+// until a session is opened.
+mw::Session emptySession() {
+    mw::Session s;
+    s.name = "untitled";
+    s.arch.name = "empty";
+    mw::StorageLevel dram;
+    dram.name = "DRAM";
+    dram.cls = mw::LevelClass::DRAM;
+    s.arch.levels.push_back(dram);
+    s.network.name = "untitled";
+    s.network.layers.push_back(mw::presetLayer("conv2d", "conv"));
+    return s;
+}
+
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent) : MainWindow(Options{}, parent) {}
+
+MainWindow::MainWindow(const Options& options, QWidget* parent)
+    : QMainWindow(parent), options_(options) {
     setWindowTitle("Mapwright");
-    resize(1200, 800);
-    auto* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&Quit"), this, &QWidget::close);
-    auto* placeholder = new QLabel(tr("Mapwright — map-space exploration for tensor accelerators"));
-    placeholder->setAlignment(Qt::AlignCenter);
-    setCentralWidget(placeholder);
-    statusBar()->showMessage(tr("Ready"));
+    resize(1400, 900);
+    undo_ = new QUndoStack(this);
+
+    archEditor_ = new ArchitectureEditor(undo_);
+    workloadEditor_ = new WorkloadEditor;
+    searchPanel_ = new SearchPanel;
+    inspector_ = new MappingInspector;
+    energyView_ = new EnergyView;
+    networkView_ = new NetworkView;
+    tabs_ = new QTabWidget;
+    tabs_->setDocumentMode(true);
+    tabs_->addTab(archEditor_, "Architecture");
+    tabs_->addTab(workloadEditor_, "Workload");
+    tabs_->addTab(searchPanel_, "Search");
+    tabs_->addTab(inspector_, "Inspector");
+    tabs_->addTab(energyView_, "Energy");
+    tabs_->addTab(networkView_, "Network");
+    setCentralWidget(tabs_);
+
+    explorer_ = new QTreeWidget;
+    explorer_->setHeaderHidden(true);
+    explorer_->setMinimumWidth(220);
+    auto* dock = new QDockWidget("Project", this);
+    dock->setObjectName("project");
+    dock->setWidget(explorer_);
+    addDockWidget(Qt::LeftDockWidgetArea, dock);
+    connect(explorer_, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item, int) {
+        const QString kind = item->data(0, Qt::UserRole).toString();
+        const int index = item->data(0, Qt::UserRole + 1).toInt();
+        if (kind == "architecture" || kind == "level") {
+            showView("architecture");
+            if (kind == "level")
+                archEditor_->selectLevel(index);
+        } else if (kind == "workload") {
+            showView("workload");
+        } else if (kind == "layer") {
+            selectLayer(index);
+        } else if (kind == "run") {
+            showRun(index);
+        }
+    });
+
+    running_ = new QLabel("No search running");
+    statusBar()->addPermanentWidget(running_);
+
+    connect(archEditor_, &ArchitectureEditor::architectureChanged, this,
+            &MainWindow::onArchitectureChanged);
+    connect(workloadEditor_, &WorkloadEditor::networkChanged, this, &MainWindow::onNetworkChanged);
+    connect(workloadEditor_, &WorkloadEditor::currentLayerChanged, this, [this](int i) {
+        if (i >= 0 && i != session_.currentLayer)
+            selectLayer(i);
+    });
+    connect(searchPanel_, &SearchPanel::runFinished, this, &MainWindow::onRunFinished);
+    connect(searchPanel_, &SearchPanel::runningChanged, this, [this](int n) {
+        running_->setText(n == 0 ? QString("No search running")
+                                 : QString("%1 search%2 running").arg(n).arg(n == 1 ? "" : "es"));
+    });
+    connect(searchPanel_, &SearchPanel::runActivated, this, &MainWindow::showRun);
+    connect(searchPanel_, &SearchPanel::message, this, &MainWindow::info);
+    connect(inspector_, &MappingInspector::message, this, &MainWindow::info);
+    connect(networkView_, &NetworkView::message, this, &MainWindow::info);
+
+    buildActions();
+
+    autosave_ = new QTimer(this);
+    autosave_->setInterval(options_.autosaveIntervalMs);
+    connect(autosave_, &QTimer::timeout, this, [this] {
+        if (dirty_)
+            autosaveNow();
+    });
+    setSession(emptySession());
+    setDirty(false);
+    if (options_.autosave) {
+        autosave_->start();
+        if (options_.offerRestore)
+            QTimer::singleShot(0, this, &MainWindow::offerRestore);
+    }
+}
+
+MainWindow::~MainWindow() = default;
+
+QString MainWindow::defaultSessionPath() {
+    const QString rel = "samples/sessions/default.json";
+    QStringList roots = {QCoreApplication::applicationDirPath() + "/..",
+                         QCoreApplication::applicationDirPath() + "/../share/mapwright",
+                         QCoreApplication::applicationDirPath() + "/../.."};
+#ifdef MAPWRIGHT_SOURCE_DIR
+    roots << QString(MAPWRIGHT_SOURCE_DIR);
+#endif
+    for (const QString& root : roots)
+        if (QFileInfo::exists(root + "/" + rel))
+            return QFileInfo(root + "/" + rel).canonicalFilePath();
+    return {};
+}
+
+QStringList MainWindow::viewNames() {
+    return kViews;
+}
+
+QString MainWindow::autosavePath() const {
+    const QString dir = options_.autosaveDir.isEmpty()
+                            ? QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)
+                            : options_.autosaveDir;
+    return dir + "/autosave.session.json";
+}
+
+void MainWindow::buildActions() {
+    auto* file = menuBar()->addMenu("&File");
+    auto* open = file->addAction(QIcon::fromTheme("document-open"), "&Open session…", this,
+                                 &MainWindow::openDialog);
+    open->setShortcut(QKeySequence::Open);
+    auto* openDefault = file->addAction("Open the &default session", this, [this] {
+        const QString path = defaultSessionPath();
+        if (path.isEmpty())
+            fail("The bundled default session (samples/sessions/default.json) was not found.");
+        else
+            openSession(path);
+    });
+    (void)openDefault;
+    recentMenu_ = file->addMenu("Open &recent");
+    rebuildRecentMenu();
+    auto* save = file->addAction(QIcon::fromTheme("document-save"), "&Save session", this, [this] {
+        if (path_.isEmpty())
+            saveDialog();
+        else
+            saveSession(path_);
+    });
+    save->setShortcut(QKeySequence::Save);
+    file->addAction("Save session &as…", this, [this] { saveDialog(); })
+        ->setShortcut(QKeySequence::SaveAs);
+    file->addSeparator();
+    file->addAction("Import &architecture…", this, &MainWindow::importArchitectureDialog);
+    file->addAction("Import &network…", this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, "Import network", QString(),
+                                                          "Workload JSON (*.json)");
+        if (!path.isEmpty() && !workloadEditor_->importNetwork(path))
+            fail(workloadEditor_->lastError());
+    });
+    file->addSeparator();
+    auto* exportMap = file->addAction(QIcon::fromTheme("document-export"),
+                                      "&Export mapping (JSON / Timeloop YAML)…", this,
+                                      &MainWindow::exportMappingDialog);
+    file->addAction("Export &traces (CSV)…", this, &MainWindow::exportTracesDialog);
+    file->addAction("Export &plot (PNG / PDF)…", this, &MainWindow::exportPlotDialog);
+    file->addSeparator();
+    file->addAction("&Quit", this, &QWidget::close)->setShortcut(QKeySequence::Quit);
+
+    auto* edit = menuBar()->addMenu("&Edit");
+    QAction* undo = undo_->createUndoAction(this, "&Undo");
+    undo->setShortcut(QKeySequence::Undo);
+    undo->setIcon(QIcon::fromTheme("edit-undo"));
+    QAction* redo = undo_->createRedoAction(this, "&Redo");
+    redo->setShortcut(QKeySequence::Redo);
+    redo->setIcon(QIcon::fromTheme("edit-redo"));
+    edit->addAction(undo);
+    edit->addAction(redo);
+
+    auto* view = menuBar()->addMenu("&View");
+    for (int i = 0; i < kViews.size(); ++i) {
+        QAction* a =
+            view->addAction(tabs_->tabText(i), this, [this, i] { tabs_->setCurrentIndex(i); });
+        a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
+    }
+    view->addSeparator();
+    for (QDockWidget* d : findChildren<QDockWidget*>())
+        view->addAction(d->toggleViewAction());
+
+    auto* search = menuBar()->addMenu("&Search");
+    auto* run =
+        search->addAction(QIcon::fromTheme("media-playback-start"), "&Run searchers", this, [this] {
+            showView("search");
+            searchPanel_->runSelected();
+        });
+    run->setShortcut(Qt::Key_F5);
+    auto* cancel = search->addAction(QIcon::fromTheme("process-stop"), "&Cancel all", this,
+                                     [this] { searchPanel_->cancelAll(); });
+    cancel->setShortcut(Qt::Key_Escape);
+
+    auto* help = menuBar()->addMenu("&Help");
+    help->addAction("&About Mapwright", this, [this] {
+        QMessageBox::about(this, "About Mapwright",
+                           "Mapwright — map-space exploration for DNN and tensor accelerators.\n"
+                           "Timeloop-exact analytical model; Timeloop-style, annealing, genetic "
+                           "and GAMMA searchers under one driver.");
+    });
+
+    auto* bar = addToolBar("Main");
+    bar->setObjectName("main toolbar");
+    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    bar->addAction(open);
+    bar->addAction(save);
+    bar->addSeparator();
+    bar->addAction(undo);
+    bar->addAction(redo);
+    bar->addSeparator();
+    bar->addAction(run);
+    bar->addAction(cancel);
+    bar->addSeparator();
+    bar->addAction(exportMap);
+}
+
+void MainWindow::setSession(const mw::Session& session) {
+    session_ = session;
+    requested_.clear();
+    std::vector<mw::SessionRun> finished;
+    for (const mw::SessionRun& r : session_.runs)
+        (r.finished ? finished : requested_).push_back(r);
+    session_.runs = finished;
+    undo_->clear();
+    archEditor_->setArchitecture(session_.arch);
+    workloadEditor_->setNetwork(session_.network);
+    workloadEditor_->setCurrentLayer(session_.currentLayer);
+    refreshViews();
+    refreshTitle();
+}
+
+bool MainWindow::openSession(const QString& path) {
+    try {
+        const mw::Session s = mw::loadSession(path.toStdString());
+        mw::validateArchitecture(s.arch);
+        setSession(s);
+    } catch (const mw::InputError& e) {
+        fail(QString::fromStdString(e.what()));
+        return false;
+    } catch (const std::exception& e) {
+        fail(QString("%1: %2").arg(path, e.what()));
+        return false;
+    }
+    path_ = path;
+    addRecent(path);
+    setDirty(false);
+    refreshTitle();
+    info(QString("Opened %1").arg(QFileInfo(path).fileName()));
+    return true;
+}
+
+bool MainWindow::saveSession(const QString& path) {
+    try {
+        mw::Session s = session_;
+        for (const mw::SessionRun& r : requested_)
+            s.runs.push_back(r);
+        mw::saveSession(path.toStdString(), s);
+    } catch (const std::exception& e) {
+        fail(QString::fromStdString(e.what()));
+        return false;
+    }
+    path_ = path;
+    addRecent(path);
+    setDirty(false);
+    refreshTitle();
+    info(QString("Saved %1").arg(QFileInfo(path).fileName()));
+    return true;
+}
+
+bool MainWindow::autosaveNow() {
+    try {
+        QDir().mkpath(QFileInfo(autosavePath()).absolutePath());
+        mw::saveSession(autosavePath().toStdString(), session_);
+        return true;
+    } catch (const std::exception& e) {
+        statusBar()->showMessage(QString("Autosave failed: %1").arg(e.what()), 5000);
+        return false;
+    }
+}
+
+void MainWindow::offerRestore() {
+    // A clean exit clears the flag; finding it set means the last window crashed.
+    QSettings settings;
+    const bool crashed = settings.value("session/running", false).toBool();
+    settings.setValue("session/running", true);
+    if (!crashed || !QFileInfo::exists(autosavePath()))
+        return;
+    const auto answer = QMessageBox::question(
+        this, "Restore session?",
+        "Mapwright did not close cleanly last time. Restore the autosaved session?",
+        QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+    if (answer == QMessageBox::Yes && openSession(autosavePath()))
+        path_.clear(); // save asks for a name: the autosave is not the user's file
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (dirty_ && options_.offerRestore) {
+        const auto answer = QMessageBox::question(
+            this, "Save session?", "The session has unsaved changes. Save them?",
+            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+        if (answer == QMessageBox::Cancel || (answer == QMessageBox::Save && !saveDialog())) {
+            event->ignore();
+            return;
+        }
+    }
+    searchPanel_->cancelAll();
+    networkView_->cancel();
+    if (options_.autosave) {
+        QSettings().setValue("session/running", false);
+    }
+    event->accept();
+}
+
+void MainWindow::setDirty(bool dirty) {
+    dirty_ = dirty;
+    refreshTitle();
+}
+
+void MainWindow::refreshTitle() {
+    const QString name =
+        path_.isEmpty() ? QString::fromStdString(session_.name) : QFileInfo(path_).fileName();
+    setWindowTitle(QString("Mapwright — %1%2").arg(name, dirty_ ? " *" : ""));
+}
+
+void MainWindow::refreshViews() {
+    searchPanel_->setTarget(session_.arch, session_.network, session_.currentLayer);
+    searchPanel_->setRuns(session_.runs);
+    inspector_->setSession(session_.arch, session_.network, session_.runs);
+    energyView_->setSession(session_.arch, session_.network, session_.runs);
+    networkView_->setTarget(session_.arch, session_.network);
+    refreshExplorer();
+}
+
+void MainWindow::refreshExplorer() {
+    explorer_->clear();
+    auto* arch = new QTreeWidgetItem(
+        explorer_, {QString("Architecture: %1").arg(QString::fromStdString(session_.arch.name))});
+    arch->setData(0, Qt::UserRole, "architecture");
+    for (int l = 0; l < session_.arch.numLevels(); ++l) {
+        const auto& level = session_.arch.levels[std::size_t(l)];
+        auto* item = new QTreeWidgetItem(
+            arch,
+            {QString("%1  (%2)").arg(QString::fromStdString(level.name), mw::toString(level.cls))});
+        item->setData(0, Qt::UserRole, "level");
+        item->setData(0, Qt::UserRole + 1, l);
+    }
+    auto* mac =
+        new QTreeWidgetItem(arch, {QString("%1  (%2 × %3 MACs)")
+                                       .arg(QString::fromStdString(session_.arch.compute.name))
+                                       .arg(session_.arch.compute.meshX)
+                                       .arg(session_.arch.compute.meshY)});
+    mac->setData(0, Qt::UserRole, "level");
+    mac->setData(0, Qt::UserRole + 1, session_.arch.numLevels());
+    auto* work =
+        new QTreeWidgetItem(explorer_, {QString("Workload: %1 (%2 layers)")
+                                            .arg(QString::fromStdString(session_.network.name))
+                                            .arg(session_.network.layers.size())});
+    work->setData(0, Qt::UserRole, "workload");
+    for (std::size_t i = 0; i < session_.network.layers.size(); ++i) {
+        auto* item =
+            new QTreeWidgetItem(work, {QString::fromStdString(session_.network.layers[i].name)});
+        item->setData(0, Qt::UserRole, "layer");
+        item->setData(0, Qt::UserRole + 1, int(i));
+        if (int(i) == session_.currentLayer) {
+            QFont f = item->font(0);
+            f.setBold(true);
+            item->setFont(0, f);
+        }
+    }
+    auto* runs = new QTreeWidgetItem(
+        explorer_, {QString("Runs (%1)").arg(session_.runs.size() + requested_.size())});
+    runs->setData(0, Qt::UserRole, "runs");
+    for (std::size_t i = 0; i < session_.runs.size(); ++i) {
+        const mw::SessionRun& r = session_.runs[i];
+        auto* item = new QTreeWidgetItem(
+            runs, {QString("%1 · seed %2 · %3 — %4")
+                       .arg(QString::fromStdString(r.searcher))
+                       .arg(r.settings.seed)
+                       .arg(QString::fromStdString(r.layer))
+                       .arg(r.result.found ? QString::number(r.result.bestCost, 'g', 4)
+                                           : QString("none"))});
+        item->setForeground(0, searcherColor(r.searcher));
+        item->setData(0, Qt::UserRole, "run");
+        item->setData(0, Qt::UserRole + 1, int(i));
+    }
+    for (const mw::SessionRun& r : requested_)
+        new QTreeWidgetItem(runs, {QString("%1 · seed %2 · %3 — requested")
+                                       .arg(QString::fromStdString(r.searcher))
+                                       .arg(r.settings.seed)
+                                       .arg(QString::fromStdString(r.layer))});
+    arch->setExpanded(true);
+    runs->setExpanded(true);
+    work->setExpanded(session_.network.layers.size() <= 60);
+}
+
+bool MainWindow::showView(const QString& name) {
+    const int i = int(kViews.indexOf(name.toLower()));
+    if (i < 0) {
+        lastError_ = QString("unknown view '%1'; expected one of %2").arg(name, kViews.join(", "));
+        return false;
+    }
+    tabs_->setCurrentIndex(i);
+    return true;
+}
+
+QString MainWindow::currentView() const {
+    return kViews.value(tabs_->currentIndex());
+}
+
+void MainWindow::selectLayer(int index) {
+    if (index < 0 || index >= int(session_.network.layers.size()))
+        return;
+    session_.currentLayer = index;
+    workloadEditor_->setCurrentLayer(index);
+    searchPanel_->setTarget(session_.arch, session_.network, index);
+    refreshExplorer();
+    statusBar()->showMessage(
+        QString("Layer %1 selected for search")
+            .arg(QString::fromStdString(session_.network.layers[std::size_t(index)].name)),
+        4000);
+}
+
+int MainWindow::runRequestedSearches() {
+    const std::vector<mw::SessionRun> requests = std::move(requested_);
+    requested_.clear();
+    for (const mw::SessionRun& r : requests)
+        searchPanel_->startRun(r);
+    refreshExplorer();
+    return int(requests.size());
+}
+
+bool MainWindow::waitForSearches(int timeoutMs) {
+    return searchPanel_->waitForAll(timeoutMs);
+}
+
+void MainWindow::onArchitectureChanged(const mw::Architecture& a) {
+    session_.arch = a;
+    // Finished runs keep their mappings; their costs follow the new hardware.
+    for (mw::SessionRun& r : session_.runs) {
+        const int li = session_.network.layerIndex(r.layer);
+        if (!r.result.found || li < 0)
+            continue;
+        try {
+            mw::evaluate(mw::buildProblem(session_.network.layers[std::size_t(li)]), a,
+                         r.result.best, r.result.bestEvaluation);
+        } catch (const mw::InputError&) {
+            r.result.bestEvaluation.valid = false;
+        }
+    }
+    refreshViews();
+    setDirty(true);
+}
+
+void MainWindow::onNetworkChanged(const mw::Network& n) {
+    session_.network = n;
+    if (session_.currentLayer >= int(n.layers.size()))
+        session_.currentLayer = std::max(0, int(n.layers.size()) - 1);
+    // Runs of layers that no longer exist (or changed shape) cannot be shown.
+    std::vector<mw::SessionRun> kept;
+    for (const mw::SessionRun& r : session_.runs) {
+        const int li = n.layerIndex(r.layer);
+        if (li < 0)
+            continue;
+        try {
+            const mw::Problem p = mw::buildProblem(n.layers[std::size_t(li)]);
+            if (!r.result.found || mw::evaluate(p, session_.arch, r.result.best).valid)
+                kept.push_back(r);
+        } catch (const mw::InputError&) {
+        }
+    }
+    if (kept.size() != session_.runs.size())
+        info(QString("%1 run(s) no longer match the edited workload and were set aside")
+                 .arg(session_.runs.size() - kept.size()));
+    session_.runs = kept;
+    refreshViews();
+    setDirty(true);
+}
+
+void MainWindow::onRunFinished(const mw::SessionRun& run) {
+    session_.runs.push_back(run);
+    const int index = int(session_.runs.size()) - 1;
+    searchPanel_->setRuns(session_.runs);
+    inspector_->setSession(session_.arch, session_.network, session_.runs);
+    energyView_->setSession(session_.arch, session_.network, session_.runs);
+    // Show the best run of the current layer in the inspector.
+    int best = index;
+    for (std::size_t i = 0; i < session_.runs.size(); ++i) {
+        const auto& r = session_.runs[i];
+        if (r.layer == run.layer && r.result.found &&
+            (!session_.runs[std::size_t(best)].result.found ||
+             r.result.bestCost < session_.runs[std::size_t(best)].result.bestCost))
+            best = int(i);
+    }
+    inspector_->showRun(best);
+    energyView_->showRun(best);
+    refreshExplorer();
+    setDirty(true);
+    statusBar()->showMessage(
+        QString("%1 (seed %2) finished: %3 after %4 evaluations%5")
+            .arg(QString::fromStdString(run.searcher))
+            .arg(run.settings.seed)
+            .arg(run.result.found ? QString::number(run.result.bestCost, 'g', 5) : "no mapping")
+            .arg(run.result.evaluations)
+            .arg(run.result.cancelled ? " (cancelled, best kept)" : ""),
+        6000);
+}
+
+void MainWindow::showRun(int runIndex) {
+    inspector_->showRun(runIndex);
+    energyView_->showRun(runIndex);
+    showView("inspector");
+}
+
+void MainWindow::fail(const QString& message) {
+    lastError_ = message;
+    statusBar()->showMessage(message, 10000);
+    if (isVisible() && options_.offerRestore) // interactive: make sure it is seen
+        QMessageBox::warning(this, "Mapwright", message);
+}
+
+void MainWindow::info(const QString& message) {
+    statusBar()->showMessage(message, 6000);
+}
+
+void MainWindow::addRecent(const QString& path) {
+    if (path == autosavePath())
+        return;
+    QSettings settings;
+    QStringList recent = settings.value("recentSessions").toStringList();
+    recent.removeAll(path);
+    recent.prepend(QFileInfo(path).absoluteFilePath());
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    settings.setValue("recentSessions", recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    if (!recentMenu_)
+        return;
+    recentMenu_->clear();
+    const QStringList recent = QSettings().value("recentSessions").toStringList();
+    for (const QString& path : recent)
+        recentMenu_
+            ->addAction(QFileInfo(path).fileName(), this, [this, path] { openSession(path); })
+            ->setToolTip(path);
+    recentMenu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::openDialog() {
+    const QString path =
+        QFileDialog::getOpenFileName(this, "Open session", QString(), "Mapwright session (*.json)");
+    if (!path.isEmpty())
+        openSession(path);
+}
+
+bool MainWindow::saveDialog() {
+    QString path =
+        QFileDialog::getSaveFileName(this, "Save session", path_, "Mapwright session (*.json)");
+    if (path.isEmpty())
+        return false;
+    if (!path.endsWith(".json"))
+        path += ".json";
+    return saveSession(path);
+}
+
+bool MainWindow::exportMapping(const QString& path) {
+    if (!inspector_->hasMapping()) {
+        fail("No mapping to export: run a search first and pick its mapping in the inspector.");
+        return false;
+    }
+    try {
+        const mw::Problem& p = inspector_->problem();
+        const std::string text =
+            path.endsWith(".yaml", Qt::CaseInsensitive) ||
+                    path.endsWith(".yml", Qt::CaseInsensitive)
+                ? mw::timeloopMappingYaml(p, session_.arch, inspector_->mapping())
+                : mw::toJson(inspector_->mapping(), p, session_.arch).dump(1) + "\n";
+        mw::writeTextFile(path.toStdString(), text);
+    } catch (const std::exception& e) {
+        fail(QString::fromStdString(e.what()));
+        return false;
+    }
+    info(QString("Exported the mapping to %1").arg(path));
+    return true;
+}
+
+bool MainWindow::exportTraces(const QString& path) {
+    std::string csv = "run,searcher,seed,layer," + mw::traceCsv(mw::SearchResult{});
+    csv.pop_back(); // the header of traceCsv ends the line; rows follow
+    csv += "\n";
+    for (std::size_t i = 0; i < session_.runs.size(); ++i) {
+        const mw::SessionRun& r = session_.runs[i];
+        const std::string rows = mw::traceCsv(r.result);
+        std::size_t pos = rows.find('\n') + 1; // skip the header
+        const std::string prefix = std::to_string(i + 1) + "," + r.searcher + "," +
+                                   std::to_string(r.settings.seed) + "," + r.layer + ",";
+        while (pos < rows.size()) {
+            const std::size_t end = rows.find('\n', pos);
+            csv += prefix + rows.substr(pos, end - pos + 1);
+            pos = end + 1;
+        }
+    }
+    try {
+        mw::writeTextFile(path.toStdString(), csv);
+    } catch (const std::exception& e) {
+        fail(QString::fromStdString(e.what()));
+        return false;
+    }
+    info(QString("Exported %1 traces to %2").arg(session_.runs.size()).arg(path));
+    return true;
+}
+
+bool MainWindow::exportPlot(const QString& path) {
+    const bool ok =
+        currentView() == "energy" ? energyView_->exportPlot(path) : searchPanel_->exportPlot(path);
+    if (!ok)
+        fail(QString("Could not write the plot to %1").arg(path));
+    return ok;
+}
+
+void MainWindow::exportMappingDialog() {
+    const QString path =
+        QFileDialog::getSaveFileName(this, "Export mapping", "mapping.json",
+                                     "Mapwright mapping (*.json);;Timeloop mapping (*.yaml)");
+    if (!path.isEmpty())
+        exportMapping(path);
+}
+
+void MainWindow::exportTracesDialog() {
+    const QString path =
+        QFileDialog::getSaveFileName(this, "Export traces", "traces.csv", "CSV (*.csv)");
+    if (!path.isEmpty())
+        exportTraces(path);
+}
+
+void MainWindow::exportPlotDialog() {
+    const QString path = QFileDialog::getSaveFileName(this, "Export plot", "plot.png",
+                                                      "PNG image (*.png);;PDF document (*.pdf)");
+    if (!path.isEmpty())
+        exportPlot(path);
+}
+
+void MainWindow::importArchitectureDialog() {
+    const QString path = QFileDialog::getOpenFileName(this, "Import architecture", QString(),
+                                                      "Architecture JSON (*.json)");
+    if (path.isEmpty())
+        return;
+    try {
+        const mw::Architecture a = mw::loadArchitecture(path.toStdString());
+        if (!archEditor_->applyEdit(a, QString("Import %1").arg(QFileInfo(path).fileName())))
+            fail(archEditor_->lastError());
+    } catch (const mw::InputError& e) {
+        fail(QString::fromStdString(e.what()));
+    }
 }
 
 } // namespace mw::ui

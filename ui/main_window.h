@@ -1,14 +1,124 @@
 #pragma once
-// The explorer's main window. For now a shell with the menus and status bar
-// that later panels (architecture, workload, search, inspector) dock into.
+// The explorer's main window: a project explorer (architecture, workload,
+// runs), the views as tabs (architecture, workload, search, inspector,
+// energy, network), a toolbar, recent files, autosave with crash recovery,
+// and a status bar with the running searches. It owns the session; the
+// views edit or show copies of it and report changes back.
+#include "io/session_io.h"
+
 #include <QMainWindow>
 
+class QTabWidget;
+class QTreeWidget;
+class QLabel;
+class QUndoStack;
+class QTimer;
+class QMenu;
+
 namespace mw::ui {
+
+class ArchitectureEditor;
+class WorkloadEditor;
+class SearchPanel;
+class MappingInspector;
+class EnergyView;
+class NetworkView;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
   public:
+    struct Options {
+        bool offerRestore = true; // ask to restore an autosave left by a crash
+        bool autosave = true;
+        QString autosaveDir; // default: the application's data location
+        int autosaveIntervalMs = 30'000;
+    };
     explicit MainWindow(QWidget* parent = nullptr);
+    explicit MainWindow(const Options& options, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // The bundled default session (Eyeriss-like, ResNet-50), found next to the
+    // executable or in the source tree; empty when missing.
+    static QString defaultSessionPath();
+
+    // Opening never loses the current session: on error it stays as it was and
+    // the message (file, field, what was expected) is shown and kept in lastError().
+    bool openSession(const QString& path);
+    bool saveSession(const QString& path);
+    void setSession(const mw::Session& session);
+    const mw::Session& session() const { return session_; }
+    QString sessionPath() const { return path_; }
+
+    // architecture | workload | search | inspector | energy | network
+    bool showView(const QString& name);
+    QString currentView() const;
+    static QStringList viewNames();
+
+    // Starts the runs the session requests (unfinished runs); returns how many.
+    int runRequestedSearches();
+    bool waitForSearches(int timeoutMs);
+    void selectLayer(int index);
+
+    bool exportMapping(const QString& path); // the inspected mapping: .json or .yaml
+    bool exportTraces(const QString& path);  // every finished run, one CSV
+    bool exportPlot(const QString& path);    // the current view's chart: .png or .pdf
+    bool autosaveNow();
+    QString autosavePath() const;
+
+    QString lastError() const { return lastError_; }
+    ArchitectureEditor* architectureEditor() const { return archEditor_; }
+    WorkloadEditor* workloadEditor() const { return workloadEditor_; }
+    SearchPanel* searchPanel() const { return searchPanel_; }
+    MappingInspector* inspector() const { return inspector_; }
+    EnergyView* energyView() const { return energyView_; }
+    NetworkView* networkView() const { return networkView_; }
+    QUndoStack* undoStack() const { return undo_; }
+
+  protected:
+    void closeEvent(QCloseEvent* event) override;
+
+  private:
+    void buildActions();
+    void refreshViews(); // pushes the session into every view
+    void refreshExplorer();
+    void refreshTitle();
+    void onArchitectureChanged(const mw::Architecture& a);
+    void onNetworkChanged(const mw::Network& n);
+    void onRunFinished(const mw::SessionRun& run);
+    void showRun(int runIndex);
+    void fail(const QString& message);
+    void info(const QString& message);
+    void addRecent(const QString& path);
+    void rebuildRecentMenu();
+    void offerRestore();
+    void setDirty(bool dirty);
+    // Actions.
+    void openDialog();
+    bool saveDialog();
+    void exportMappingDialog();
+    void exportTracesDialog();
+    void exportPlotDialog();
+    void importArchitectureDialog();
+
+    Options options_;
+    mw::Session session_;
+    std::vector<mw::SessionRun> requested_; // runs the session asks for, not started yet
+    QString path_;
+    QString lastError_;
+    bool dirty_ = false;
+
+    QUndoStack* undo_;
+    QTabWidget* tabs_;
+    QTreeWidget* explorer_;
+    QLabel* running_;
+    QTimer* autosave_;
+    QMenu* recentMenu_ = nullptr;
+    ArchitectureEditor* archEditor_;
+    WorkloadEditor* workloadEditor_;
+    SearchPanel* searchPanel_;
+    MappingInspector* inspector_;
+    EnergyView* energyView_;
+    NetworkView* networkView_;
 };
 
 } // namespace mw::ui

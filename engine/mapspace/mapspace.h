@@ -108,7 +108,7 @@ class MapSpace {
         std::int8_t level;
         std::int8_t kind; // 0 temporal, 1 X, 2 Y
     };
-    const std::vector<Slot>& slots(int d) const { return slots_[d]; }
+    const std::vector<Slot>& factorSlots(int d) const { return slots_[d]; }
     static std::uint32_t& factorAt(Mapping& m, int d, Slot s);
     static std::uint32_t factorAt(const Mapping& m, int d, Slot s);
 

@@ -14,7 +14,7 @@ namespace {
 
 // All distinct ways to spread a dimension's primes over its slots.
 std::vector<std::vector<std::uint32_t>> allocations(const MapSpace& space, int d) {
-    const auto& slots = space.slots(d);
+    const auto& slots = space.factorSlots(d);
     std::int64_t free = space.problem().dims[d].bound;
     for (int l = 0; l < space.arch().numLevels(); ++l)
         if (space.constraints().levels[l].temporal[d] > 0)
@@ -99,7 +99,7 @@ class ExhaustiveSearch : public Searcher {
             // Factorization given by idx.
             Mapping m = base;
             for (int d = 0; d < D; ++d) {
-                const auto& slots = space.slots(d);
+                const auto& slots = space.factorSlots(d);
                 for (std::size_t s = 0; s < slots.size(); ++s)
                     MapSpace::factorAt(m, d, slots[s]) = alloc[d][idx[d]][s];
             }

@@ -58,7 +58,7 @@ class GammaSearch : public Searcher {
                 temporalLevels.push_back(l);
         std::vector<int> tileDims;
         for (int d = 0; d < D; ++d)
-            if (space.slots(d).size() > 1)
+            if (space.factorSlots(d).size() > 1)
                 tileDims.push_back(d);
 
         std::vector<Mapping> pop = initialMappings(ctx, popSize);

@@ -1,0 +1,287 @@
+#include "ui/energy_view.h"
+
+#include "common/error.h"
+
+#include <qcustomplot.h>
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include <map>
+
+namespace mw::ui {
+
+namespace {
+
+const QColor kSeries[] = {QColor(0x00, 0x72, 0xb2), QColor(0xe6, 0x9f, 0x00),
+                          QColor(0x00, 0x9e, 0x73), QColor(0xcc, 0x79, 0xa7),
+                          QColor(0x56, 0xb4, 0xe9), QColor(0xd5, 0x5e, 0x00),
+                          QColor(0x99, 0x99, 0x99), QColor(0x44, 0x44, 0x44)};
+
+void styleAxes(QCustomPlot* p, const QString& yLabel) {
+    p->yAxis->setLabel(yLabel);
+    p->xAxis->setTickLabelRotation(30);
+    p->xAxis->grid()->setVisible(false);
+    p->legend->setVisible(true);
+    p->legend->setFont(QFont(p->font().family(), 8));
+    p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+}
+
+// Stacked bars: series[s][x] values, named, over the x labels.
+void stackedBars(QCustomPlot* p, const QStringList& labels, const QStringList& names,
+                 const std::vector<QVector<double>>& series, const std::vector<QColor>& colors) {
+    p->clearPlottables();
+    QVector<double> ticks;
+    for (int i = 0; i < labels.size(); ++i)
+        ticks << i + 1;
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    ticker->addTicks(ticks, labels.toVector());
+    p->xAxis->setTicker(ticker);
+    p->xAxis->setRange(0.3, labels.size() + 0.7);
+    QCPBars* below = nullptr;
+    double top = 0.0;
+    QVector<double> heights(labels.size(), 0.0);
+    for (std::size_t s = 0; s < series.size(); ++s) {
+        bool any = false;
+        for (double v : series[s])
+            any = any || v > 0;
+        if (!any)
+            continue; // a series with nothing in it only clutters the legend
+        auto* bars = new QCPBars(p->xAxis, p->yAxis);
+        bars->setName(names[int(s)]);
+        bars->setWidth(0.6);
+        bars->setPen(QPen(colors[s].darker(130)));
+        bars->setBrush(colors[s]);
+        bars->setData(ticks, series[s], true);
+        if (below)
+            bars->moveAbove(below);
+        below = bars;
+        for (int i = 0; i < heights.size(); ++i) {
+            heights[i] += series[s][i];
+            top = std::max(top, heights[i]);
+        }
+    }
+    p->yAxis->setRange(0, top > 0 ? top * 1.12 : 1.0);
+    p->replot();
+}
+
+} // namespace
+
+EnergyView::EnergyView(QWidget* parent) : QWidget(parent) {
+    pick_ = new QComboBox;
+    pick_->setMinimumContentsLength(30);
+    split_ = new QComboBox;
+    split_->addItems({"by tensor", "by action"});
+    connect(pick_, &QComboBox::activated, this,
+            [this](int i) { showRun(pick_->itemData(i).toInt()); });
+    connect(split_, &QComboBox::currentIndexChanged, this,
+            [this](int i) { setSplitByAction(i == 1); });
+    auto* top = new QHBoxLayout;
+    top->addWidget(new QLabel("Mapping"));
+    top->addWidget(pick_, 1);
+    top->addWidget(new QLabel("Split"));
+    top->addWidget(split_);
+    summary_ = new QLabel;
+    summary_->setTextFormat(Qt::RichText);
+    summary_->setWordWrap(true);
+    levels_ = new QCustomPlot;
+    compare_ = new QCustomPlot;
+    styleAxes(levels_, "energy (µJ)");
+    styleAxes(compare_, "energy of each searcher's best (µJ)");
+    levels_->plotLayout()->insertRow(0);
+    levels_->plotLayout()->addElement(
+        0, 0,
+        new QCPTextElement(levels_, "Energy per level", QFont(font().family(), 10, QFont::Bold)));
+    compare_->plotLayout()->insertRow(0);
+    compare_->plotLayout()->addElement(0, 0,
+                                       new QCPTextElement(compare_,
+                                                          "Best mapping of each searcher, by level",
+                                                          QFont(font().family(), 10, QFont::Bold)));
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(levels_);
+    split->addWidget(compare_);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addWidget(summary_);
+    layout->addWidget(split, 1);
+    refresh();
+}
+
+void EnergyView::setSession(const mw::Architecture& arch, const mw::Network& network,
+                            const std::vector<mw::SessionRun>& runs) {
+    arch_ = arch;
+    network_ = network;
+    runs_ = runs;
+    pick_->clear();
+    int last = -1;
+    for (std::size_t i = 0; i < runs_.size(); ++i)
+        if (runs_[i].finished && runs_[i].result.found) {
+            pick_->addItem(QString("#%1 %2 · seed %3 · %4")
+                               .arg(i + 1)
+                               .arg(QString::fromStdString(runs_[i].searcher))
+                               .arg(runs_[i].settings.seed)
+                               .arg(QString::fromStdString(runs_[i].layer)),
+                           int(i));
+            last = int(i);
+        }
+    const bool keep = run_ >= 0 && pick_->findData(run_) >= 0;
+    showRun(keep ? run_ : last);
+}
+
+void EnergyView::showRun(int runIndex) {
+    run_ = runIndex;
+    const int at = pick_->findData(runIndex);
+    if (at >= 0)
+        pick_->setCurrentIndex(at);
+    refresh();
+}
+
+void EnergyView::setSplitByAction(bool byAction) {
+    byAction_ = byAction;
+    if (split_->currentIndex() != (byAction ? 1 : 0))
+        split_->setCurrentIndex(byAction ? 1 : 0);
+    refresh();
+}
+
+void EnergyView::refresh() {
+    drawLevels();
+    drawComparison();
+}
+
+void EnergyView::drawLevels() {
+    const bool has = run_ >= 0 && run_ < int(runs_.size()) && runs_[std::size_t(run_)].result.found;
+    if (!has) {
+        summary_->setText("No mapping yet: run a search to see where its energy goes.");
+        stackedBars(levels_, {}, {}, {}, {});
+        return;
+    }
+    const mw::SessionRun& r = runs_[std::size_t(run_)];
+    const mw::Evaluation& e = r.result.bestEvaluation;
+    const int li = network_.layerIndex(r.layer);
+    mw::Problem p;
+    try {
+        p = mw::buildProblem(network_.layers[std::size_t(std::max(li, 0))]);
+    } catch (const mw::InputError&) {
+        return;
+    }
+    QStringList labels;
+    for (const auto& level : arch_.levels)
+        labels << QString::fromStdString(level.name);
+    labels << QString::fromStdString(arch_.compute.name);
+    const int L = arch_.numLevels();
+    QStringList names;
+    std::vector<QVector<double>> series;
+    std::vector<QColor> colors;
+    auto add = [&](const QString& name, const QColor& c) {
+        names << name;
+        colors.push_back(c);
+        series.emplace_back(L + 1, 0.0);
+        return series.size() - 1;
+    };
+    if (byAction_) {
+        const auto read = add("read", kSeries[0]), fill = add("fill", kSeries[1]),
+                   update = add("update", kSeries[2]), leak = add("leak", kSeries[6]),
+                   mac = add("MAC", kSeries[5]);
+        for (int l = 0; l < L; ++l) {
+            for (int t = 0; t < p.numTensors(); ++t) {
+                const auto& ts = e.levels[std::size_t(l)].tensors[std::size_t(t)];
+                series[read][l] += ts.readEnergy * 1e-6;
+                series[fill][l] += ts.fillEnergy * 1e-6;
+                series[update][l] += ts.updateEnergy * 1e-6;
+            }
+            series[leak][l] = e.levels[std::size_t(l)].leakEnergy * 1e-6;
+        }
+        series[mac][L] = e.computeEnergy * 1e-6;
+    } else {
+        std::vector<std::size_t> index;
+        for (int t = 0; t < p.numTensors(); ++t)
+            index.push_back(
+                add(QString::fromStdString(p.tensors[std::size_t(t)].name), kSeries[t % 6]));
+        const auto leak = add("leak", kSeries[6]), mac = add("MAC", kSeries[5].darker(120));
+        for (int l = 0; l < L; ++l) {
+            for (int t = 0; t < p.numTensors(); ++t)
+                series[index[std::size_t(t)]][l] =
+                    e.levels[std::size_t(l)].tensors[std::size_t(t)].energy * 1e-6;
+            series[leak][l] = e.levels[std::size_t(l)].leakEnergy * 1e-6;
+        }
+        series[mac][L] = e.computeEnergy * 1e-6;
+    }
+    stackedBars(levels_, labels, names, series, colors);
+    double bound = 0.0;
+    try {
+        bound = mw::lowerBound(p, arch_, r.settings.objective).edp;
+    } catch (const mw::InputError&) {
+        bound = 0.0;
+    }
+    QString perLevel;
+    for (int l = 0; l < L; ++l)
+        perLevel += QString("%1 %2 · ")
+                        .arg(QString::fromStdString(arch_.levels[std::size_t(l)].name))
+                        .arg(e.levels[std::size_t(l)].cycles);
+    summary_->setText(
+        QString("<b>%1</b> on <b>%2</b> (%3, seed %4): energy <b>%5 µJ</b> (MACs %6 µJ) · "
+                "cycles <b>%7</b> · utilization <b>%8 %</b> · EDP <b>%9</b> J·cycle%10<br>"
+                "<span style='color:#555'>cycles per level: %11compute %12</span>")
+            .arg(QString::fromStdString(r.layer).toHtmlEscaped(),
+                 QString::fromStdString(arch_.name).toHtmlEscaped(),
+                 QString::fromStdString(r.searcher))
+            .arg(r.settings.seed)
+            .arg(e.energy * 1e-6, 0, 'f', 2)
+            .arg(e.computeEnergy * 1e-6, 0, 'f', 2)
+            .arg(e.cycles)
+            .arg(e.utilization * 100.0, 0, 'f', 1)
+            .arg(e.edp, 0, 'g', 5)
+            .arg(bound > 0 ? QString(" (%1 × the lower bound)").arg(e.edp / bound, 0, 'f', 2)
+                           : QString())
+            .arg(perLevel)
+            .arg(e.computeCycles));
+}
+
+void EnergyView::drawComparison() {
+    // The best run of each searcher on the shown run's layer.
+    std::map<std::string, int> best;
+    const std::string layer =
+        run_ >= 0 && run_ < int(runs_.size()) ? runs_[std::size_t(run_)].layer : std::string();
+    for (std::size_t i = 0; i < runs_.size(); ++i) {
+        const mw::SessionRun& r = runs_[i];
+        if (!r.finished || !r.result.found || r.layer != layer)
+            continue;
+        const auto it = best.find(r.searcher);
+        if (it == best.end() ||
+            r.result.bestEvaluation.edp < runs_[std::size_t(it->second)].result.bestEvaluation.edp)
+            best[r.searcher] = int(i);
+    }
+    QStringList labels;
+    for (const auto& [name, index] : best)
+        labels << QString::fromStdString(name);
+    const int L = arch_.numLevels();
+    QStringList names;
+    std::vector<QVector<double>> series(std::size_t(L + 1), QVector<double>(labels.size(), 0.0));
+    std::vector<QColor> colors;
+    for (int l = 0; l < L; ++l) {
+        names << QString::fromStdString(arch_.levels[std::size_t(l)].name);
+        colors.push_back(kSeries[l % 8]);
+    }
+    names << "MAC";
+    colors.push_back(QColor(0x33, 0x33, 0x33));
+    int x = 0;
+    for (const auto& [name, index] : best) {
+        const mw::Evaluation& e = runs_[std::size_t(index)].result.bestEvaluation;
+        for (int l = 0; l < L; ++l)
+            series[std::size_t(l)][x] = e.levels[std::size_t(l)].energy * 1e-6;
+        series[std::size_t(L)][x] = e.computeEnergy * 1e-6;
+        ++x;
+    }
+    stackedBars(compare_, labels, names, series, colors);
+}
+
+bool EnergyView::exportPlot(const QString& path) {
+    if (path.endsWith(".pdf", Qt::CaseInsensitive))
+        return levels_->savePdf(path);
+    return levels_->savePng(path, 0, 0, 1.0, -1, 150);
+}
+
+} // namespace mw::ui

@@ -1,0 +1,78 @@
+#pragma once
+// The mapping inspector: the loop nest of a run's best mapping per level, the
+// buffer occupancy of every tensor against capacity, access counts, a side-by-
+// side comparison with a second mapping, and hand edits (factors, loop
+// orders) re-evaluated at once.
+#include "io/session_io.h"
+#include "model/evaluation.h"
+
+#include <QWidget>
+
+class QComboBox;
+class QPlainTextEdit;
+class QTableWidget;
+class QLabel;
+
+namespace mw::ui {
+
+class MappingInspector : public QWidget {
+    Q_OBJECT
+  public:
+    explicit MappingInspector(QWidget* parent = nullptr);
+
+    void setSession(const mw::Architecture& arch, const mw::Network& network,
+                    const std::vector<mw::SessionRun>& runs);
+    void showRun(int runIndex);     // mapping A: that run's best (-1: none)
+    void compareWith(int runIndex); // mapping B, -1: no comparison
+    int currentRun() const { return runA_; }
+
+    // Hand edits of mapping A. kind: "temporal", "x" or "y". A factor that is
+    // not a positive integer is refused (message, no change); a legal-looking
+    // edit that breaks the mapping is kept and its violations are listed.
+    bool setFactor(int level, const QString& dim, const QString& kind, const QString& text);
+    // Loop order of a level, outer to inner, dimension names separated by spaces.
+    bool setOrder(int level, const QString& text);
+    void resetEdits();
+
+    bool hasMapping() const { return hasA_; }
+    const mw::Mapping& mapping() const { return mappingA_; }
+    const mw::Evaluation& evaluation() const { return evalA_; }
+    const mw::Problem& problem() const { return problemA_; }
+    QString loopNestText() const;
+    QString lastError() const { return lastError_; }
+
+  signals:
+    void message(const QString& text);
+
+  private:
+    void refresh();
+    void fillBuffers();
+    void fillFactors();
+    void onFactorEdited(int row, int column);
+    bool load(int runIndex, mw::Problem& p, mw::Mapping& m) const;
+    QString nestText(const mw::Problem& p, const mw::Mapping& m, const mw::Evaluation& e) const;
+    QString summary(const mw::Evaluation& e, const mw::Problem& p) const;
+
+    mw::Architecture arch_;
+    mw::Network network_;
+    std::vector<mw::SessionRun> runs_;
+    int runA_ = -1, runB_ = -1;
+    bool hasA_ = false, hasB_ = false;
+    mw::Problem problemA_, problemB_;
+    mw::Mapping mappingA_{}, mappingB_{}, originalA_{};
+    mw::Evaluation evalA_{}, evalB_{};
+    bool filling_ = false;
+    QString lastError_;
+
+    QComboBox* pickA_;
+    QComboBox* pickB_;
+    QPlainTextEdit* nestA_;
+    QPlainTextEdit* nestB_;
+    QLabel* summaryA_;
+    QLabel* summaryB_;
+    QLabel* error_;
+    QTableWidget* buffers_;
+    QTableWidget* factors_;
+};
+
+} // namespace mw::ui

@@ -1,0 +1,221 @@
+#include "ui/network_view.h"
+
+#include "common/error.h"
+#include "ui/search_job.h"
+#include "ui/search_panel.h"
+
+#include <qcustomplot.h>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include <thread>
+
+namespace mw::ui {
+
+namespace {
+
+void setupBarPlot(QCustomPlot* p, const QString& title, const QString& yLabel) {
+    p->plotLayout()->insertRow(0);
+    p->plotLayout()->addElement(
+        0, 0, new QCPTextElement(p, title, QFont(p->font().family(), 10, QFont::Bold)));
+    p->yAxis->setLabel(yLabel);
+    p->xAxis->setTickLabelRotation(60);
+    p->xAxis->setTickLabelFont(QFont(p->font().family(), 7));
+    p->xAxis->grid()->setVisible(false);
+}
+
+} // namespace
+
+NetworkView::NetworkView(QWidget* parent) : QWidget(parent) {
+    searcher_ = new QComboBox;
+    for (const auto& name : mw::searcherNames())
+        searcher_->addItem(QString::fromStdString(name));
+    searcher_->setCurrentText("gamma");
+    budget_ = new QSpinBox;
+    budget_->setRange(10, 10'000'000);
+    budget_->setValue(1000);
+    budget_->setSuffix(" evaluations / layer");
+    threads_ = new QSpinBox;
+    threads_->setRange(1, std::max(1, int(std::thread::hardware_concurrency())));
+    threads_->setValue(threads_->maximum());
+    threads_->setPrefix("threads ");
+    warm_ = new QCheckBox("Warm start");
+    warm_->setToolTip("Seed each layer with the finished layer most like it (map-space study)");
+    run_ = new QPushButton("Run network");
+    cancel_ = new QPushButton("Cancel");
+    cancel_->setEnabled(false);
+    progress_ = new QProgressBar;
+    progress_->setFormat("%v / %m layers");
+    connect(run_, &QPushButton::clicked, this, [this] { run(); });
+    connect(cancel_, &QPushButton::clicked, this, [this] { cancel(); });
+    auto* top = new QHBoxLayout;
+    top->addWidget(new QLabel("Searcher"));
+    top->addWidget(searcher_);
+    top->addWidget(budget_);
+    top->addWidget(threads_);
+    top->addWidget(warm_);
+    top->addWidget(run_);
+    top->addWidget(cancel_);
+    top->addWidget(progress_, 1);
+    totals_ = new QLabel("Run a searcher over every layer of the workload.");
+    totals_->setTextFormat(Qt::RichText);
+    energy_ = new QCustomPlot;
+    cycles_ = new QCustomPlot;
+    setupBarPlot(energy_, "Energy per layer", "µJ");
+    setupBarPlot(cycles_, "Cycles per layer", "cycles");
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(energy_);
+    split->addWidget(cycles_);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addWidget(totals_);
+    layout->addWidget(split, 1);
+}
+
+NetworkView::~NetworkView() = default;
+
+void NetworkView::setTarget(const mw::Architecture& arch, const mw::Network& network) {
+    arch_ = arch;
+    network_ = network;
+    progress_->setRange(0, int(network.layers.size()));
+}
+
+void NetworkView::setSearcher(const QString& name) {
+    searcher_->setCurrentText(name);
+}
+void NetworkView::setBudget(int evaluationsPerLayer) {
+    budget_->setValue(evaluationsPerLayer);
+}
+void NetworkView::setWarmStart(bool on) {
+    warm_->setChecked(on);
+}
+void NetworkView::setThreads(int threads) {
+    threads_->setValue(threads);
+}
+
+bool NetworkView::running() const {
+    return job_ && job_->running();
+}
+
+bool NetworkView::run() {
+    if (running())
+        return false;
+    try {
+        mw::validateArchitecture(arch_);
+        for (const auto& layer : network_.layers)
+            mw::buildProblem(layer);
+    } catch (const mw::InputError& e) {
+        lastError_ = QString::fromStdString(e.what());
+        emit message(lastError_);
+        return false;
+    }
+    mw::NetworkSearchOptions options;
+    options.searcher = searcher_->currentText().toStdString();
+    options.settings.budget.evaluations = budget_->value();
+    options.settings.threads = threads_->value();
+    options.warmStart = warm_->isChecked();
+    job_ = std::make_unique<SearchJob>(0, arch_, network_, options);
+    connect(job_.get(), &SearchJob::layerProgress, this,
+            [this](int, int layer, qint64, double) { progress_->setValue(layer); });
+    connect(job_.get(), &SearchJob::networkFinished, this,
+            [this](int, const mw::NetworkOutcome& outcome) {
+                outcome_ = outcome;
+                hasOutcome_ = true;
+                job_->wait();
+                run_->setEnabled(true);
+                cancel_->setEnabled(false);
+                progress_->setValue(progress_->maximum());
+                draw();
+                emit finished();
+            });
+    connect(job_.get(), &SearchJob::failed, this, [this](int, const QString& message) {
+        lastError_ = message;
+        job_->wait();
+        run_->setEnabled(true);
+        cancel_->setEnabled(false);
+        totals_->setText(message.toHtmlEscaped());
+        emit this->message(message);
+        emit finished();
+    });
+    run_->setEnabled(false);
+    cancel_->setEnabled(true);
+    progress_->setValue(0);
+    totals_->setText(QString("Searching %1 layers with %2…")
+                         .arg(network_.layers.size())
+                         .arg(searcher_->currentText()));
+    job_->start();
+    return true;
+}
+
+void NetworkView::cancel() {
+    if (job_)
+        job_->cancel();
+}
+
+bool NetworkView::waitForFinished(int timeoutMs) {
+    QElapsedTimer t;
+    t.start();
+    while (running() && t.elapsed() < timeoutMs)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    QCoreApplication::processEvents(); // the queued result
+    return !running();
+}
+
+void NetworkView::draw() {
+    QVector<double> ticks, energy, cycles;
+    QVector<QString> labels;
+    for (std::size_t i = 0; i < outcome_.layers.size(); ++i) {
+        const mw::LayerOutcome& l = outcome_.layers[i];
+        ticks << double(i + 1);
+        labels << QString::fromStdString(l.name);
+        energy << (l.result.found ? l.result.bestEvaluation.energy * 1e-6 : 0.0);
+        cycles << (l.result.found ? double(l.result.bestEvaluation.cycles) : 0.0);
+    }
+    const QColor color = searcherColor(searcher_->currentText().toStdString());
+    for (auto [plot, values] : {std::pair{energy_, &energy}, std::pair{cycles_, &cycles}}) {
+        plot->clearPlottables();
+        auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
+        bars->setWidth(0.75);
+        bars->setBrush(color);
+        bars->setPen(QPen(color.darker(130)));
+        bars->setData(ticks, *values, true);
+        QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+        // Every label when they fit, else every k-th.
+        const int step = std::max(1, int(labels.size()) / 40);
+        for (int i = 0; i < labels.size(); i += step)
+            ticker->addTick(ticks[i], labels[i]);
+        plot->xAxis->setTicker(ticker);
+        plot->xAxis->setRange(0.3, labels.size() + 0.7);
+        double top = 0;
+        for (double v : *values)
+            top = std::max(top, v);
+        plot->yAxis->setRange(0, top > 0 ? top * 1.1 : 1.0);
+        plot->replot();
+    }
+    totals_->setText(
+        QString("<b>%1</b> on <b>%2</b> with <b>%3</b>%4: %5 layers (%6 unique) · energy "
+                "<b>%7 mJ</b> · cycles <b>%8</b> · EDP <b>%9</b> J·cycle · %10 evaluations in "
+                "%11 s%12")
+            .arg(QString::fromStdString(network_.name).toHtmlEscaped(),
+                 QString::fromStdString(arch_.name).toHtmlEscaped(), searcher_->currentText(),
+                 warm_->isChecked() ? QString(" (warm start)") : QString())
+            .arg(outcome_.layers.size())
+            .arg(outcome_.uniqueLayers)
+            .arg(outcome_.energy * 1e-9, 0, 'f', 3)
+            .arg(outcome_.cycles, 0, 'g', 6)
+            .arg(outcome_.edp, 0, 'g', 5)
+            .arg(outcome_.evaluations)
+            .arg(outcome_.seconds, 0, 'f', 2)
+            .arg(outcome_.cancelled ? QString(" — cancelled") : QString()));
+}
+
+} // namespace mw::ui

@@ -1,0 +1,66 @@
+#pragma once
+// Whole-network search: one searcher over every layer (identical layers once,
+// optional warm start), per-layer energy and cycles bars and network totals.
+#include "search/network_search.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QCustomPlot;
+class QComboBox;
+class QSpinBox;
+class QCheckBox;
+class QPushButton;
+class QLabel;
+class QProgressBar;
+
+namespace mw::ui {
+
+class SearchJob;
+
+class NetworkView : public QWidget {
+    Q_OBJECT
+  public:
+    explicit NetworkView(QWidget* parent = nullptr);
+    ~NetworkView() override;
+    void setTarget(const mw::Architecture& arch, const mw::Network& network);
+    void setSearcher(const QString& name);
+    void setBudget(int evaluationsPerLayer);
+    void setWarmStart(bool on);
+    void setThreads(int threads);
+    bool run();
+    void cancel();
+    bool running() const;
+    bool waitForFinished(int timeoutMs);
+    bool hasOutcome() const { return hasOutcome_; }
+    const mw::NetworkOutcome& outcome() const { return outcome_; }
+    QCustomPlot* energyPlot() const { return energy_; }
+    QString lastError() const { return lastError_; }
+
+  signals:
+    void finished();
+    void message(const QString& text);
+
+  private:
+    void draw();
+
+    mw::Architecture arch_;
+    mw::Network network_;
+    mw::NetworkOutcome outcome_;
+    bool hasOutcome_ = false;
+    std::unique_ptr<SearchJob> job_;
+    QString lastError_;
+    QComboBox* searcher_;
+    QSpinBox* budget_;
+    QSpinBox* threads_;
+    QCheckBox* warm_;
+    QPushButton* run_;
+    QPushButton* cancel_;
+    QProgressBar* progress_;
+    QLabel* totals_;
+    QCustomPlot* energy_;
+    QCustomPlot* cycles_;
+};
+
+} // namespace mw::ui

@@ -1,0 +1,583 @@
+#include "ui/search_panel.h"
+
+#include "common/error.h"
+#include "ui/search_job.h"
+
+#include <qcustomplot.h>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QElapsedTimer>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QTimer>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <cmath>
+#include <set>
+#include <thread>
+
+namespace mw::ui {
+
+QColor searcherColor(const std::string& searcher) {
+    // A qualitative palette (colour-blind friendly), fixed per searcher name.
+    static const std::map<std::string, QColor> known = {
+        {"random", QColor(0x88, 0x88, 0x88)},        {"random-pruned", QColor(0x56, 0xb4, 0xe9)},
+        {"exhaustive", QColor(0x00, 0x00, 0x00)},    {"annealing", QColor(0xe6, 0x9f, 0x00)},
+        {"genetic", QColor(0x00, 0x9e, 0x73)},       {"gamma", QColor(0xd5, 0x5e, 0x00)},
+        {"mind-mappings", QColor(0xcc, 0x79, 0xa7)}, {"cosa", QColor(0x00, 0x72, 0xb2)},
+        {"reinforce", QColor(0x8a, 0x2b, 0xe2)}};
+    const auto it = known.find(searcher);
+    if (it != known.end())
+        return it->second;
+    return QColor::fromHsv(int(std::hash<std::string>{}(searcher) % 360), 200, 200);
+}
+
+namespace {
+
+QString formatCost(double v) {
+    return v >= mw::SearchContext::kInfinity ? QString("—") : QString::number(v, 'g', 5);
+}
+
+} // namespace
+
+SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
+    // ---- settings column
+    searcherList_ = new QListWidget;
+    for (const auto& name : mw::searcherNames()) {
+        auto* item = new QListWidgetItem(QString::fromStdString(name), searcherList_);
+        item->setFlags(Qt::ItemIsUserCheckable | Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+        item->setCheckState(name == "gamma" || name == "annealing" || name == "random"
+                                ? Qt::Checked
+                                : Qt::Unchecked);
+        QPixmap swatch(12, 12);
+        swatch.fill(searcherColor(name));
+        item->setIcon(QIcon(swatch));
+    }
+    searcherList_->setMaximumHeight(170);
+    budgetKind_ = new QComboBox;
+    budgetKind_->addItems({"Evaluations", "Seconds"});
+    evaluations_ = new QSpinBox;
+    evaluations_->setRange(1, 1'000'000'000);
+    evaluations_->setValue(5000);
+    evaluations_->setGroupSeparatorShown(true);
+    seconds_ = new QDoubleSpinBox;
+    seconds_->setRange(0.1, 86400.0);
+    seconds_->setValue(3.0);
+    seconds_->setSuffix(" s");
+    seconds_->setEnabled(false);
+    connect(budgetKind_, &QComboBox::currentIndexChanged, this, [this](int i) {
+        evaluations_->setEnabled(i == 0);
+        seconds_->setEnabled(i == 1);
+    });
+    objective_ = new QComboBox;
+    objective_->addItems({"edp", "energy", "cycles"});
+    seeds_ = new QSpinBox;
+    seeds_->setRange(1, 50);
+    seeds_->setValue(1);
+    firstSeed_ = new QSpinBox;
+    firstSeed_->setRange(1, 1'000'000);
+    firstSeed_->setValue(1);
+    threads_ = new QSpinBox;
+    threads_->setRange(1, std::max(1, int(std::thread::hardware_concurrency())));
+    threads_->setValue(1);
+    xAxis_ = new QComboBox;
+    xAxis_->addItems({"Evaluations", "Wall time"});
+    connect(xAxis_, &QComboBox::currentIndexChanged, this, [this](int i) { setTimeAxis(i == 1); });
+
+    auto* form = new QFormLayout;
+    form->addRow("Budget", budgetKind_);
+    form->addRow("Evaluations", evaluations_);
+    form->addRow("Seconds", seconds_);
+    form->addRow("Objective", objective_);
+    form->addRow("Seeds", seeds_);
+    form->addRow("First seed", firstSeed_);
+    form->addRow("Threads / run", threads_);
+    form->addRow("X axis", xAxis_);
+
+    run_ = new QPushButton("Run");
+    run_->setToolTip("Run every checked searcher with every seed, side by side");
+    pause_ = new QPushButton("Pause");
+    pause_->setCheckable(true);
+    cancel_ = new QPushButton("Cancel");
+    cancel_->setToolTip("Stop the running searches; each keeps its best mapping so far");
+    connect(run_, &QPushButton::clicked, this, [this] { runSelected(); });
+    connect(pause_, &QPushButton::toggled, this, [this](bool on) { setPausedAll(on); });
+    connect(cancel_, &QPushButton::clicked, this, [this] { cancelAll(); });
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(run_);
+    buttons->addWidget(pause_);
+    buttons->addWidget(cancel_);
+    status_ = new QLabel("Idle");
+    status_->setWordWrap(true);
+
+    auto* settingsBox = new QGroupBox("Searchers");
+    auto* settings = new QVBoxLayout(settingsBox);
+    settings->addWidget(searcherList_);
+    settings->addLayout(form);
+    settings->addLayout(buttons);
+    settings->addWidget(status_);
+    settings->addStretch(1);
+    settingsBox->setFixedWidth(270);
+
+    // ---- convergence plot
+    plot_ = new QCustomPlot;
+    plot_->setMinimumHeight(260);
+    plot_->yAxis->setScaleType(QCPAxis::stLogarithmic);
+    plot_->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    plot_->yAxis->setNumberFormat("eb");
+    plot_->yAxis->setNumberPrecision(0);
+    plot_->xAxis->setLabel("evaluations");
+    plot_->yAxis->setLabel("best objective so far");
+    plot_->legend->setVisible(true);
+    plot_->legend->setFont(QFont(font().family(), 8));
+    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    connect(plot_, &QCustomPlot::afterReplot, this, [this] { ++replots_; });
+    connect(plot_, &QCustomPlot::mouseMove, this, &SearchPanel::showTooltip);
+
+    // ---- results table
+    table_ = new QTableWidget(0, 11);
+    table_->setHorizontalHeaderLabels({"Searcher", "Layer", "Seed", "Objective", "Final",
+                                       "Energy (µJ)", "Cycles", "EDP / bound", "Evaluations",
+                                       "Time (s)", "Status"});
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->verticalHeader()->setVisible(false);
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSortingEnabled(false);
+    connect(table_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+        emit runActivated(table_->item(row, 0)->data(Qt::UserRole).toInt());
+    });
+
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(plot_);
+    split->addWidget(table_);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+
+    auto* layout = new QHBoxLayout(this);
+    layout->addWidget(settingsBox);
+    layout->addWidget(split, 1);
+
+    // Progress arrives at up to 20 Hz per run; the plot redraws on a timer
+    // (20 Hz) only when something changed, so many runs cannot flood the GUI.
+    refresh_ = new QTimer(this);
+    refresh_->setInterval(50);
+    connect(refresh_, &QTimer::timeout, this, [this] {
+        if (dirty_)
+            refreshPlotNow();
+    });
+    refresh_->start();
+}
+
+SearchPanel::~SearchPanel() {
+    for (auto& [id, live] : live_)
+        live.job->cancel();
+    live_.clear(); // joins the threads
+}
+
+void SearchPanel::setTarget(const mw::Architecture& arch, const mw::Network& network, int layer) {
+    arch_ = arch;
+    network_ = network;
+    layer_ = layer;
+    lowerBound_ = 0.0;
+    try {
+        if (layer >= 0 && layer < int(network.layers.size())) {
+            const mw::Problem p = mw::buildProblem(network.layers[std::size_t(layer)]);
+            lowerBound_ =
+                mw::lowerBound(p, arch,
+                               mw::SearchObjective::parse(objective_->currentText().toStdString()))
+                    .objective;
+        }
+    } catch (const mw::InputError&) {
+        lowerBound_ = 0.0; // the editors report the problem; nothing to bound
+    }
+    rebuildPlot();
+}
+
+void SearchPanel::setRuns(const std::vector<mw::SessionRun>& runs) {
+    runs_ = runs;
+    rebuildPlot();
+    refreshTable();
+}
+
+void SearchPanel::setSearchers(const QStringList& names) {
+    for (int i = 0; i < searcherList_->count(); ++i) {
+        QListWidgetItem* item = searcherList_->item(i);
+        item->setCheckState(names.contains(item->text()) ? Qt::Checked : Qt::Unchecked);
+    }
+}
+
+QStringList SearchPanel::searchers() const {
+    QStringList out;
+    for (int i = 0; i < searcherList_->count(); ++i)
+        if (searcherList_->item(i)->checkState() == Qt::Checked)
+            out << searcherList_->item(i)->text();
+    return out;
+}
+
+void SearchPanel::setBudget(qint64 evaluations, double seconds) {
+    if (evaluations > 0)
+        evaluations_->setValue(int(std::min<qint64>(evaluations, evaluations_->maximum())));
+    if (seconds > 0)
+        seconds_->setValue(seconds);
+    budgetKind_->setCurrentIndex(evaluations > 0 ? 0 : 1);
+}
+
+void SearchPanel::setSeeds(int count, int first) {
+    seeds_->setValue(count);
+    firstSeed_->setValue(first);
+}
+
+void SearchPanel::setThreads(int threads) {
+    threads_->setValue(threads);
+}
+
+void SearchPanel::setObjective(const QString& name) {
+    objective_->setCurrentText(name);
+    setTarget(arch_, network_, layer_);
+}
+
+void SearchPanel::setTimeAxis(bool seconds) {
+    timeAxis_ = seconds;
+    if (xAxis_->currentIndex() != (seconds ? 1 : 0))
+        xAxis_->setCurrentIndex(seconds ? 1 : 0);
+    plot_->xAxis->setLabel(seconds ? "wall time (s)" : "evaluations");
+    rebuildPlot();
+}
+
+mw::SearchSettings SearchPanel::formSettings(std::uint64_t seed) const {
+    mw::SearchSettings s;
+    if (budgetKind_->currentIndex() == 0)
+        s.budget.evaluations = evaluations_->value();
+    else
+        s.budget.seconds = seconds_->value();
+    s.seed = seed;
+    s.objective = mw::SearchObjective::parse(objective_->currentText().toStdString());
+    s.threads = threads_->value();
+    return s;
+}
+
+int SearchPanel::runSelected() {
+    const QStringList names = searchers();
+    if (names.isEmpty()) {
+        lastError_ = "Check at least one searcher.";
+        emit message(lastError_);
+        return 0;
+    }
+    if (layer_ < 0 || layer_ >= int(network_.layers.size())) {
+        lastError_ = "Choose a layer in the workload first.";
+        emit message(lastError_);
+        return 0;
+    }
+    int started = 0;
+    for (const QString& name : names)
+        for (int k = 0; k < seeds_->value(); ++k) {
+            mw::SessionRun r;
+            r.searcher = name.toStdString();
+            r.layer = network_.layers[std::size_t(layer_)].name;
+            r.settings = formSettings(std::uint64_t(firstSeed_->value() + k));
+            start(r);
+            ++started;
+        }
+    return started;
+}
+
+void SearchPanel::startRun(const mw::SessionRun& request) {
+    start(request);
+}
+
+void SearchPanel::start(mw::SessionRun request) {
+    const int li = network_.layerIndex(request.layer);
+    mw::Problem problem;
+    try {
+        if (li < 0)
+            throw mw::InputError("run", "layer '" + request.layer + "' is not in the workload");
+        problem = mw::buildProblem(network_.layers[std::size_t(li)]);
+        mw::validateArchitecture(arch_);
+    } catch (const mw::InputError& e) {
+        lastError_ = QString::fromStdString(e.what());
+        emit message(lastError_);
+        return;
+    }
+    const int id = nextId_++;
+    Live& live = live_[id];
+    live.request = request;
+    live.curve.searcher = request.searcher;
+    live.curve.seed = request.settings.seed;
+    live.job = std::make_unique<SearchJob>(id, arch_, problem, request.searcher, request.settings);
+    connect(live.job.get(), &SearchJob::progress, this, &SearchPanel::onProgress);
+    connect(live.job.get(), &SearchJob::finished, this, &SearchPanel::onFinished);
+    connect(live.job.get(), &SearchJob::failed, this, &SearchPanel::onFailed);
+    if (li == layer_) {
+        live.curve.graph = plot_->addGraph();
+        refreshCurve(live.curve);
+    }
+    live.job->start();
+    if (pause_->isChecked())
+        live.job->setPaused(true);
+    status_->setText(QString("%1 running").arg(live_.size()));
+    emit runningChanged(runningCount());
+}
+
+void SearchPanel::onProgress(int id, qint64 evaluations, double seconds, double best) {
+    const auto it = live_.find(id);
+    if (it == live_.end() || best >= mw::SearchContext::kInfinity)
+        return;
+    Curve& c = it->second.curve;
+    c.evaluations << double(evaluations);
+    c.seconds << seconds;
+    c.best << best;
+    dirty_ = true;
+}
+
+void SearchPanel::onFinished(int id, const mw::SearchResult& result) {
+    const auto it = live_.find(id);
+    if (it == live_.end())
+        return;
+    mw::SessionRun run = it->second.request;
+    run.finished = true;
+    run.result = result;
+    if (it->second.curve.graph)
+        plot_->removeGraph(it->second.curve.graph);
+    it->second.job->wait();
+    live_.erase(it);
+    status_->setText(live_.empty() ? QString("Idle") : QString("%1 running").arg(live_.size()));
+    emit runFinished(run); // the owner adds it to the session and calls setRuns
+    emit runningChanged(runningCount());
+}
+
+void SearchPanel::onFailed(int id, const QString& message) {
+    const auto it = live_.find(id);
+    if (it == live_.end())
+        return;
+    if (it->second.curve.graph)
+        plot_->removeGraph(it->second.curve.graph);
+    it->second.job->wait();
+    live_.erase(it);
+    lastError_ = message;
+    status_->setText(message);
+    emit this->message(message);
+    emit runningChanged(runningCount());
+    dirty_ = true;
+}
+
+void SearchPanel::cancelAll() {
+    for (auto& [id, live] : live_)
+        live.job->cancel();
+    pause_->setChecked(false);
+}
+
+void SearchPanel::setPausedAll(bool paused) {
+    for (auto& [id, live] : live_)
+        live.job->setPaused(paused);
+    if (pause_->isChecked() != paused)
+        pause_->setChecked(paused);
+    status_->setText(paused ? QString("Paused (%1 runs)").arg(live_.size())
+                            : QString("%1 running").arg(live_.size()));
+}
+
+int SearchPanel::runningCount() const {
+    return int(live_.size());
+}
+
+bool SearchPanel::waitForAll(int timeoutMs) {
+    QElapsedTimer t;
+    t.start();
+    while (!live_.empty() && t.elapsed() < timeoutMs)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    return live_.empty();
+}
+
+void SearchPanel::refreshCurve(Curve& c) {
+    QCPGraph* g = c.graph;
+    if (!g)
+        return;
+    const QColor color = searcherColor(c.searcher);
+    g->setPen(QPen(color, 1.8));
+    g->setLineStyle(QCPGraph::lsStepLeft);
+    g->setName(QString::fromStdString(c.searcher));
+    g->setData(timeAxis_ ? c.seconds : c.evaluations, c.best, true);
+}
+
+void SearchPanel::rebuildPlot() {
+    plot_->clearGraphs();
+    finishedCurves_.clear();
+    for (const mw::SessionRun& r : runs_) {
+        if (!r.finished || network_.layerIndex(r.layer) != layer_)
+            continue;
+        Curve c;
+        c.searcher = r.searcher;
+        c.seed = r.settings.seed;
+        for (const mw::TracePoint& t : r.result.trace) {
+            if (t.best >= mw::SearchContext::kInfinity)
+                continue;
+            // Steps only where the best improves (the trace also thins the rest).
+            if (!c.best.isEmpty() && t.best >= c.best.back() && &t != &r.result.trace.back())
+                continue;
+            c.evaluations << double(t.evaluation);
+            c.seconds << t.seconds;
+            c.best << t.best;
+        }
+        if (!c.best.isEmpty()) { // carry the final best to the end of the run
+            c.evaluations << double(r.result.evaluations);
+            c.seconds << r.result.seconds;
+            c.best << c.best.back();
+        }
+        finishedCurves_.push_back(std::move(c));
+    }
+    for (Curve& c : finishedCurves_) {
+        c.graph = plot_->addGraph();
+        refreshCurve(c);
+    }
+    for (auto& [id, live] : live_) {
+        if (network_.layerIndex(live.request.layer) != layer_)
+            continue;
+        live.curve.graph = plot_->addGraph();
+        refreshCurve(live.curve);
+    }
+    refreshPlotNow();
+}
+
+void SearchPanel::refreshPlotNow() {
+    dirty_ = false;
+    for (auto& [id, live] : live_)
+        if (live.curve.graph)
+            live.curve.graph->setData(timeAxis_ ? live.curve.seconds : live.curve.evaluations,
+                                      live.curve.best, true);
+    // One legend entry per searcher, however many seeds.
+    std::set<std::string> named;
+    double xMax = 1.0, yMin = 1e300, yMax = 0.0;
+    auto account = [&](const Curve& c) {
+        if (!c.graph)
+            return;
+        if (named.insert(c.searcher).second)
+            c.graph->addToLegend();
+        else
+            c.graph->removeFromLegend();
+        const auto& xs = timeAxis_ ? c.seconds : c.evaluations;
+        for (int i = 0; i < c.best.size(); ++i) {
+            xMax = std::max(xMax, xs[i]);
+            yMin = std::min(yMin, c.best[i]);
+            yMax = std::max(yMax, c.best[i]);
+        }
+    };
+    for (const Curve& c : finishedCurves_)
+        account(c);
+    for (const auto& [id, live] : live_)
+        account(live.curve);
+    // The lower bound: every word moved once per level, every MAC busy.
+    if (lowerBound_ > 0) {
+        QCPGraph* lb = nullptr;
+        for (int i = 0; i < plot_->graphCount(); ++i)
+            if (plot_->graph(i)->name() == "lower bound")
+                lb = plot_->graph(i);
+        if (!lb) {
+            lb = plot_->addGraph();
+            lb->setName("lower bound");
+            lb->setPen(QPen(Qt::black, 1.2, Qt::DashLine));
+        }
+        lb->setData({0.0, timeAxis_ ? std::max(xMax, 1e-3) * 1.02 : xMax * 1.02},
+                    {lowerBound_, lowerBound_});
+        yMin = std::min(yMin, lowerBound_);
+        yMax = std::max(yMax, lowerBound_);
+    }
+    if (yMax > 0 && yMin < 1e300) {
+        plot_->xAxis->setRange(0, xMax * 1.02);
+        plot_->yAxis->setRange(yMin / 1.3, yMax * 1.3);
+    }
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void SearchPanel::refreshTable() {
+    table_->setRowCount(0);
+    int row = 0;
+    for (std::size_t i = 0; i < runs_.size(); ++i) {
+        const mw::SessionRun& r = runs_[i];
+        if (!r.finished)
+            continue;
+        const mw::SearchResult& res = r.result;
+        double bound = 0.0;
+        try {
+            const int li = network_.layerIndex(r.layer);
+            if (li >= 0)
+                bound = mw::lowerBound(mw::buildProblem(network_.layers[std::size_t(li)]), arch_,
+                                       r.settings.objective)
+                            .edp;
+        } catch (const mw::InputError&) {
+            bound = 0.0;
+        }
+        table_->insertRow(row);
+        const QStringList cells = {
+            QString::fromStdString(r.searcher),
+            QString::fromStdString(r.layer),
+            QString::number(r.settings.seed),
+            QString::fromStdString(r.settings.objective.name()),
+            res.found ? formatCost(res.bestCost) : QString("none found"),
+            res.found ? QString::number(res.bestEvaluation.energy * 1e-6, 'f', 2) : QString(),
+            res.found ? QString::number(res.bestEvaluation.cycles) : QString(),
+            res.found && bound > 0 ? QString::number(res.bestEvaluation.edp / bound, 'f', 2)
+                                   : QString(),
+            QString::number(res.evaluations),
+            QString::number(res.seconds, 'f', 2),
+            res.cancelled ? QString("cancelled") : QString::fromStdString(res.stopReason)};
+        for (int c = 0; c < cells.size(); ++c) {
+            auto* item = new QTableWidgetItem(cells[c]);
+            if (c == 0) {
+                item->setData(Qt::UserRole, int(i));
+                item->setForeground(searcherColor(r.searcher));
+            }
+            if (c >= 2 && c <= 9)
+                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            table_->setItem(row, c, item);
+        }
+        ++row;
+    }
+}
+
+void SearchPanel::showTooltip(QMouseEvent* event) {
+    // The nearest point of any curve, within 12 pixels.
+    double bestDist = 12.0;
+    QString text;
+    for (int i = 0; i < plot_->graphCount(); ++i) {
+        QCPGraph* g = plot_->graph(i);
+        for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) {
+            const double px = plot_->xAxis->coordToPixel(it->key);
+            const double py = plot_->yAxis->coordToPixel(it->value);
+            const double d = std::hypot(px - event->pos().x(), py - event->pos().y());
+            if (d < bestDist) {
+                bestDist = d;
+                text = QString("%1\n%2 %3\nbest %4")
+                           .arg(g->name())
+                           .arg(timeAxis_ ? "time" : "evaluation")
+                           .arg(timeAxis_ ? QString::number(it->key, 'f', 3) + " s"
+                                          : QString::number(it->key, 'f', 0))
+                           .arg(QString::number(it->value, 'g', 5));
+            }
+        }
+    }
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), text, plot_);
+}
+
+bool SearchPanel::exportPlot(const QString& path) {
+    if (path.endsWith(".pdf", Qt::CaseInsensitive))
+        return plot_->savePdf(path);
+    return plot_->savePng(path, 0, 0, 1.0, -1, 150);
+}
+
+} // namespace mw::ui

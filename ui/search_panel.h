@@ -1,0 +1,130 @@
+#pragma once
+// The search panel: choose searchers, budget, objective, seeds and threads;
+// run them side by side on worker threads; watch best-so-far curves live
+// (QCustomPlot, log scale, lower bound dashed) and compare finished runs.
+#include "io/session_io.h"
+#include "search/search.h"
+
+#include <QColor>
+#include <QWidget>
+
+#include <map>
+#include <memory>
+#include <vector>
+
+class QCustomPlot;
+class QCPGraph;
+class QListWidget;
+class QSpinBox;
+class QDoubleSpinBox;
+class QComboBox;
+class QPushButton;
+class QTableWidget;
+class QLabel;
+class QTimer;
+
+namespace mw::ui {
+
+class SearchJob;
+
+// One colour per searcher, the same in every chart.
+QColor searcherColor(const std::string& searcher);
+
+class SearchPanel : public QWidget {
+    Q_OBJECT
+  public:
+    explicit SearchPanel(QWidget* parent = nullptr);
+    ~SearchPanel() override;
+
+    // What Run searches: the architecture and one layer of the network.
+    void setTarget(const mw::Architecture& arch, const mw::Network& network, int layer);
+    // The finished runs of the session (plotted when they searched the target
+    // layer; all of them in the results table).
+    void setRuns(const std::vector<mw::SessionRun>& runs);
+
+    // Settings, as the form shows them.
+    void setSearchers(const QStringList& names);
+    QStringList searchers() const;
+    void setBudget(qint64 evaluations, double seconds); // 0 = unused
+    void setSeeds(int count, int first = 1);
+    void setThreads(int threads);
+    void setObjective(const QString& name);
+    void setTimeAxis(bool seconds); // x axis: wall time instead of evaluations
+
+    // Starts one run per selected searcher and seed; returns how many started.
+    int runSelected();
+    // Starts a requested run (from a session file).
+    void startRun(const mw::SessionRun& request);
+    void cancelAll();
+    void setPausedAll(bool paused);
+    int runningCount() const;
+    // Processes events until no run is left (tests and scripted screenshots).
+    bool waitForAll(int timeoutMs);
+
+    QCustomPlot* plot() const { return plot_; }
+    QTableWidget* resultsTable() const { return table_; }
+    int replots() const { return replots_; }
+    QString lastError() const { return lastError_; }
+    bool exportPlot(const QString& path); // .png or .pdf
+
+  signals:
+    void runFinished(const mw::SessionRun& run);
+    void runningChanged(int running);
+    void runActivated(int sessionRunIndex); // a results-table row was chosen
+    void message(const QString& text);
+
+  private:
+    struct Curve {
+        std::string searcher;
+        std::uint64_t seed = 0;
+        QVector<double> evaluations, seconds, best;
+        QCPGraph* graph = nullptr;
+    };
+    struct Live {
+        std::unique_ptr<SearchJob> job;
+        mw::SessionRun request;
+        Curve curve;
+    };
+    void start(mw::SessionRun request);
+    void onProgress(int id, qint64 evaluations, double seconds, double best);
+    void onFinished(int id, const mw::SearchResult& result);
+    void onFailed(int id, const QString& message);
+    void rebuildPlot();
+    void refreshCurve(Curve& c);
+    void refreshTable();
+    void refreshPlotNow();
+    void showTooltip(QMouseEvent* event);
+    mw::SearchSettings formSettings(std::uint64_t seed) const;
+
+    mw::Architecture arch_;
+    mw::Network network_;
+    int layer_ = 0;
+    double lowerBound_ = 0.0;
+    std::vector<mw::SessionRun> runs_;
+    std::vector<Curve> finishedCurves_;
+    std::map<int, Live> live_;
+    int nextId_ = 1;
+    bool dirty_ = false;
+    bool timeAxis_ = false;
+    int replots_ = 0;
+    QString lastError_;
+
+    QListWidget* searcherList_;
+    QComboBox* budgetKind_;
+    QSpinBox* evaluations_;
+    QDoubleSpinBox* seconds_;
+    QComboBox* objective_;
+    QSpinBox* seeds_;
+    QSpinBox* firstSeed_;
+    QSpinBox* threads_;
+    QComboBox* xAxis_;
+    QPushButton* run_;
+    QPushButton* pause_;
+    QPushButton* cancel_;
+    QLabel* status_;
+    QCustomPlot* plot_;
+    QTableWidget* table_;
+    QTimer* refresh_;
+};
+
+} // namespace mw::ui
