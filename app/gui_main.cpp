@@ -6,33 +6,51 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QTimer>
 
 #include <cstdio>
+#include <vector>
 
 int main(int argc, char** argv) {
-    QApplication app(argc, argv);
+    // QGuiApplication takes "-session"/"--session" for X11 session management
+    // and would swallow ours: take it out of argv first.
+    QString sessionArg;
+    std::vector<char*> args;
+    for (int i = 0; i < argc; ++i) {
+        const QString a = QString::fromLocal8Bit(argv[i]);
+        if ((a == "--session" || a == "-session") && i + 1 < argc)
+            sessionArg = QString::fromLocal8Bit(argv[++i]);
+        else if (a.startsWith("--session="))
+            sessionArg = a.mid(10);
+        else
+            args.push_back(argv[i]);
+    }
+    int count = int(args.size());
+    args.push_back(nullptr);
+    QApplication app(count, args.data());
     QApplication::setApplicationName("Mapwright");
     QApplication::setOrganizationName("Mapwright");
     QCommandLineParser parser;
     parser.setApplicationDescription("Map-space exploration for DNN and tensor accelerators");
     parser.addHelpOption();
     parser.addOption({"session", "Open this session (default: the bundled sample).", "FILE"});
+    const QStringList arguments = QApplication::arguments();
     parser.addOption({"screenshot",
                       "Render a view to this PNG after running the searches the session "
                       "requests, then exit.",
                       "OUT.png"});
     parser.addOption({"view", "View to show: " + mw::ui::MainWindow::viewNames().join(", ") + ".",
                       "NAME", "search"});
-    parser.process(app);
+    parser.process(arguments);
 
     const bool scripted = parser.isSet("screenshot");
     mw::ui::MainWindow::Options options;
     options.offerRestore = !scripted;
     options.autosave = !scripted;
     mw::ui::MainWindow window(options);
-    const QString session = parser.isSet("session") ? parser.value("session")
-                                                    : mw::ui::MainWindow::defaultSessionPath();
+    const QString session =
+        sessionArg.isEmpty() ? mw::ui::MainWindow::defaultSessionPath() : sessionArg;
     if (!session.isEmpty() && !window.openSession(session) && scripted) {
         std::fprintf(stderr, "mapwright: %s\n", qPrintable(window.lastError()));
         return 1;
@@ -65,6 +83,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "mapwright: cannot write %s\n", qPrintable(out));
         return 1;
     }
-    std::printf("wrote %s (%s view)\n", qPrintable(out), qPrintable(parser.value("view")));
+    std::printf("wrote %s (%s view; session %s with %zu finished runs)\n", qPrintable(out),
+                qPrintable(parser.value("view")), qPrintable(QFileInfo(session).fileName()),
+                window.session().runs.size());
     return 0;
 }

@@ -87,6 +87,23 @@ class TestGui : public QObject {
         QCOMPARE(w.session().arch.levels[std::size_t(glb)].capacityWords, before);
         w.undoStack()->redo();
         QCOMPARE(w.session().arch.levels[std::size_t(glb)].capacityWords, before * 2);
+        // The PE array changes in one edit (14 x 12 -> 16 x 16), every PE level with it.
+        QVERIFY2(editor->setPeArray(16, 16), qPrintable(editor->lastError()));
+        QCOMPARE(w.session().arch.compute.instances(), std::int64_t(256));
+        const int spad = w.session().arch.levelIndex("weights_spad");
+        QCOMPARE(w.session().arch.levels[std::size_t(spad)].instances(), std::int64_t(256));
+        QVERIFY(!editor->setPeArray(0, 4));
+        QCOMPARE(w.session().arch.compute.instances(), std::int64_t(256));
+        w.undoStack()->undo();
+        QCOMPARE(w.session().arch.compute.instances(), std::int64_t(168));
+        // A search on the edited architecture uses it.
+        QVERIFY(editor->setPeArray(16, 16));
+        w.searchPanel()->setSearchers({"random"});
+        w.searchPanel()->setBudget(300, 0);
+        QCOMPARE(w.searchPanel()->runSelected(), 1);
+        QVERIFY(w.waitForSearches(60000));
+        QVERIFY(w.session().runs.at(0).result.bestEvaluation.valid);
+        QCOMPARE(w.inspector()->evaluation().utilizedMacs <= 256, true);
     }
 
     void badArchitectureInputChangesNothing() {
@@ -322,10 +339,13 @@ class TestGui : public QObject {
         const QString out = path("shot.png");
         QProcess gui;
         gui.setProcessEnvironment(QProcessEnvironment::systemEnvironment());
-        gui.start(MAPWRIGHT_GUI, {"--session", kSource + "/samples/sessions/default.json",
-                                  "--screenshot", out, "--view", "architecture"});
+        // The session asks for 8 runs; they run before the view is rendered.
+        gui.start(MAPWRIGHT_GUI, {"--session", kSource + "/samples/sessions/compare_searchers.json",
+                                  "--screenshot", out, "--view", "search"});
         QVERIFY(gui.waitForFinished(120000));
         QCOMPARE(gui.exitCode(), 0);
+        const QString said = gui.readAllStandardOutput();
+        QVERIFY2(said.contains("compare_searchers.json with 8 finished runs"), qPrintable(said));
         QImage image(out);
         QVERIFY(!image.isNull());
         QVERIFY(image.width() >= 800 && image.height() >= 500);
@@ -334,6 +354,12 @@ class TestGui : public QObject {
         QVERIFY(gui.waitForFinished(60000));
         QCOMPARE(gui.exitCode(), 2);
         QVERIFY(gui.readAllStandardError().contains("unknown view"));
+        // A broken session file is named in the error, exit status 1.
+        gui.start(MAPWRIGHT_GUI,
+                  {"--session", kSource + "/samples/networks/resnet50.json", "--screenshot", out});
+        QVERIFY(gui.waitForFinished(60000));
+        QCOMPARE(gui.exitCode(), 1);
+        QVERIFY(gui.readAllStandardError().contains("resnet50.json"));
     }
 };
 

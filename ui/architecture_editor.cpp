@@ -10,6 +10,7 @@
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsView>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMouseEvent>
@@ -544,8 +545,26 @@ ArchitectureEditor::ArchitectureEditor(QUndoStack* undo, QWidget* parent)
         redoButton->setToolTip(text.isEmpty() ? QString() : tr("Redo %1").arg(text));
     });
 
+    auto* peArray = new QPushButton(tr("PE array…"));
+    peArray->setToolTip(tr("Resize the PE array: every level sized like it follows"));
+    connect(peArray, &QPushButton::clicked, this, [this] {
+        bool ok = false;
+        const QString text = QInputDialog::getText(
+            this, tr("PE array"), tr("Mesh (X × Y), e.g. 16x16:"), QLineEdit::Normal,
+            QString("%1x%2").arg(arch_.compute.meshX).arg(arch_.compute.meshY), &ok);
+        if (!ok)
+            return;
+        const QStringList parts = text.toLower().replace(u'×', u'x').split('x');
+        bool okX = false, okY = false;
+        const int x = parts.size() == 2 ? parts[0].trimmed().toInt(&okX) : 0;
+        const int y = parts.size() == 2 ? parts[1].trimmed().toInt(&okY) : 0;
+        if (!okX || !okY)
+            setError(tr("PE array: '%1' is not a mesh; expected X x Y, e.g. 16x16").arg(text));
+        else
+            setPeArray(x, y);
+    });
     auto* buttons = new QHBoxLayout;
-    for (QPushButton* b : {addButton, removeButton_, upButton_, downButton_})
+    for (QPushButton* b : {addButton, removeButton_, upButton_, downButton_, peArray})
         buttons->addWidget(b);
     buttons->addStretch();
     buttons->addWidget(undoButton);
@@ -708,6 +727,27 @@ bool ArchitectureEditor::moveLevel(int index, int delta) {
     const QString description =
         delta < 0 ? tr("Move %1 up").arg(name) : tr("Move %1 down").arg(name);
     return commit(next, description, target, description);
+}
+
+bool ArchitectureEditor::setPeArray(int meshX, int meshY) {
+    if (meshX < 1 || meshY < 1) {
+        setError(tr("PE array: %1 × %2 is not a mesh; both sides must be at least 1")
+                     .arg(meshX)
+                     .arg(meshY));
+        return false;
+    }
+    const int oldX = arch_.compute.meshX, oldY = arch_.compute.meshY;
+    Architecture next = arch_;
+    for (StorageLevel& level : next.levels) {
+        if (level.meshX == oldX && oldX > 1)
+            level.meshX = meshX;
+        if (level.meshY == oldY && oldY > 1)
+            level.meshY = meshY;
+    }
+    next.compute.meshX = meshX;
+    next.compute.meshY = meshY;
+    const QString description = tr("PE array %1 × %2").arg(meshX).arg(meshY);
+    return commit(next, description, selected_, description);
 }
 
 void ArchitectureEditor::apply(const Architecture& a, int selection) {

@@ -58,6 +58,10 @@ class ArchitectureEditor : public QWidget {
     bool addLevel(int before); // inserts a new SRAM level (copy of sensible defaults) before index
     bool removeLevel(int index); // removing the compute level (index == numLevels) is refused
     bool moveLevel(int index, int delta); // reorder storage levels (validation decides legality)
+    // Resizes the PE array in one edit: every level (and the compute level)
+    // whose mesh X or Y equals the compute mesh's takes the new value, so the
+    // array's buffers and spatial levels change together and keep dividing.
+    bool setPeArray(int meshX, int meshY);
 
     // The message of the last refused operation; cleared when an edit, undo, redo
     // or setArchitecture applies.

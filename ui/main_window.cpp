@@ -110,7 +110,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
             &MainWindow::onArchitectureChanged);
     connect(workloadEditor_, &WorkloadEditor::networkChanged, this, &MainWindow::onNetworkChanged);
     connect(workloadEditor_, &WorkloadEditor::currentLayerChanged, this, [this](int i) {
-        if (i >= 0 && i != session_.currentLayer)
+        if (!loading_ && i >= 0 && i != session_.currentLayer)
             selectLayer(i);
     });
     connect(searchPanel_, &SearchPanel::runFinished, this, &MainWindow::onRunFinished);
@@ -270,9 +270,11 @@ void MainWindow::setSession(const mw::Session& session) {
         (r.finished ? finished : requested_).push_back(r);
     session_.runs = finished;
     undo_->clear();
+    loading_ = true; // the editors announce their new contents; the session is the source
     archEditor_->setArchitecture(session_.arch);
     workloadEditor_->setNetwork(session_.network);
     workloadEditor_->setCurrentLayer(session_.currentLayer);
+    loading_ = false;
     refreshViews();
     refreshTitle();
 }
@@ -438,7 +440,7 @@ void MainWindow::refreshExplorer() {
                                        .arg(QString::fromStdString(r.layer))});
     arch->setExpanded(true);
     runs->setExpanded(true);
-    work->setExpanded(session_.network.layers.size() <= 60);
+    work->setExpanded(session_.network.layers.size() <= 16); // long networks: runs stay in view
 }
 
 bool MainWindow::showView(const QString& name) {

@@ -106,6 +106,7 @@ class MainWindow : public QMainWindow {
     QString path_;
     QString lastError_;
     bool dirty_ = false;
+    bool loading_ = false;
 
     QUndoStack* undo_;
     QTabWidget* tabs_;

@@ -135,8 +135,8 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     plot_->setMinimumHeight(260);
     plot_->yAxis->setScaleType(QCPAxis::stLogarithmic);
     plot_->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-    plot_->yAxis->setNumberFormat("eb");
-    plot_->yAxis->setNumberPrecision(0);
+    plot_->yAxis->setNumberFormat("g");
+    plot_->yAxis->setNumberPrecision(3);
     plot_->xAxis->setLabel("evaluations");
     plot_->yAxis->setLabel("best objective so far");
     plot_->legend->setVisible(true);
