@@ -259,6 +259,37 @@ class TestGui : public QObject {
         QVERIFY(w.inspector()->hasMapping());
     }
 
+    void pausesAndCancelsOneRun() {
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        auto* panel = w.searchPanel();
+        panel->setSearchers({"gamma", "random"});
+        panel->setBudget(1'000'000'000, 0);
+        QCOMPARE(panel->runSelected(), 2);
+        const std::vector<int> ids = panel->liveRuns();
+        QCOMPARE(ids.size(), std::size_t(2));
+        QCOMPARE(panel->resultsTable()->rowCount(), 2); // the running searches are listed
+        panel->setRunPaused(ids[0], true);
+        QTest::qWait(300); // the paused run stops at its next progress report
+        auto evaluationsOf = [&](int row) {
+            return panel->resultsTable()->item(row, 8)->text().toLongLong();
+        };
+        const qint64 pausedAt = evaluationsOf(0);
+        QTest::qWait(300);
+        QCOMPARE(evaluationsOf(0), pausedAt);
+        QVERIFY(panel->resultsTable()->item(0, 10)->text().startsWith("paused"));
+        panel->cancelRun(ids[0]); // cancelling a paused run ends it, best kept
+        QTRY_COMPARE_WITH_TIMEOUT(panel->liveRuns().size(), std::size_t(1), 10000);
+        QCOMPARE(panel->liveRuns().front(), ids[1]); // the other one runs on
+        panel->cancelRun(ids[1]);
+        QVERIFY(w.waitForSearches(10000));
+        QCOMPARE(w.session().runs.size(), std::size_t(2));
+        for (const auto& r : w.session().runs) {
+            QVERIFY(r.result.cancelled);
+            QVERIFY(r.result.found);
+        }
+    }
+
     void staysResponsiveWhileSearching() {
         // Two searches on 2 threads each for 2 s, the GUI thread ticking every 5 ms.
         MainWindow w(testOptions(dir_.path()));

@@ -15,6 +15,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
+#include <QMenu>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
@@ -158,8 +159,12 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSortingEnabled(false);
     connect(table_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
-        emit runActivated(table_->item(row, 0)->data(Qt::UserRole).toInt());
+        const int index = table_->item(row, 0)->data(Qt::UserRole).toInt();
+        if (index >= 0)
+            emit runActivated(index);
     });
+    table_->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(table_, &QWidget::customContextMenuRequested, this, &SearchPanel::showTableMenu);
 
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(plot_);
@@ -329,6 +334,7 @@ void SearchPanel::start(mw::SessionRun request) {
     if (pause_->isChecked())
         live.job->setPaused(true);
     status_->setText(QString("%1 running").arg(live_.size()));
+    refreshTable();
     emit runningChanged(runningCount());
 }
 
@@ -369,6 +375,7 @@ void SearchPanel::onFailed(int id, const QString& message) {
     live_.erase(it);
     lastError_ = message;
     status_->setText(message);
+    refreshTable();
     emit this->message(message);
     emit runningChanged(runningCount());
     dirty_ = true;
@@ -453,6 +460,7 @@ void SearchPanel::rebuildPlot() {
 
 void SearchPanel::refreshPlotNow() {
     dirty_ = false;
+    refreshLiveRows();
     for (auto& [id, live] : live_)
         if (live.curve.graph)
             live.curve.graph->setData(timeAxis_ ? live.curve.seconds : live.curve.evaluations,
@@ -544,6 +552,85 @@ void SearchPanel::refreshTable() {
             table_->setItem(row, c, item);
         }
         ++row;
+    }
+    finishedRows_ = row;
+    // Running searches below: id as a negative marker, cells refreshed live.
+    for (const auto& [id, live] : live_) {
+        table_->insertRow(row);
+        for (int c = 0; c < table_->columnCount(); ++c) {
+            auto* item = new QTableWidgetItem;
+            if (c >= 2 && c <= 9)
+                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            table_->setItem(row, c, item);
+        }
+        table_->item(row, 0)->setData(Qt::UserRole, -id);
+        table_->item(row, 0)->setText(QString::fromStdString(live.request.searcher));
+        table_->item(row, 0)->setForeground(searcherColor(live.request.searcher));
+        table_->item(row, 1)->setText(QString::fromStdString(live.request.layer));
+        table_->item(row, 2)->setText(QString::number(live.request.settings.seed));
+        table_->item(row, 3)->setText(
+            QString::fromStdString(live.request.settings.objective.name()));
+        ++row;
+    }
+    refreshLiveRows();
+}
+
+void SearchPanel::refreshLiveRows() {
+    int row = finishedRows_;
+    for (const auto& [id, live] : live_) {
+        if (row >= table_->rowCount())
+            return;
+        const Curve& c = live.curve;
+        table_->item(row, 4)->setText(c.best.isEmpty() ? QString() : formatCost(c.best.back()));
+        table_->item(row, 8)->setText(
+            c.evaluations.isEmpty() ? QString("0") : QString::number(qint64(c.evaluations.back())));
+        table_->item(row, 9)->setText(
+            c.seconds.isEmpty() ? QString() : QString::number(c.seconds.back(), 'f', 2));
+        table_->item(row, 10)->setText(live.job->paused() ? QString("paused (right-click)")
+                                                          : QString("running (right-click)"));
+        ++row;
+    }
+}
+
+void SearchPanel::showTableMenu(const QPoint& pos) {
+    QTableWidgetItem* item = table_->itemAt(pos);
+    if (!item)
+        return;
+    const int marker = table_->item(item->row(), 0)->data(Qt::UserRole).toInt();
+    QMenu menu(this);
+    if (marker < 0) {
+        const int id = -marker;
+        const auto it = live_.find(id);
+        if (it == live_.end())
+            return;
+        const bool paused = it->second.job->paused();
+        menu.addAction(paused ? "Resume" : "Pause", this,
+                       [this, id, paused] { setRunPaused(id, !paused); });
+        menu.addAction("Cancel (keep its best)", this, [this, id] { cancelRun(id); });
+    } else {
+        menu.addAction("Show in inspector", this, [this, marker] { emit runActivated(marker); });
+    }
+    menu.exec(table_->viewport()->mapToGlobal(pos));
+}
+
+std::vector<int> SearchPanel::liveRuns() const {
+    std::vector<int> ids;
+    for (const auto& [id, live] : live_)
+        ids.push_back(id);
+    return ids;
+}
+
+void SearchPanel::cancelRun(int id) {
+    const auto it = live_.find(id);
+    if (it != live_.end())
+        it->second.job->cancel();
+}
+
+void SearchPanel::setRunPaused(int id, bool paused) {
+    const auto it = live_.find(id);
+    if (it != live_.end()) {
+        it->second.job->setPaused(paused);
+        refreshLiveRows();
     }
 }
 

@@ -57,6 +57,11 @@ class SearchPanel : public QWidget {
     void startRun(const mw::SessionRun& request);
     void cancelAll();
     void setPausedAll(bool paused);
+    // Running searches, by id (the results table lists them below the
+    // finished runs; its context menu pauses, resumes or cancels each).
+    std::vector<int> liveRuns() const;
+    void cancelRun(int id);
+    void setRunPaused(int id, bool paused);
     int runningCount() const;
     // Processes events until no run is left (tests and scripted screenshots).
     bool waitForAll(int timeoutMs);
@@ -92,6 +97,8 @@ class SearchPanel : public QWidget {
     void rebuildPlot();
     void refreshCurve(Curve& c);
     void refreshTable();
+    void refreshLiveRows();
+    void showTableMenu(const QPoint& pos);
     void refreshPlotNow();
     void showTooltip(QMouseEvent* event);
     mw::SearchSettings formSettings(std::uint64_t seed) const;
@@ -107,6 +114,7 @@ class SearchPanel : public QWidget {
     bool dirty_ = false;
     bool timeAxis_ = false;
     int replots_ = 0;
+    int finishedRows_ = 0;
     QString lastError_;
 
     QListWidget* searcherList_;
