@@ -112,5 +112,7 @@ int cmdSearch(const Args& args);
 int cmdCompare(const Args& args);
 int cmdNetwork(const Args& args);
 int cmdBenchSearch(const Args& args);
+int cmdIntrinsic(const Args& args);
+int cmdTrainSurrogate(const Args& args);
 
 } // namespace cli

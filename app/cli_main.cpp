@@ -32,7 +32,13 @@ constexpr const char* kUsage =
     "  search --list\n"
     "  search --arch A --workload W [--layer L] --searcher NAME [--budget N] [--seconds S]\n"
     "         [--seed K] [--objective edp|energy|cycles|weighted:A,B] [--threads T]\n"
-    "         [--param NAME=VALUE ...] [--constraints C.json] --out DIR\n"
+    "         [--param NAME=VALUE ...] [--constraints C.json] [--model-dir DIR]\n"
+    "         [--intrinsic matmul:IxJxK|systolic:RxCxK --intrinsic-level LEVEL\n"
+    "          [--intrinsic-match K]] --out DIR\n"
+    "  intrinsic --workload W [--layer L] --intrinsic matmul:16x16x16\n"
+    "  train-surrogate --arch A --workload W [--layer L] [--samples N] [--epochs E]\n"
+    "         [--paper-layers [--width-divisor D]] [--threads T] [--seed K]\n"
+    "         [--model-dir DIR | --out FILE]\n"
     "  compare --arch A --workload W [--layer L] --searchers a,b,c [--seeds 5] [--budget N]\n"
     "          [--seconds S] [--seed K] [--objective O] [--threads T] [--constraints C.json]\n"
     "          [--out DIR]\n"
@@ -202,6 +208,10 @@ int main(int argc, char** argv) {
             return cmdBench(parseArgs(argc, argv, 2, {"json"}));
         if (cmd == "search")
             return cmdSearch(parseArgs(argc, argv, 2, {"list"}, {"param"}));
+        if (cmd == "intrinsic")
+            return cmdIntrinsic(parseArgs(argc, argv, 2, {}));
+        if (cmd == "train-surrogate")
+            return cmdTrainSurrogate(parseArgs(argc, argv, 2, {"paper-layers"}));
         if (cmd == "compare")
             return cmdCompare(parseArgs(argc, argv, 2, {}, {"param"}));
         if (cmd == "network")

@@ -2,9 +2,11 @@
 #include "cli_common.h"
 #include "io/session_io.h"
 #include "io/timeloop.h"
+#include "mapspace/intrinsic.h"
 #include "model/cost_model.h"
 #include "search/network_search.h"
 #include "search/search.h"
+#include "search/surrogate.h"
 
 #include <algorithm>
 #include <cmath>
@@ -40,6 +42,7 @@ mw::SearchSettings settingsFrom(const Args& args) {
     if (threads < 1 || threads != std::floor(threads))
         throw InputError("--threads", "expected a whole number >= 1");
     s.threads = static_cast<int>(threads);
+    s.modelDir = args.opt("model-dir", "");
     for (const auto& kv : args.all("param")) {
         const auto eq = kv.find('=');
         if (eq == std::string::npos || eq == 0)
@@ -111,6 +114,82 @@ mw::MapSpace spaceFor(const Args& args, const mw::Problem& problem, const mw::Ar
                             : mw::MapSpaceConstraints{});
 }
 
+// --intrinsic matmul:IxJxK | systolic:RxCxK
+mw::Intrinsic intrinsicFrom(const std::string& spec) {
+    const auto colon = spec.find(':');
+    const std::string kind = spec.substr(0, colon);
+    std::vector<std::int64_t> sizes;
+    if (colon != std::string::npos) {
+        std::stringstream ss(spec.substr(colon + 1));
+        std::string part;
+        while (std::getline(ss, part, 'x')) {
+            try {
+                sizes.push_back(std::stoll(part));
+            } catch (const std::exception&) {
+                sizes.clear();
+                break;
+            }
+        }
+    }
+    if (sizes.size() != 3 || (kind != "matmul" && kind != "systolic"))
+        throw InputError("--intrinsic", "is '" + spec +
+                                            "'; expected matmul:IxJxK or systolic:RxCxK, e.g. "
+                                            "matmul:16x16x16");
+    return kind == "matmul" ? mw::matmulIntrinsic(sizes[0], sizes[1], sizes[2])
+                            : mw::systolicIntrinsic(sizes[0], sizes[1], sizes[2]);
+}
+
+// The problem and map-space constraints a search runs on: as given, or, with
+// --intrinsic, AMOS-style: the chosen match (--intrinsic-match K, default the
+// best plan utilization) pinned at --intrinsic-level, the rest left free.
+struct SearchTarget {
+    mw::Problem problem;
+    mw::MapSpaceConstraints constraints;
+    std::string note;
+};
+
+SearchTarget targetFor(const Args& args, const mw::Problem& problem, const mw::Architecture& arch) {
+    SearchTarget t{problem, {}, ""};
+    if (!args.has("intrinsic")) {
+        if (args.has("constraints"))
+            t.constraints = mw::loadConstraints(args.get("constraints"), problem, arch);
+        return t;
+    }
+    if (args.has("constraints"))
+        throw InputError("--constraints", "cannot be combined with --intrinsic");
+    const mw::Intrinsic in = intrinsicFrom(args.get("intrinsic"));
+    const std::string levelName = args.get("intrinsic-level");
+    const int level = arch.levelIndex(levelName);
+    if (level < 0)
+        throw InputError("--intrinsic-level", "'" + levelName + "' is not a level of " + arch.name);
+    const auto matches = mw::enumerateIntrinsicMatches(problem, in);
+    if (matches.empty())
+        throw InputError("--intrinsic", "no loop of " + problem.name + " maps onto " + in.name);
+    std::vector<mw::IntrinsicPlan> plans;
+    for (const auto& m : matches)
+        plans.push_back(mw::planIntrinsic(problem, arch, in, m, level));
+    std::size_t pick = 0;
+    if (args.has("intrinsic-match")) {
+        const double k = number(args, "intrinsic-match", 0);
+        if (k < 0 || k >= double(matches.size()) || k != std::floor(k))
+            throw InputError("--intrinsic-match",
+                             "expected 0.." + std::to_string(matches.size() - 1));
+        pick = std::size_t(k);
+    } else {
+        for (std::size_t i = 1; i < plans.size(); ++i)
+            if (plans[i].utilization > plans[pick].utilization)
+                pick = i;
+    }
+    t.problem = plans[pick].problem;
+    t.constraints = plans[pick].constraints;
+    std::ostringstream note;
+    note << "intrinsic    " << in.name << " match " << pick << " of " << matches.size() << ": "
+         << mw::describeMatch(problem, in, matches[pick]) << ", utilization " << std::fixed
+         << std::setprecision(3) << plans[pick].utilization << "\n";
+    t.note = note.str();
+    return t;
+}
+
 double median(std::vector<double> v) {
     if (v.empty())
         return NAN;
@@ -128,13 +207,15 @@ int cmdSearch(const Args& args) {
         return 0;
     }
     const mw::Architecture arch = mw::loadArchitecture(args.get("arch"));
-    const mw::Problem problem = loadProblem(args);
+    const SearchTarget target = targetFor(args, loadProblem(args), arch);
+    const mw::Problem& problem = target.problem;
     const std::string searcher = args.get("searcher");
     mw::makeSearcher(searcher); // unknown names fail before any work
     const mw::SearchSettings settings = settingsFrom(args);
     const std::string out = args.get("out");
     std::filesystem::create_directories(out);
-    const mw::MapSpace space = spaceFor(args, problem, arch);
+    const mw::MapSpace space(problem, arch, target.constraints);
+    std::cout << target.note;
     const auto lb = mw::lowerBound(problem, arch, settings.objective);
     double lastPrint = -10.0;
     const mw::SearchResult r =
@@ -158,6 +239,8 @@ int cmdSearch(const Args& args) {
               << "evaluations  " << r.evaluations << " (" << r.illegal << " illegal, "
               << r.duplicates << " duplicates not charged) in " << std::fixed
               << std::setprecision(2) << r.seconds << " s\n";
+    for (const auto& [name, value] : r.stats)
+        std::cout << "stat         " << name << " = " << value << "\n";
     if (!r.found) {
         std::cout << "no legal mapping found\n";
         return 1;
@@ -329,6 +412,54 @@ int cmdNetwork(const Args& args) {
                                   .dump(1) +
                               "\n");
     }
+    return 0;
+}
+
+int cmdIntrinsic(const Args& args) {
+    const mw::Problem problem = loadProblem(args);
+    const mw::Intrinsic in = intrinsicFrom(args.get("intrinsic"));
+    const auto matches = mw::enumerateIntrinsicMatches(problem, in);
+    std::cout << matches.size() << " ways to map " << problem.name << " onto " << in.name << "\n";
+    for (std::size_t i = 0; i < matches.size(); ++i)
+        std::cout << std::setw(4) << i << "  " << mw::describeMatch(problem, in, matches[i])
+                  << "  utilization " << std::fixed << std::setprecision(3)
+                  << matches[i].utilization << "\n";
+    return 0;
+}
+
+int cmdTrainSurrogate(const Args& args) {
+    const mw::Architecture arch = mw::loadArchitecture(args.get("arch"));
+    const mw::Problem problem = loadProblem(args);
+    mw::SurrogateOptions o;
+    o.samples = int(number(args, "samples", o.samples));
+    o.epochs = int(number(args, "epochs", o.epochs));
+    o.widthDivisor = int(number(args, "width-divisor", o.widthDivisor));
+    o.paperLayers = args.flag("paper-layers");
+    o.threads = int(number(args, "threads", std::max(1u, std::thread::hardware_concurrency())));
+    o.seed = std::uint64_t(number(args, "seed", 1));
+    if (o.samples < 100 || o.epochs < 1 || o.widthDivisor < 1)
+        throw InputError("train-surrogate",
+                         "--samples >= 100, --epochs >= 1, --width-divisor >= 1");
+    mw::SurrogateReport report;
+    double shown = -1;
+    const mw::Surrogate s = mw::Surrogate::train(problem, arch, o, report, [&](double f) {
+        if (f - shown >= 0.1) {
+            shown = f;
+            std::cerr << "  " << int(f * 100) << " %\n";
+        }
+        return true;
+    });
+    const std::string path =
+        args.opt("out", mw::Surrogate::cachePath(args.opt("model-dir", ""), problem, arch));
+    s.save(path);
+    std::cout << "samples      " << report.samples << " (generated in " << std::fixed
+              << std::setprecision(1) << report.generateSeconds << " s)\n"
+              << "trained      " << report.parameters << " parameters, " << o.epochs
+              << " epochs in " << report.trainSeconds << " s\n"
+              << "held out     Huber loss " << std::setprecision(4) << report.testLoss
+              << ", rank correlation of predicted vs true EDP " << std::setprecision(3)
+              << report.rankCorrelation << "\n"
+              << "wrote        " << path << "\n";
     return 0;
 }
 

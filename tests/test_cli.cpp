@@ -144,9 +144,9 @@ void TestCli::benchModel() {
 void TestCli::searchList() {
     const Run r = run({"search", "--list"});
     QCOMPARE(r.exitCode, 0);
-    QCOMPARE(
-        r.out.split('\n', Qt::SkipEmptyParts),
-        QStringList({"random", "random-pruned", "exhaustive", "annealing", "genetic", "gamma"}));
+    QCOMPARE(r.out.split('\n', Qt::SkipEmptyParts),
+             QStringList({"random", "random-pruned", "exhaustive", "annealing", "genetic", "gamma",
+                          "cosa", "mind-mappings", "reinforce"}));
 }
 
 void TestCli::searchWritesResults() {

@@ -100,7 +100,8 @@ MapSpace::MapSpace(const Problem& p, const Architecture& a, MapSpaceConstraints 
         unconstrained_ = unconstrained_ && !lc.orderFixed && lc.keepFixed == 0 &&
                          (lc.spatialAllowed | ~((1u << D) - 1)) == ~0u;
         for (int d = 0; d < D; ++d)
-            unconstrained_ = unconstrained_ && lc.temporal[d] == 0;
+            unconstrained_ =
+                unconstrained_ && lc.temporal[d] == 0 && lc.spatialX[d] == 0 && lc.spatialY[d] == 0;
     }
     unconstrained_ = unconstrained_ && constraints_.minSpatialUtilization <= 0.0;
     for (int l = 0; l < L; ++l) {
@@ -121,9 +122,13 @@ MapSpace::MapSpace(const Problem& p, const Architecture& a, MapSpaceConstraints 
             else if (levelHasTemporal(l))
                 slots_[d].push_back({static_cast<std::int8_t>(l), 0});
             const bool spatialOk = (lc.spatialAllowed >> d) & 1u;
-            if (spatialOk && a.fanoutX(l) > 1)
+            if (lc.spatialX[d] > 0)
+                fixed *= lc.spatialX[d];
+            else if (spatialOk && a.fanoutX(l) > 1)
                 slots_[d].push_back({static_cast<std::int8_t>(l), 1});
-            if (spatialOk && a.fanoutY(l) > 1)
+            if (lc.spatialY[d] > 0)
+                fixed *= lc.spatialY[d];
+            else if (spatialOk && a.fanoutY(l) > 1)
                 slots_[d].push_back({static_cast<std::int8_t>(l), 2});
         }
         if (p.dims[d].bound % fixed != 0)
@@ -159,9 +164,14 @@ void MapSpace::applyFixed(Mapping& m) const {
     for (int l = 0; l < L; ++l) {
         const LevelConstraint& lc = constraints_.levels[l];
         LevelMapping& lm = m.levels[l];
-        for (int d = 0; d < problem_->numDims(); ++d)
+        for (int d = 0; d < problem_->numDims(); ++d) {
             if (lc.temporal[d] > 0)
                 lm.temporal[d] = static_cast<std::uint32_t>(lc.temporal[d]);
+            if (lc.spatialX[d] > 0)
+                lm.spatialX[d] = static_cast<std::uint32_t>(lc.spatialX[d]);
+            if (lc.spatialY[d] > 0)
+                lm.spatialY[d] = static_cast<std::uint32_t>(lc.spatialY[d]);
+        }
         if (lc.orderFixed)
             lm.order = lc.order;
         lm.keepMask = static_cast<std::uint8_t>((lm.keepMask & ~lc.keepFixed) |
@@ -218,6 +228,9 @@ bool MapSpace::meetsConstraints(const Mapping& m) const {
         const LevelMapping& lm = m.levels[l];
         for (int d = 0; d < problem_->numDims(); ++d) {
             if (lc.temporal[d] > 0 && lm.temporal[d] != lc.temporal[d])
+                return false;
+            if ((lc.spatialX[d] > 0 && lm.spatialX[d] != lc.spatialX[d]) ||
+                (lc.spatialY[d] > 0 && lm.spatialY[d] != lc.spatialY[d]))
                 return false;
             if (!((lc.spatialAllowed >> d) & 1u) && (lm.spatialX[d] > 1 || lm.spatialY[d] > 1))
                 return false;
@@ -410,17 +423,22 @@ bool MapSpace::repair(Mapping& m, Rng& rng, Evaluation& scratch) const {
             const LevelMapping& lm = m.levels[l];
             if (lm.temporal[d] == 0 || lm.spatialX[d] == 0 || lm.spatialY[d] == 0)
                 stray = true;
-            if (constraints_.levels[l].temporal[d] == 0)
+            const LevelConstraint& lc = constraints_.levels[l];
+            if (lc.temporal[d] == 0)
                 prod *= lm.temporal[d];
-            prod *= std::int64_t(lm.spatialX[d]) * lm.spatialY[d];
+            if (lc.spatialX[d] == 0)
+                prod *= lm.spatialX[d];
+            if (lc.spatialY[d] == 0)
+                prod *= lm.spatialY[d];
         }
         for (int l = 0; l < L; ++l) {
-            const bool spatialOk = (constraints_.levels[l].spatialAllowed >> d) & 1u;
+            const LevelConstraint& lc = constraints_.levels[l];
+            const bool spatialOk = (lc.spatialAllowed >> d) & 1u;
             if (!levelHasTemporal(l) && m.levels[l].temporal[d] > 1)
                 stray = true;
-            if ((!spatialOk || fanX_[l] == 1) && m.levels[l].spatialX[d] > 1)
+            if (lc.spatialX[d] == 0 && (!spatialOk || fanX_[l] == 1) && m.levels[l].spatialX[d] > 1)
                 stray = true;
-            if ((!spatialOk || fanY_[l] == 1) && m.levels[l].spatialY[d] > 1)
+            if (lc.spatialY[d] == 0 && (!spatialOk || fanY_[l] == 1) && m.levels[l].spatialY[d] > 1)
                 stray = true;
         }
         if (stray || prod != freeBound_[d])
@@ -432,17 +450,20 @@ bool MapSpace::repair(Mapping& m, Rng& rng, Evaluation& scratch) const {
             const int limit = axis == 1 ? fanX_[l] : fanY_[l];
             for (;;) {
                 std::int64_t used = 1;
-                std::vector<int> dims;
+                int dims[kMaxDims];
+                int n = 0;
+                const LevelConstraint& lc = constraints_.levels[l];
                 for (int d = 0; d < D; ++d) {
                     const std::uint32_t f =
                         axis == 1 ? m.levels[l].spatialX[d] : m.levels[l].spatialY[d];
+                    const bool fixed = (axis == 1 ? lc.spatialX[d] : lc.spatialY[d]) > 0;
                     used *= f;
-                    if (f > 1)
-                        dims.push_back(d);
+                    if (f > 1 && !fixed)
+                        dims[n++] = d;
                 }
-                if (used <= limit || dims.empty())
+                if (used <= limit || n == 0)
                     break;
-                const int d = pickOne(dims, rng);
+                const int d = dims[rng.below(std::uint64_t(n))];
                 std::uint32_t& f = axis == 1 ? m.levels[l].spatialX[d] : m.levels[l].spatialY[d];
                 const std::uint32_t prime = smallestPrime(f);
                 f /= prime;

@@ -45,13 +45,21 @@ std::vector<std::int64_t> primeFactors(std::int64_t n);
 
 struct LevelConstraint {
     std::array<std::int64_t, kMaxDims> temporal; // fixed temporal factor, or 0 when free
+    // Fixed spatial factors on each axis, or 0 when free (an intrinsic's
+    // dimensions are pinned to the fan-out this way).
+    std::array<std::int64_t, kMaxDims> spatialX;
+    std::array<std::int64_t, kMaxDims> spatialY;
     bool orderFixed = false;
     std::array<std::uint8_t, kMaxDims> order{}; // outer to inner, when fixed
     std::uint8_t keepFixed = 0;                 // bit t: keep of tensor t is fixed ...
     std::uint8_t keepValue = 0;                 // ... to this bit
     std::uint32_t spatialAllowed = ~0u;         // bit d: d may fan out from this level
 
-    LevelConstraint() { temporal.fill(0); }
+    LevelConstraint() {
+        temporal.fill(0);
+        spatialX.fill(0);
+        spatialY.fill(0);
+    }
 };
 
 struct MapSpaceConstraints {
@@ -109,6 +117,8 @@ class MapSpace {
         std::int8_t kind; // 0 temporal, 1 X, 2 Y
     };
     const std::vector<Slot>& factorSlots(int d) const { return slots_[d]; }
+    // Prime factors of d's bound left free by the constraints (one per slot choice).
+    const std::vector<std::uint32_t>& freePrimes(int d) const { return freePrimes_[d]; }
     static std::uint32_t& factorAt(Mapping& m, int d, Slot s);
     static std::uint32_t factorAt(const Mapping& m, int d, Slot s);
 

@@ -8,7 +8,8 @@ namespace mw {
 
 const std::vector<std::string>& searcherNames() {
     static const std::vector<std::string> names = {"random",    "random-pruned", "exhaustive",
-                                                   "annealing", "genetic",       "gamma"};
+                                                   "annealing", "genetic",       "gamma",
+                                                   "cosa",      "mind-mappings", "reinforce"};
     return names;
 }
 
@@ -25,6 +26,12 @@ std::unique_ptr<Searcher> makeSearcher(const std::string& name) {
         return makeGeneticSearch();
     if (name == "gamma")
         return makeGammaSearch();
+    if (name == "cosa")
+        return makeCosaSearch();
+    if (name == "mind-mappings")
+        return makeMindMappingsSearch();
+    if (name == "reinforce")
+        return makeReinforceSearch();
     std::string known;
     for (const auto& n : searcherNames())
         known += (known.empty() ? "" : ", ") + n;

@@ -40,6 +40,9 @@ struct SearchSettings {
     std::map<std::string, double> params; // searcher hyperparameters (defaults in each searcher)
     std::vector<Mapping> warmStart;       // starting points (network warm start)
     bool deduplicate = true;              // equal legal mappings are charged once
+    // Where learned searchers keep trained models; empty: $MAPWRIGHT_MODEL_DIR,
+    // else ~/.cache/mapwright/models.
+    std::string modelDir;
 };
 
 struct TracePoint {
@@ -70,6 +73,8 @@ struct SearchResult {
     bool cancelled = false;
     std::string stopReason;
     std::vector<TracePoint> trace; // every improvement, plus a thinned record of the rest
+    // Searcher-specific figures (e.g. surrogate steps, MIP solve seconds).
+    std::map<std::string, double> stats;
 };
 
 class WorkerPool;
@@ -121,6 +126,9 @@ class SearchContext {
     // Whether m (up to canonical form) was evaluated already. Safe to call from
     // generators: the record only changes between batches.
     bool isKnown(const Mapping& m) const;
+
+    // Records a searcher-specific figure in the result (see SearchResult::stats).
+    void setStat(const std::string& name, double value) { result_.stats[name] = value; }
 
     bool hasBest() const { return result_.found; }
     const Mapping& best() const { return result_.best; }

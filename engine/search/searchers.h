@@ -10,6 +10,9 @@ std::unique_ptr<Searcher> makeExhaustiveSearch();
 std::unique_ptr<Searcher> makeAnnealingSearch();
 std::unique_ptr<Searcher> makeGeneticSearch();
 std::unique_ptr<Searcher> makeGammaSearch();
+std::unique_ptr<Searcher> makeMindMappingsSearch();
+std::unique_ptr<Searcher> makeCosaSearch();
+std::unique_ptr<Searcher> makeReinforceSearch();
 
 // Shared by searchers: a legal starting population (warm-start mappings
 // first, repaired, then legal random samples), generated without charge.

@@ -1,0 +1,867 @@
+// CoSA (Huang et al., "CoSA: Scheduling by Constrained Optimization for Spatial
+// Accelerators", ISCA 2021): one mixed-integer program per layer, solved once
+// with COIN-OR CBC (the paper uses Gurobi), decoded into a mapping and charged
+// as one evaluation. Our formulation, against the paper's Section III:
+//
+// * Variables (Sec. III-B, Table III): a binary x[d, n, slot] puts the n-th
+//   prime factor of dimension d's free bound (the bound divided by factors the
+//   user fixed) in one slot the map space offers: a level's temporal loop or
+//   its X or Y fan-out (the paper's level x {spatial, temporal}). Each factor
+//   takes exactly one slot (Eq. 3 as the text intends). Identical primes of one
+//   dimension are interchangeable, so their slot indices are made
+//   non-decreasing (exact symmetry breaking; the digest's mitigation 2).
+// * Buffer capacity (Sec. III-C, Eqs. 1-2), in log2 space: the tile of tensor
+//   t at level l is the product of the factors, temporal and spatial, of the
+//   dimensions t depends on at levels l and inward (the inclusive reading, as
+//   the released code and our cost model count it). A rank with a strided
+//   term (P*stride + R) adds log2(stride) while only the strided dimension
+//   spans the tile, so a 1x1 strided convolution is not underestimated; other
+//   sliding-window halos are left out, as in the paper. The paper's constant
+//   B (which level keeps which tensor) is not given by a Mapwright
+//   architecture, so each level picks one keep pattern from a menu of keep
+//   sets with capacity shares (1; 1/2+1/2, 1/4+3/4, 3/4+1/4; 1/3 each, or 1/2
+//   for one and the rest split evenly; ...), the analogue of the released
+//   code's partition ratios. A pattern is a binary variable, so the shares
+//   add up to at most the capacity and the choice is linear. Keep choices the
+//   constraints fix are honoured; DRAM keeps everything, dummy levels nothing.
+// * Spatial resources (Eq. 4): per level and mesh axis, the log2 of the
+//   spatial factors is at most log2 of the fan-out (minus fixed factors), and
+//   a minimum spatial utilization, if set, becomes a lower bound on their sum.
+// * Objective (Eq. 12): -w_util * Util + w_comp * Comp + w_traf * Traf with
+//   the released code's weights 0.1, 10 and 1 (params "w_util", "w_comp",
+//   "w_traf"). Util (Eq. 5) sums the log2 tile of every kept tensor at every
+//   bounded level (the paper's sum; the released code drops the global
+//   buffer). Comp (Eq. 6) sums the log2 temporal factors (cycles). Traf
+//   (Eqs. 7-11) is taken at the NoC level, the outermost level that fans out:
+//   per tensor the log2 tile below it (D_v), its unicast spatial factors there
+//   (L_v, the paper's A-masked Eq. 8), and the temporal loops there that
+//   re-send the tile (T_v): the innermost loop relevant to the tensor and
+//   every loop outside it (Eq. 9's indicator Y). The released code's DRAM term
+//   is replaced by the same T_v at the DRAM level, so irrelevant DRAM loops
+//   inside the relevant ones cost nothing there either.
+// * Loop order (Eqs. 9-10): the paper ranks prime factors; we rank the
+//   dimensions of a level (a permutation matrix O[d, rank]), because a
+//   mapping merges one dimension's factors at a level into one loop anyway
+//   (the released decoder keeps only each dimension's innermost rank). The
+//   products Y*x become exact McCormick rows. Ranked levels: the NoC level
+//   (as the released code) and DRAM; "rank_all_levels" = 1 ranks every level.
+//   Unranked levels keep the identity order (the code's fixed permutation).
+//
+// Solving: CBC, one thread, time limit "time_limit" seconds (default 10,
+// capped by the driver's time budget), optional node limit "max_nodes" (with
+// it the result does not depend on the machine's speed). The best incumbent
+// is kept when the limit hits. The decoded mapping is checked exactly; when
+// the log-space model underestimates a tile (halos, shared buffers), the
+// capacities of the overflowing level and tensors are tightened by the
+// overflow and the MIP is solved again ("resolves", default 3, within the same
+// time limit, as the digest's Sec. 9.1 item 7 suggests); if that still fails,
+// the map space's repair makes it legal. Then it is evaluated once.
+// With "refine" != 0 (default) and evaluations left, the solver's other saved
+// incumbents are decoded and evaluated too (at most "refine_max", default 8):
+// a handful of extra evaluations, not a search.
+#include "search/searchers.h"
+
+#include "arch/architecture.h"
+
+#include <coin/Cbc_C_Interface.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mw {
+
+namespace {
+
+constexpr double kEps = 1e-6; // slack on log-space rows that are often exactly tight
+
+// A MIP assembled row by row, loaded into CBC in one go.
+class MipBuilder {
+  public:
+    int col(double lo, double hi, double cost, bool integer) {
+        lb_.push_back(lo);
+        ub_.push_back(hi);
+        obj_.push_back(cost);
+        integer_.push_back(integer ? 1 : 0);
+        return static_cast<int>(lb_.size()) - 1;
+    }
+    void addCost(int c, double cost) { obj_[static_cast<std::size_t>(c)] += cost; }
+    void setLower(int c, double lo) { lb_[static_cast<std::size_t>(c)] = lo; }
+    // lo <= sum coef * col <= hi
+    void row(const std::vector<std::pair<int, double>>& terms, double lo, double hi) {
+        rows_.push_back({terms, lo, hi});
+    }
+    int numCols() const { return static_cast<int>(lb_.size()); }
+    int numRows() const { return static_cast<int>(rows_.size()); }
+
+    void load(Cbc_Model* model) const {
+        const int n = numCols();
+        std::vector<std::vector<std::pair<int, double>>> byCol(static_cast<std::size_t>(n));
+        std::vector<double> rlo, rhi;
+        for (std::size_t r = 0; r < rows_.size(); ++r) {
+            for (const auto& [c, v] : rows_[r].terms)
+                if (v != 0.0)
+                    byCol[static_cast<std::size_t>(c)].push_back({static_cast<int>(r), v});
+            rlo.push_back(rows_[r].lo);
+            rhi.push_back(rows_[r].hi);
+        }
+        std::vector<CoinBigIndex> start{0};
+        std::vector<int> index;
+        std::vector<double> value;
+        for (const auto& entries : byCol) {
+            // Merge repeated (row, col) entries.
+            std::vector<std::pair<int, double>> e = entries;
+            std::sort(e.begin(), e.end());
+            for (std::size_t i = 0; i < e.size(); ++i) {
+                if (!index.empty() && i > 0 && e[i].first == e[i - 1].first) {
+                    value.back() += e[i].second;
+                    continue;
+                }
+                index.push_back(e[i].first);
+                value.push_back(e[i].second);
+            }
+            start.push_back(static_cast<CoinBigIndex>(index.size()));
+        }
+        Cbc_loadProblem(model, n, numRows(), start.data(), index.data(), value.data(), lb_.data(),
+                        ub_.data(), obj_.data(), rlo.data(), rhi.data());
+        for (int c = 0; c < n; ++c)
+            if (integer_[static_cast<std::size_t>(c)])
+                Cbc_setInteger(model, c);
+    }
+
+  private:
+    struct Row {
+        std::vector<std::pair<int, double>> terms;
+        double lo, hi;
+    };
+    std::vector<double> lb_, ub_, obj_;
+    std::vector<char> integer_;
+    std::vector<Row> rows_;
+};
+
+constexpr double kInf = 1e30; // CBC's "no bound" is anything beyond 1e20
+
+// One keep choice of a level: the tensors kept and each one's capacity share.
+struct KeepPattern {
+    std::uint8_t mask = 0;
+    std::array<double, kMaxTensors> share{};
+};
+
+std::vector<KeepPattern> keepPatterns(int numTensors) {
+    std::vector<KeepPattern> out;
+    for (unsigned mask = 0; mask < (1u << numTensors); ++mask) {
+        std::vector<int> members;
+        for (int t = 0; t < numTensors; ++t)
+            if ((mask >> t) & 1u)
+                members.push_back(t);
+        const int k = static_cast<int>(members.size());
+        auto add = [&](const std::vector<double>& shares) {
+            KeepPattern p;
+            p.mask = static_cast<std::uint8_t>(mask);
+            for (int i = 0; i < k; ++i)
+                p.share[static_cast<std::size_t>(members[static_cast<std::size_t>(i)])] =
+                    shares[static_cast<std::size_t>(i)];
+            out.push_back(p);
+        };
+        if (k == 0) {
+            add({});
+        } else if (k == 1) {
+            add({1.0});
+        } else if (k == 2) {
+            add({0.5, 0.5});
+            add({0.25, 0.75});
+            add({0.75, 0.25});
+        } else {
+            add(std::vector<double>(static_cast<std::size_t>(k), 1.0 / k));
+            for (int big = 0; big < k; ++big) {
+                std::vector<double> s(static_cast<std::size_t>(k), 0.5 / (k - 1));
+                s[static_cast<std::size_t>(big)] = 0.5;
+                add(s);
+            }
+        }
+    }
+    return out;
+}
+
+struct Solution {
+    bool feasible = false;
+    bool optimal = false;
+    bool infeasible = false; // proven
+    double objective = 0.0;
+    std::vector<double> x;                 // the best incumbent
+    std::vector<std::vector<double>> more; // other saved incumbents, best first
+    double seconds = 0.0;
+    int variables = 0;
+    int integers = 0;
+    int constraints = 0;
+};
+
+// CBC's solver keeps some global state; one solve at a time per process.
+std::mutex& cbcMutex() {
+    static std::mutex m;
+    return m;
+}
+
+class CosaModel {
+  public:
+    CosaModel(const MapSpace& space, double wUtil, double wComp, double wTraf, bool rankAll)
+        : space_(space), p_(space.problem()), a_(space.arch()), wUtil_(wUtil), wComp_(wComp),
+          wTraf_(wTraf) {
+        const int L = a_.numLevels();
+        const int D = p_.numDims();
+        const auto& cons = space_.constraints().levels;
+        primes_.assign(static_cast<std::size_t>(D), {});
+        for (int d = 0; d < D; ++d) {
+            std::int64_t fixed = 1;
+            for (int l = 0; l < L; ++l) {
+                const LevelConstraint& lc = cons[static_cast<std::size_t>(l)];
+                for (std::int64_t f : {lc.temporal[d], lc.spatialX[d], lc.spatialY[d]})
+                    if (f > 0)
+                        fixed *= f;
+            }
+            for (std::int64_t q : primeFactors(p_.dims[d].bound / fixed))
+                primes_[static_cast<std::size_t>(d)].push_back(q);
+        }
+        // The NoC level: the outermost level that fans out (the released code's
+        // global buffer). Its temporal loops live at the nearest real level above.
+        noc_ = -1;
+        for (int l = 0; l < L && noc_ < 0; ++l)
+            if (a_.fanoutX(l) * a_.fanoutY(l) > 1)
+                noc_ = l;
+        int nocTemporal = -1;
+        for (int l = noc_; l >= 0 && nocTemporal < 0; --l)
+            if (space_.levelHasTemporal(l))
+                nocTemporal = l;
+        ranked_.assign(static_cast<std::size_t>(L), false);
+        for (int l = 0; l < L; ++l)
+            ranked_[static_cast<std::size_t>(l)] =
+                space_.levelHasTemporal(l) && !cons[static_cast<std::size_t>(l)].orderFixed &&
+                (rankAll || l == 0 || l == nocTemporal);
+        patterns_ = keepPatterns(p_.numTensors());
+    }
+
+    int noc() const { return noc_; }
+
+    // Per (level, tensor) log2 capacity reductions learnt from overflowing decodes.
+    std::vector<std::vector<double>> tighten;
+
+    Solution solve(double seconds, int maxNodes) {
+        build();
+        Solution s;
+        s.variables = mip_.numCols();
+        s.constraints = mip_.numRows();
+        for (const auto& xs : xVars_)
+            for (const auto& perPrime : xs)
+                s.integers += static_cast<int>(perPrime.size());
+        std::lock_guard<std::mutex> lock(cbcMutex());
+        Cbc_Model* model = Cbc_newModel();
+        mip_.load(model);
+        Cbc_setObjSense(model, 1.0);
+        Cbc_setLogLevel(model, 0);
+        Cbc_setParameter(model, "threads", "0");
+        Cbc_setParameter(model, "timeMode", "elapsed");
+        Cbc_setMaximumSeconds(model, std::max(0.05, seconds));
+        if (maxNodes > 0)
+            Cbc_setMaximumNodes(model, maxNodes);
+        const auto t0 = std::chrono::steady_clock::now();
+        Cbc_solve(model);
+        s.seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double* best = Cbc_bestSolution(model);
+        s.infeasible = Cbc_isProvenInfeasible(model) != 0;
+        if (best && !s.infeasible) {
+            s.feasible = true;
+            s.optimal = Cbc_isProvenOptimal(model) != 0;
+            s.objective = Cbc_getObjValue(model);
+            s.x.assign(best, best + mip_.numCols());
+            const int saved = Cbc_numberSavedSolutions(model);
+            for (int i = 0; i < saved; ++i)
+                if (const double* sol = Cbc_savedSolution(model, i))
+                    s.more.emplace_back(sol, sol + mip_.numCols());
+        }
+        Cbc_deleteModel(model);
+        return s;
+    }
+
+    // The mapping a MIP solution encodes.
+    Mapping decode(const std::vector<double>& sol) const {
+        const int L = a_.numLevels();
+        const int D = p_.numDims();
+        const int T = p_.numTensors();
+        const auto& cons = space_.constraints().levels;
+        Mapping m = makeTrivialMapping(p_, a_);
+        m.numLevels = L;
+        for (int l = 0; l < L; ++l) {
+            const LevelConstraint& lc = cons[static_cast<std::size_t>(l)];
+            LevelMapping& lm = m.levels[static_cast<std::size_t>(l)];
+            for (int d = 0; d < D; ++d) {
+                lm.temporal[d] = lc.temporal[d] > 0 ? std::uint32_t(lc.temporal[d]) : 1;
+                lm.spatialX[d] = lc.spatialX[d] > 0 ? std::uint32_t(lc.spatialX[d]) : 1;
+                lm.spatialY[d] = lc.spatialY[d] > 0 ? std::uint32_t(lc.spatialY[d]) : 1;
+            }
+        }
+        for (int d = 0; d < D; ++d) {
+            const auto& slots = space_.factorSlots(d);
+            const auto& xs = xVars_[static_cast<std::size_t>(d)];
+            for (std::size_t n = 0; n < xs.size(); ++n) {
+                std::size_t bestSlot = 0;
+                for (std::size_t s = 1; s < xs[n].size(); ++s)
+                    if (sol[static_cast<std::size_t>(xs[n][s])] >
+                        sol[static_cast<std::size_t>(xs[n][bestSlot])])
+                        bestSlot = s;
+                MapSpace::factorAt(m, d, slots[bestSlot]) *=
+                    static_cast<std::uint32_t>(primes_[static_cast<std::size_t>(d)][n]);
+            }
+        }
+        for (int l = 0; l < L; ++l) {
+            const LevelConstraint& lc = cons[static_cast<std::size_t>(l)];
+            LevelMapping& lm = m.levels[static_cast<std::size_t>(l)];
+            // Keeps.
+            if (l == 0) {
+                lm.keepMask = static_cast<std::uint8_t>((1u << T) - 1);
+            } else if (!space_.levelHasTemporal(l)) {
+                lm.keepMask = 0;
+            } else {
+                const auto& zs = patternVars_[static_cast<std::size_t>(l)];
+                std::size_t bestPattern = 0;
+                for (std::size_t q = 1; q < zs.size(); ++q)
+                    if (sol[static_cast<std::size_t>(zs[q].first)] >
+                        sol[static_cast<std::size_t>(zs[bestPattern].first)])
+                        bestPattern = q;
+                if (!zs.empty())
+                    lm.keepMask = patterns_[zs[bestPattern].second].mask;
+            }
+            // Orders.
+            for (int d = 0; d < D; ++d) {
+                lm.order[d] = static_cast<std::uint8_t>(d);
+                lm.spatialOrder[d] = static_cast<std::uint8_t>(d);
+            }
+            if (lc.orderFixed) {
+                lm.order = lc.order;
+            } else if (ranked_[static_cast<std::size_t>(l)]) {
+                const RankBlock& rb = ranks_[static_cast<std::size_t>(l)];
+                const std::size_t k = rb.dims.size();
+                std::vector<std::pair<std::size_t, int>> byRank; // (rank, dim)
+                for (std::size_t i = 0; i < k; ++i) {
+                    std::size_t bestZ = 0;
+                    for (std::size_t z = 1; z < k; ++z)
+                        if (sol[static_cast<std::size_t>(rb.o[i][z])] >
+                            sol[static_cast<std::size_t>(rb.o[i][bestZ])])
+                            bestZ = z;
+                    byRank.push_back({bestZ, rb.dims[i]});
+                }
+                // Outer (high rank) first; dimensions without a loop here go last.
+                std::sort(byRank.begin(), byRank.end(), [](const auto& x, const auto& y) {
+                    return x.first != y.first ? x.first > y.first : x.second < y.second;
+                });
+                std::uint32_t placed = 0;
+                int i = 0;
+                for (const auto& [z, d] : byRank) {
+                    lm.order[i++] = static_cast<std::uint8_t>(d);
+                    placed |= 1u << d;
+                }
+                for (int d = 0; d < D; ++d)
+                    if (!((placed >> d) & 1u))
+                        lm.order[i++] = static_cast<std::uint8_t>(d);
+            }
+        }
+        return m;
+    }
+
+    // Why nothing fits, for the stop message: the first bounded level whose
+    // smallest possible tiles already overflow, or a generic reason.
+    std::string infeasibleReason() const {
+        std::ostringstream os;
+        for (int l = 1; l < a_.numLevels(); ++l) {
+            const StorageLevel& s = a_.levels[static_cast<std::size_t>(l)];
+            if (!space_.levelHasTemporal(l) || s.unbounded())
+                continue;
+            bool anyPattern = false;
+            for (const auto& [col, q] : patternVars_[static_cast<std::size_t>(l)]) {
+                (void)col;
+                bool fits = true;
+                for (int t = 0; t < p_.numTensors(); ++t)
+                    if ((patterns_[q].mask >> t) & 1u)
+                        fits = fits && capLog(l, t, q) + kEps >= fixedTileLog(l, t);
+                anyPattern = anyPattern || fits;
+            }
+            if (!anyPattern) {
+                os << "level " << s.name << " (" << s.capacityWords
+                   << " words) cannot hold the tiles its fixed factors and keep constraints "
+                      "require";
+                return os.str();
+            }
+        }
+        os << "no assignment of the prime factors meets every buffer capacity ("
+           << "log-space tile model, shared buffers split by keep patterns), fan-out and "
+              "user constraint at once";
+        return os.str();
+    }
+
+  private:
+    struct RankBlock {
+        std::vector<int> dims;          // dimensions with a loop (or possible loop) here
+        std::vector<std::vector<int>> o; // o[i][z]: dims[i] has rank z (0 = innermost)
+    };
+
+    double avail(int l) const {
+        const StorageLevel& s = a_.levels[static_cast<std::size_t>(l)];
+        return double(s.capacityWords) / s.multipleBuffering;
+    }
+    // log2 of the capacity tensor t gets under pattern q, after tightening.
+    double capLog(int l, int t, std::size_t q) const {
+        return std::log2(avail(l) * patterns_[q].share[static_cast<std::size_t>(t)]) -
+               tighten[static_cast<std::size_t>(l)][static_cast<std::size_t>(t)];
+    }
+    bool depends(int t, int d) const { return (p_.tensors[t].dimMask >> d) & 1u; }
+    std::int64_t fixedAt(int l, int d) const {
+        const LevelConstraint& lc = space_.constraints().levels[static_cast<std::size_t>(l)];
+        std::int64_t f = 1;
+        for (std::int64_t v : {lc.temporal[d], lc.spatialX[d], lc.spatialY[d]})
+            if (v > 0)
+                f *= v;
+        return f;
+    }
+    // log2 of the fixed factors of t's dimensions at levels l and inward.
+    double fixedTileLog(int l, int t) const {
+        double s = 0.0;
+        for (int k = l; k < a_.numLevels(); ++k)
+            for (int d = 0; d < p_.numDims(); ++d)
+                if (depends(t, d))
+                    s += std::log2(double(fixedAt(k, d)));
+        return s;
+    }
+    // x terms of dimension d at slots of level >= l (kinds: bit 0 temporal, 1 X, 2 Y).
+    void addDimTerms(std::vector<std::pair<int, double>>& terms, int d, int fromLevel,
+                     int toLevel, unsigned kinds, double scale = 1.0) const {
+        const auto& slots = space_.factorSlots(d);
+        const auto& xs = xVars_[static_cast<std::size_t>(d)];
+        for (std::size_t n = 0; n < xs.size(); ++n) {
+            const double lp = std::log2(double(primes_[static_cast<std::size_t>(d)][n]));
+            for (std::size_t s = 0; s < slots.size(); ++s)
+                if (slots[s].level >= fromLevel && slots[s].level <= toLevel &&
+                    ((kinds >> slots[s].kind) & 1u))
+                    terms.push_back({xs[n][s], scale * lp});
+        }
+    }
+    // A 0/1 indicator that dimension d spans more than 1 at levels >= l:
+    // lower-bounded by every x (when `lower`), upper-bounded by their sum (when `upper`).
+    int spanIndicator(int d, int l, bool lower, bool upper) {
+        bool fixedSpan = false;
+        for (int k = l; k < a_.numLevels(); ++k)
+            fixedSpan = fixedSpan || fixedAt(k, d) > 1;
+        const int z = mip_.col(fixedSpan ? 1.0 : 0.0, 1.0, 0.0, false);
+        std::vector<std::pair<int, double>> inside;
+        addDimTerms(inside, d, l, a_.numLevels() - 1, 7u);
+        if (lower)
+            for (const auto& [c, v] : inside) {
+                (void)v;
+                mip_.row({{z, 1.0}, {c, -1.0}}, 0.0, kInf);
+            }
+        if (upper && !fixedSpan) {
+            std::vector<std::pair<int, double>> row{{z, 1.0}};
+            for (const auto& [c, v] : inside) {
+                (void)v;
+                row.push_back({c, -1.0});
+            }
+            mip_.row(row, -kInf, 0.0);
+        }
+        return z;
+    }
+
+    void build() {
+        mip_ = MipBuilder();
+        const int L = a_.numLevels();
+        const int D = p_.numDims();
+        const int T = p_.numTensors();
+        const auto& cons = space_.constraints().levels;
+        if (tighten.empty())
+            tighten.assign(static_cast<std::size_t>(L),
+                           std::vector<double>(static_cast<std::size_t>(T), 0.0));
+
+        // x: every free prime in exactly one slot; temporal slots carry Comp (Eq. 6).
+        xVars_.assign(static_cast<std::size_t>(D), {});
+        for (int d = 0; d < D; ++d) {
+            const auto& slots = space_.factorSlots(d);
+            const auto& primes = primes_[static_cast<std::size_t>(d)];
+            auto& xs = xVars_[static_cast<std::size_t>(d)];
+            for (std::size_t n = 0; n < primes.size(); ++n) {
+                const double lp = std::log2(double(primes[n]));
+                std::vector<int> cols;
+                std::vector<std::pair<int, double>> one;
+                for (const auto& s : slots) {
+                    const int c = mip_.col(0.0, 1.0, s.kind == 0 ? wComp_ * lp : 0.0, true);
+                    cols.push_back(c);
+                    one.push_back({c, 1.0});
+                }
+                mip_.row(one, 1.0, 1.0);
+                xs.push_back(cols);
+            }
+            // Symmetry: equal primes take non-decreasing slot indices.
+            for (std::size_t n = 0; n + 1 < primes.size(); ++n) {
+                if (primes[n] != primes[n + 1])
+                    continue;
+                std::vector<std::pair<int, double>> row;
+                for (std::size_t s = 0; s < slots.size(); ++s) {
+                    row.push_back({xs[n][s], double(s)});
+                    row.push_back({xs[n + 1][s], -double(s)});
+                }
+                mip_.row(row, -kInf, 0.0);
+            }
+        }
+
+        // Spatial resources (Eq. 4), per level and axis.
+        for (int l = 0; l < L; ++l)
+            for (int axis = 1; axis <= 2; ++axis) {
+                const int fan = axis == 1 ? a_.fanoutX(l) : a_.fanoutY(l);
+                const LevelConstraint& lc = cons[static_cast<std::size_t>(l)];
+                double fixed = 0.0;
+                std::vector<std::pair<int, double>> row;
+                for (int d = 0; d < D; ++d) {
+                    const std::int64_t f = axis == 1 ? lc.spatialX[d] : lc.spatialY[d];
+                    if (f > 0)
+                        fixed += std::log2(double(f));
+                    addDimTerms(row, d, l, l, 1u << axis);
+                }
+                if (!row.empty())
+                    mip_.row(row, -kInf, std::log2(double(fan)) - fixed + kEps);
+            }
+        if (space_.constraints().minSpatialUtilization > 0.0) {
+            double fixed = 0.0;
+            std::vector<std::pair<int, double>> row;
+            for (int l = 0; l < L; ++l)
+                for (int d = 0; d < D; ++d) {
+                    const LevelConstraint& lc = cons[static_cast<std::size_t>(l)];
+                    for (std::int64_t f : {lc.spatialX[d], lc.spatialY[d]})
+                        if (f > 0)
+                            fixed += std::log2(double(f));
+                    addDimTerms(row, d, l, l, 6u);
+                }
+            const double need = std::log2(space_.constraints().minSpatialUtilization *
+                                          double(a_.compute.instances()));
+            mip_.row(row, need - fixed - kEps, kInf);
+        }
+
+        // Keep patterns, capacities (Eqs. 1-2) and utilization (Eq. 5).
+        patternVars_.assign(static_cast<std::size_t>(L), {});
+        const double keepBonus = 1e-3 * std::max(wUtil_, 1e-3);
+        for (int l = 1; l < L; ++l) {
+            if (!space_.levelHasTemporal(l))
+                continue;
+            const LevelConstraint& lc = cons[static_cast<std::size_t>(l)];
+            const StorageLevel& s = a_.levels[static_cast<std::size_t>(l)];
+            const bool bounded = !s.unbounded();
+            auto& zs = patternVars_[static_cast<std::size_t>(l)];
+            std::vector<std::pair<int, double>> one;
+            for (std::size_t q = 0; q < patterns_.size(); ++q) {
+                const KeepPattern& kp = patterns_[q];
+                if ((kp.mask & lc.keepFixed) != (lc.keepValue & lc.keepFixed))
+                    continue;
+                bool usable = true;
+                for (int t = 0; t < T && bounded; ++t)
+                    if ((kp.mask >> t) & 1u)
+                        usable = usable && avail(l) * kp.share[static_cast<std::size_t>(t)] >= 1.0;
+                if (!usable)
+                    continue;
+                const int kept = __builtin_popcount(kp.mask);
+                const int c = mip_.col(0.0, 1.0, -keepBonus * kept, true);
+                zs.push_back({c, q});
+                one.push_back({c, 1.0});
+            }
+            if (one.empty()) { // nothing fits: an infeasible row that says so
+                mip_.row({}, 1.0, 1.0);
+                continue;
+            }
+            mip_.row(one, 1.0, 1.0);
+            if (!bounded)
+                continue;
+            for (int t = 0; t < T; ++t) {
+                // log2 tile = sum of the factors of t's dimensions at levels >= l.
+                std::vector<std::pair<int, double>> tile;
+                for (int d = 0; d < D; ++d)
+                    if (depends(t, d))
+                        addDimTerms(tile, d, l, L - 1, 7u);
+                const double fixedLog = fixedTileLog(l, t);
+                double maxTile = fixedLog;
+                for (const auto& [c, v] : tile) {
+                    (void)c;
+                    maxTile += v;
+                }
+                // Strided coordinates: while only the strided dimension spans the
+                // tile, its extent is about stride x its factor.
+                std::vector<std::pair<int, double>> halo;
+                const DataSpace& ds = p_.tensors[t];
+                for (int r = 0; r < ds.numRanks; ++r) {
+                    const Rank& rank = ds.ranks[r];
+                    if (rank.numTerms < 1)
+                        continue;
+                    int strided = -1;
+                    std::int64_t coef = 1;
+                    for (int i = 0; i < rank.numTerms; ++i)
+                        if (std::abs(rank.terms[i].coef) > coef) {
+                            coef = std::abs(rank.terms[i].coef);
+                            strided = rank.terms[i].dim;
+                        }
+                    if (strided < 0)
+                        continue;
+                    const int g = mip_.col(0.0, 1.0, 0.0, false);
+                    std::vector<std::pair<int, double>> row{
+                        {g, 1.0}, {spanIndicator(strided, l, true, false), -1.0}};
+                    for (int i = 0; i < rank.numTerms; ++i)
+                        if (rank.terms[i].dim != strided)
+                            row.push_back({spanIndicator(rank.terms[i].dim, l, false, true), 1.0});
+                    mip_.row(row, 0.0, kInf); // g >= span(strided) - sum span(others)
+                    halo.push_back({g, std::log2(double(coef))});
+                    maxTile += std::log2(double(coef));
+                }
+                // tile + halo <= capacity share of the pattern (or anything when not kept).
+                std::vector<std::pair<int, double>> row = tile;
+                row.insert(row.end(), halo.begin(), halo.end());
+                for (const auto& [c, q] : zs) {
+                    const bool kept = (patterns_[q].mask >> t) & 1u;
+                    row.push_back({c, -(kept ? capLog(l, t, q) : maxTile + 1.0)});
+                }
+                mip_.row(row, -kInf, -fixedLog + kEps);
+                // Utilization: u <= tile and u <= log2(capacity) x kept; maximized.
+                const double cap = std::log2(avail(l));
+                const int u = mip_.col(0.0, std::max(0.0, cap), -wUtil_, false);
+                std::vector<std::pair<int, double>> urow{{u, 1.0}};
+                for (const auto& [c, v] : tile)
+                    urow.push_back({c, -v});
+                mip_.row(urow, -kInf, fixedLog);
+                std::vector<std::pair<int, double>> krow{{u, 1.0}};
+                for (const auto& [c, q] : zs)
+                    if ((patterns_[q].mask >> t) & 1u)
+                        krow.push_back({c, -std::max(0.0, cap)});
+                mip_.row(krow, -kInf, 0.0);
+            }
+        }
+
+        // Traffic at the NoC level (Eqs. 7-8): the tile below it and the unicast
+        // spatial factors, per tensor.
+        if (noc_ >= 0)
+            for (int t = 0; t < T; ++t)
+                for (int d = 0; d < D; ++d) {
+                    if (!depends(t, d))
+                        continue;
+                    std::vector<std::pair<int, double>> terms;
+                    addDimTerms(terms, d, noc_ + 1, L - 1, 7u); // D_v
+                    addDimTerms(terms, d, noc_, noc_, 6u);      // L_v
+                    for (const auto& [c, v] : terms)
+                        mip_.addCost(c, wTraf_ * v);
+                }
+
+        // Ranks and re-send iterations (Eqs. 9-10) at the ranked levels.
+        ranks_.assign(static_cast<std::size_t>(L), {});
+        for (int l = 0; l < L; ++l)
+            if (ranked_[static_cast<std::size_t>(l)])
+                buildRanks(l);
+    }
+
+    void buildRanks(int l) {
+        const int D = p_.numDims();
+        const int T = p_.numTensors();
+        RankBlock& rb = ranks_[static_cast<std::size_t>(l)];
+        std::vector<double> fixedLog; // log2 of a fixed temporal factor here
+        for (int d = 0; d < D; ++d) {
+            const std::int64_t f = space_.constraints().levels[static_cast<std::size_t>(l)].temporal[d];
+            std::vector<std::pair<int, double>> terms;
+            addDimTerms(terms, d, l, l, 1u);
+            if (!terms.empty() || f > 1) {
+                rb.dims.push_back(d);
+                fixedLog.push_back(f > 1 ? std::log2(double(f)) : 0.0);
+            }
+        }
+        const std::size_t k = rb.dims.size();
+        if (k == 0)
+            return;
+        rb.o.assign(k, std::vector<int>(k));
+        for (std::size_t i = 0; i < k; ++i)
+            for (std::size_t z = 0; z < k; ++z)
+                rb.o[i][z] = mip_.col(0.0, 1.0, 0.0, true);
+        for (std::size_t i = 0; i < k; ++i) {
+            std::vector<std::pair<int, double>> a, b;
+            for (std::size_t z = 0; z < k; ++z) {
+                a.push_back({rb.o[i][z], 1.0});
+                b.push_back({rb.o[z][i], 1.0});
+            }
+            mip_.row(a, 1.0, 1.0);
+            mip_.row(b, 1.0, 1.0);
+        }
+        // h[i]: dims[i] has a loop here.
+        std::vector<int> h(k);
+        for (std::size_t i = 0; i < k; ++i) {
+            h[i] = mip_.col(fixedLog[i] > 0 ? 1.0 : 0.0, 1.0, 0.0, false);
+            std::vector<std::pair<int, double>> terms;
+            addDimTerms(terms, rb.dims[i], l, l, 1u);
+            for (const auto& [c, v] : terms) {
+                (void)v;
+                mip_.row({{h[i], 1.0}, {c, -1.0}}, 0.0, kInf);
+            }
+        }
+        for (int t = 0; t < T; ++t) {
+            // y[z]: some loop relevant to t sits at rank z or inside it.
+            std::vector<int> y(k);
+            for (std::size_t z = 0; z < k; ++z) {
+                y[z] = mip_.col(0.0, 1.0, 0.0, false);
+                if (z > 0)
+                    mip_.row({{y[z], 1.0}, {y[z - 1], -1.0}}, 0.0, kInf);
+                for (std::size_t i = 0; i < k; ++i)
+                    if (depends(t, rb.dims[i]))
+                        mip_.row({{y[z], 1.0}, {rb.o[i][z], -1.0}, {h[i], -1.0}}, -1.0, kInf);
+            }
+            for (std::size_t i = 0; i < k; ++i) {
+                const int d = rb.dims[i];
+                std::vector<std::pair<int, double>> terms;
+                addDimTerms(terms, d, l, l, 1u);
+                if (depends(t, d)) { // relevant loops always re-send
+                    for (const auto& [c, v] : terms)
+                        mip_.addCost(c, wTraf_ * v);
+                    continue;
+                }
+                // r: the irrelevant loop of d sits outside a relevant one.
+                const int r = mip_.col(0.0, 1.0, wTraf_ * fixedLog[i], false);
+                for (std::size_t z = 0; z < k; ++z)
+                    mip_.row({{r, 1.0}, {rb.o[i][z], -1.0}, {y[z], -1.0}}, -1.0, kInf);
+                for (const auto& [c, v] : terms) { // w = x AND r, costed
+                    const int w = mip_.col(0.0, 1.0, wTraf_ * v, false);
+                    mip_.row({{w, 1.0}, {c, -1.0}, {r, -1.0}}, -1.0, kInf);
+                }
+            }
+        }
+    }
+
+    const MapSpace& space_;
+    const Problem& p_;
+    const Architecture& a_;
+    double wUtil_, wComp_, wTraf_;
+    int noc_ = -1;
+    std::vector<std::vector<std::int64_t>> primes_;
+    std::vector<char> ranked_;
+    std::vector<KeepPattern> patterns_;
+    MipBuilder mip_;
+    std::vector<std::vector<std::vector<int>>> xVars_;                // [d][n][slot]
+    std::vector<std::vector<std::pair<int, std::size_t>>> patternVars_; // [l]: (col, pattern)
+    std::vector<RankBlock> ranks_;
+};
+
+class CosaSearch : public Searcher {
+  public:
+    void run(SearchContext& ctx) override {
+        const auto start = std::chrono::steady_clock::now();
+        auto elapsed = [&] {
+            return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        };
+        const MapSpace& space = ctx.space();
+        const int L = space.arch().numLevels();
+        const int T = space.problem().numTensors();
+        double limit = ctx.param("time_limit", 10.0);
+        if (ctx.settings().budget.seconds > 0)
+            limit = std::min(limit, 0.95 * ctx.settings().budget.seconds);
+        const int maxNodes = static_cast<int>(ctx.param("max_nodes", 0));
+        const int resolves = std::max(0, static_cast<int>(ctx.param("resolves", 3)));
+        CosaModel model(space, ctx.param("w_util", 0.1), ctx.param("w_comp", 10.0),
+                        ctx.param("w_traf", 1.0), ctx.param("rank_all_levels", 0) != 0);
+
+        Evaluation scratch;
+        Solution sol;
+        Mapping m{};
+        bool legal = false;
+        double solveSeconds = 0.0;
+        int solves = 0;
+        for (int round = 0; round <= resolves; ++round) {
+            // The first solve gets most of the time; re-solves share the rest.
+            const double left = limit - elapsed();
+            if (round > 0 && left < 0.1)
+                break;
+            const double share = round == 0 && resolves > 0 ? 0.6 * left : left / 2;
+            Solution s = model.solve(round == resolves ? left : share, maxNodes);
+            solveSeconds += s.seconds;
+            ++solves;
+            if (round == 0) {
+                ctx.setStat("mip_variables", s.variables);
+                ctx.setStat("mip_constraints", s.constraints);
+            }
+            if (!s.feasible) {
+                if (round == 0) {
+                    ctx.setStat("solve_seconds", solveSeconds);
+                    ctx.setStat("proven_optimal", 0);
+                    ctx.stop(s.infeasible
+                                 ? "CoSA: the MIP is infeasible: " + model.infeasibleReason()
+                                 : "CoSA: the MIP found no feasible schedule within " +
+                                       std::to_string(limit) + " s");
+                    return;
+                }
+                break; // keep the previous decode
+            }
+            sol = std::move(s);
+            m = model.decode(sol.x);
+            legal = space.isLegal(m, scratch);
+            if (legal)
+                break;
+            // Tighten what overflowed by how much it overflowed, then solve again.
+            bool capacityOnly = true;
+            for (int i = 0; i < scratch.numViolations; ++i) {
+                const Violation& v = scratch.violations[i];
+                if (v.kind != ViolationKind::Capacity || v.level < 0 || v.level >= L) {
+                    capacityOnly = false;
+                    continue;
+                }
+                const double over =
+                    std::log2(double(v.needed) / std::max<double>(1.0, double(v.available))) +
+                    1e-3;
+                for (int t = 0; t < T; ++t)
+                    if (v.tensor == t || (v.tensor < 0 && m.levels[v.level].keeps(t)))
+                        model.tighten[static_cast<std::size_t>(v.level)]
+                                     [static_cast<std::size_t>(t)] += std::max(over, 1e-3);
+            }
+            if (!capacityOnly)
+                break;
+        }
+        ctx.setStat("solve_seconds", solveSeconds);
+        ctx.setStat("mip_solves", solves);
+        ctx.setStat("proven_optimal", sol.optimal ? 1 : 0);
+        ctx.setStat("mip_objective", sol.objective);
+        if (!legal) {
+            ctx.setStat("repaired", 1);
+            if (!space.repair(m, ctx.rng(), scratch)) {
+                ctx.stop("CoSA: the MIP's schedule overflows a buffer and repair found no legal "
+                         "mapping near it");
+                return;
+            }
+        }
+        ctx.evaluate(m);
+
+        // Refinement: the solver's other saved incumbents, a few evaluations at most.
+        if (ctx.param("refine", 1) == 0)
+            return;
+        const auto refineMax = static_cast<std::size_t>(std::max(0.0, ctx.param("refine_max", 8)));
+        std::size_t tried = 0;
+        for (const auto& other : sol.more) {
+            if (tried >= refineMax || ctx.stopped())
+                break;
+            Mapping c = model.decode(other);
+            if (!space.isLegal(c, scratch) && !space.repair(c, ctx.rng(), scratch))
+                continue;
+            if (ctx.isKnown(c))
+                continue;
+            ctx.evaluate(c);
+            ++tried;
+        }
+        ctx.setStat("refine_evaluations", double(tried));
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Searcher> makeCosaSearch() {
+    return std::make_unique<CosaSearch>();
+}
+
+} // namespace mw

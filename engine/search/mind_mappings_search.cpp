@@ -1,0 +1,170 @@
+// Mind Mappings (Hegde et al., ASPLOS'21): projected gradient descent on a
+// learned surrogate of the cost model, adapted to our level-by-level map space.
+//   Phase 1: the surrogate (search/surrogate.h) is trained once per
+//   architecture and problem family and cached; a missing one is trained on
+//   the spot with the scaled defaults unless param train = 0.
+//   Phase 2 (paper Sec. 4.2, App. A; reference code's refinements):
+//     start from a random legal mapping; each step moves the continuous
+//     encoding against the gradient of the predicted log(EDP / lower bound),
+//     learning rate 1 (the paper's alpha) in z-scored units, and projects it
+//     to the nearest legal mapping; when the projection does not move, the
+//     step doubles (up to 8 times); every 10 steps a random legal mapping is
+//     injected and accepted with simulated-annealing odds (T0 = 50, x0.75
+//     every 50 injections; costs in EDP / lower bound as the paper's).
+//     The state keeps the unprojected vector (the reference code's CNN mode).
+//   The true model is charged only to re-check candidates: every
+//   `steps_per_evaluation` surrogate steps (default 20) the best predicted
+//   mapping not yet checked is evaluated. Stats record surrogate steps and
+//   true evaluations separately.
+#include "common/error.h"
+#include "search/searchers.h"
+#include "search/surrogate.h"
+
+#include <chrono>
+#include <cmath>
+#include <map>
+
+namespace mw {
+
+namespace {
+
+class MindMappingsSearch : public Searcher {
+  public:
+    void run(SearchContext& ctx) override {
+        const MapSpace& space = ctx.space();
+        const Problem& p = space.problem();
+        const Architecture& a = space.arch();
+        const std::string path = Surrogate::cachePath(ctx.settings().modelDir, p, a);
+        Surrogate surrogate;
+        const auto started = std::chrono::steady_clock::now();
+        try {
+            surrogate = Surrogate::load(path, p, a);
+        } catch (const InputError& missing) {
+            if (ctx.param("train", 1) == 0) {
+                ctx.stop(std::string("Mind Mappings: ") + missing.what() +
+                         "; train it with 'mapwright-cli train-surrogate' or allow training "
+                         "(param train=1)");
+                return;
+            }
+            SurrogateOptions o;
+            o.samples = int(ctx.param("samples", o.samples));
+            o.epochs = int(ctx.param("epochs", o.epochs));
+            o.widthDivisor = int(ctx.param("width_divisor", o.widthDivisor));
+            o.paperLayers = ctx.param("paper_layers", 0) != 0;
+            o.threads = ctx.settings().threads;
+            o.seed = std::uint64_t(ctx.param("surrogate_seed", 1));
+            SurrogateReport report;
+            try {
+                surrogate =
+                    Surrogate::train(p, a, o, report, [&](double) { return !ctx.stopped(); });
+            } catch (const std::runtime_error&) {
+                ctx.stop("Mind Mappings: cancelled while training its surrogate");
+                return;
+            }
+            surrogate.save(path);
+            ctx.setStat("surrogate_trained_seconds", report.generateSeconds + report.trainSeconds);
+            ctx.setStat("surrogate_rank_correlation", report.rankCorrelation);
+        }
+        ctx.setStat(
+            "surrogate_ready_seconds",
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+
+        const double alpha0 = ctx.param("learning_rate", 1.0);
+        const int injectEvery = std::max(1, int(ctx.param("injection_interval", 10)));
+        double temperature = ctx.param("temperature", 50.0);
+        const double cooling = ctx.param("cooling", 0.75);
+        const int coolEvery = std::max(1, int(ctx.param("cooling_interval", 50)));
+        const int stepsPerEval = std::max(1, int(ctx.param("steps_per_evaluation", 20)));
+        const int maxDoublings = int(ctx.param("step_doublings", 8));
+
+        const MappingCodec& codec = surrogate.codec();
+        const int P = codec.problemFeatures();
+        const int F = codec.features();
+        Rng& rng = ctx.rng();
+        Evaluation scratch;
+        const auto width = static_cast<std::size_t>(F);
+        std::vector<float> x(width), trial(width), grad(width);
+        codec.encodeProblem(p, x.data());
+
+        auto randomLegal = [&](Mapping& m) {
+            if (space.sampleLegal(rng, m, scratch, 2000))
+                return true;
+            m = space.sample(rng);
+            return space.repair(m, rng, scratch);
+        };
+        Mapping current;
+        if (!randomLegal(current)) {
+            ctx.stop("Mind Mappings: no legal starting mapping found");
+            return;
+        }
+        codec.encode(current, x.data() + P);
+        double currentCost = surrogate.predict(x.data());
+
+        // Candidates by predicted cost; each is checked with the true model once.
+        std::multimap<double, Mapping> pending;
+        std::map<std::uint64_t, bool> seen;
+        auto consider = [&](const Mapping& m, double predicted) {
+            if (seen.emplace(space.hash(m), true).second) {
+                pending.emplace(predicted, m);
+                if (pending.size() > 256)
+                    pending.erase(std::prev(pending.end()));
+            }
+        };
+        consider(current, currentCost);
+        std::int64_t steps = 0, injections = 0;
+        while (!ctx.stopped()) {
+            ++steps;
+            if (steps % injectEvery == 0) {
+                Mapping fresh;
+                if (randomLegal(fresh)) {
+                    std::vector<float> y(x);
+                    codec.encode(fresh, y.data() + P);
+                    const double cost = surrogate.predict(y.data());
+                    consider(fresh, cost);
+                    // Odds on EDP / lower bound (the predictions are its log).
+                    const double delta = std::exp(cost) - std::exp(currentCost);
+                    if (delta < 0 || rng.uniform() < std::exp(-delta / temperature)) {
+                        x = y;
+                        current = fresh;
+                        currentCost = cost;
+                    }
+                }
+                if (++injections % coolEvery == 0)
+                    temperature *= cooling;
+            } else {
+                surrogate.predict(x.data(), grad.data());
+                Mapping next = current;
+                double alpha = alpha0;
+                for (int attempt = 0; attempt <= maxDoublings; ++attempt, alpha *= 2) {
+                    trial = x;
+                    for (int i = P; i < F; ++i)
+                        trial[std::size_t(i)] -= float(alpha) * grad[std::size_t(i)];
+                    if (codec.project(trial.data(), space, next, rng, scratch) &&
+                        space.hash(next) != space.hash(current))
+                        break;
+                }
+                x.swap(trial);
+                std::vector<float> snapped(x);
+                codec.encode(next, snapped.data() + P);
+                current = next;
+                currentCost = surrogate.predict(snapped.data());
+                consider(current, currentCost);
+            }
+            if (steps % stepsPerEval == 0 && !pending.empty()) {
+                ctx.evaluate(pending.begin()->second);
+                pending.erase(pending.begin());
+                ctx.setStat("surrogate_steps", double(steps));
+            }
+        }
+        ctx.setStat("surrogate_steps", double(steps));
+        ctx.setStat("injections", double(injections));
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Searcher> makeMindMappingsSearch() {
+    return std::make_unique<MindMappingsSearch>();
+}
+
+} // namespace mw
