@@ -119,6 +119,8 @@ class TestModel : public QObject {
     void presetsBuild();
     void deterministic();
     void noHeapAllocation();
+    void sparseTensorsMoveNonzeros();
+    void badDensities();
 };
 
 // Tutorial semantics: the innermost loop above a level slides its window;
@@ -374,6 +376,78 @@ void TestModel::deterministic() {
         QCOMPARE(e1.edp, e2.edp);
         QCOMPARE(e1.cycles, e2.cycles);
     }
+}
+
+void TestModel::sparseTensorsMoveNonzeros() {
+    const Architecture a = loadArchitecture(std::string(MAPWRIGHT_SOURCE_DIR) +
+                                            "/samples/architectures/eyeriss_like.json");
+    const Problem dense = conv2dProblem("c", 1, 1, 64, 64, 28, 28, 3, 3);
+    const int in = dense.tensorIndex("Inputs"), w = dense.tensorIndex("Weights"),
+              out = dense.tensorIndex("Outputs");
+    Problem same = dense;
+    same.tensors[std::size_t(in)].density = 1.0; // explicit 1 is dense
+    Problem half = dense;
+    half.tensors[std::size_t(in)].density = 0.5;
+    const MapSpace space(dense, a);
+    Rng rng(3);
+    Evaluation scratch;
+    for (int i = 0; i < 10; ++i) {
+        Mapping m;
+        QVERIFY(space.sampleLegal(rng, m, scratch));
+        const Evaluation d = evaluate(dense, a, m), s1 = evaluate(same, a, m),
+                         s = evaluate(half, a, m);
+        QCOMPARE(s1.edp, d.edp);
+        QVERIFY(s.valid);
+        // Skipped MACs: half the computes and half the compute energy.
+        QCOMPARE(s.computes, d.computes / 2);
+        QCOMPARE(s.computeEnergy, d.computeEnergy / 2);
+        QVERIFY(s.computeCycles <= (d.computeCycles + 1) / 2);
+        for (int l = 0; l < a.numLevels(); ++l) {
+            const auto& ds = d.levels[std::size_t(l)].tensors;
+            const auto& ss = s.levels[std::size_t(l)].tensors;
+            if (!ds[std::size_t(in)].kept)
+                continue;
+            // Compressed inputs: half the words stored and moved (rounded).
+            QCOMPARE(ss[std::size_t(in)].tile, (ds[std::size_t(in)].tile + 1) / 2);
+            QVERIFY(std::llabs(ss[std::size_t(in)].reads - ds[std::size_t(in)].reads / 2) <= 1);
+            QVERIFY(std::llabs(ss[std::size_t(in)].fills - ds[std::size_t(in)].fills / 2) <= 1);
+            // Dense tensors move as before.
+            QCOMPARE(ss[std::size_t(w)].reads, ds[std::size_t(w)].reads);
+            QCOMPARE(ss[std::size_t(out)].updates, ds[std::size_t(out)].updates);
+        }
+        QVERIFY(s.energy < d.energy);
+    }
+}
+
+void TestModel::badDensities() {
+    LayerSpec l = presetLayer("conv2d", "c");
+    l.densities = {{"Inputs", 0.0}};
+    QVERIFY_THROWS_EXCEPTION(InputError, buildProblem(l));
+    l.densities = {{"Inputs", 1.5}};
+    QVERIFY_THROWS_EXCEPTION(InputError, buildProblem(l));
+    l.densities = {{"Activations", 0.5}};
+    try {
+        buildProblem(l);
+        QFAIL("an unknown tensor's density was accepted");
+    } catch (const InputError& e) {
+        QVERIFY(std::string(e.what()).find("Activations") != std::string::npos);
+    }
+    const Json bad = Json::parse(R"({"format": "mapwright.workload", "version": 1,
+        "layers": [{"name": "x", "kind": "gemm", "M": 4, "N": 4, "K": 4,
+                    "densities": {"A": "half"}}]})");
+    try {
+        networkFromJson(bad);
+        QFAIL("a non-numeric density was accepted");
+    } catch (const InputError& e) {
+        QVERIFY(std::string(e.what()).find("densities.A") != std::string::npos);
+    }
+    // A good one round-trips through JSON.
+    const Json good = Json::parse(R"({"format": "mapwright.workload", "version": 1,
+        "layers": [{"name": "x", "kind": "gemm", "M": 4, "N": 4, "K": 4,
+                    "densities": {"A": 0.25}}]})");
+    const Network n = networkFromJson(good);
+    QCOMPARE(buildProblem(n.layers[0]).tensors[0].density, 0.25);
+    QCOMPARE(networkFromJson(toJson(n)).layers[0].densities.size(), std::size_t(1));
 }
 
 void TestModel::noHeapAllocation() {

@@ -9,6 +9,7 @@
 #include "model/cost_model.h"
 #include "search/network_search.h"
 #include "search/search.h"
+#include "search/surrogate.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -89,6 +90,9 @@ class TestSearch : public QObject {
     void constraintsRespected();
     void exhaustiveFindsOptimum();
     void timeBudget();
+    void sparsityAwareScore();
+    void mindMappingsNeedsSurrogate();
+    void surrogateSavesAndPredicts();
     void badSettings();
     void networkSearch();
 };
@@ -292,6 +296,84 @@ void TestSearch::exhaustiveFindsOptimum() {
             std::abs(g.bestCost - ex.bestCost) <= 1e-9 * ex.bestCost,
             qPrintable(QString("seed %1: %2 vs %3").arg(seed).arg(g.bestCost).arg(ex.bestCost)));
     }
+}
+
+void TestSearch::sparsityAwareScore() {
+    const Architecture a = eyeriss();
+    const Problem p = conv3x3();
+    const MapSpace space(p, a);
+    SearchSettings s = budget(300);
+    s.objective = SearchObjective::parse("edp@Inputs");
+    QCOMPARE(s.objective.densities.size(), std::size_t(5));
+    const SearchResult r = runSearch(space, "gamma", s);
+    QVERIFY(r.found);
+    // The score is the sum over the imposed densities of EDP_d / d.
+    double expected = 0.0;
+    for (double d : {1.0, 0.8, 0.5, 0.2, 0.1}) {
+        Problem q = p;
+        q.tensors[std::size_t(p.tensorIndex("Inputs"))].density = d;
+        expected += evaluate(q, a, r.best).edp / d;
+    }
+    QVERIFY(std::abs(r.bestCost - expected) <= 1e-9 * expected);
+    QVERIFY_THROWS_EXCEPTION(InputError, SearchObjective::parse("edp@Inputs=0.5,0"));
+    s.objective = SearchObjective::parse("edp@Activations");
+    QVERIFY_THROWS_EXCEPTION(InputError, runSearch(space, "random", s));
+}
+
+void TestSearch::mindMappingsNeedsSurrogate() {
+    const Architecture a = eyeriss();
+    const Problem p = conv3x3();
+    const MapSpace space(p, a);
+    const QTemporaryDir empty;
+    SearchSettings s = budget(100);
+    s.modelDir = empty.path().toStdString();
+    s.params["train"] = 0;
+    const SearchResult r = runSearch(space, "mind-mappings", s);
+    QVERIFY(!r.found);
+    QCOMPARE(r.evaluations, 0LL);
+    QVERIFY2(r.stopReason.find("no trained surrogate") != std::string::npos, r.stopReason.c_str());
+    QVERIFY(r.stopReason.find(empty.path().toStdString()) != std::string::npos);
+}
+
+void TestSearch::surrogateSavesAndPredicts() {
+    const Architecture a = eyeriss();
+    const Problem p = conv3x3();
+    SurrogateOptions o;
+    o.samples = 3000;
+    o.epochs = 3;
+    SurrogateReport report;
+    Surrogate s = Surrogate::train(p, a, o, report);
+    QCOMPARE(report.samples, 3000);
+    QVERIFY(report.rankCorrelation > -1.0 && report.rankCorrelation <= 1.0);
+    const QTemporaryDir dir;
+    const std::string path = dir.filePath("s.surrogate").toStdString();
+    s.save(path);
+    Surrogate again = Surrogate::load(path, p, a);
+    // Same prediction and gradient after the round trip.
+    const MapSpace space(p, a);
+    Rng rng(5);
+    Evaluation e;
+    Mapping m;
+    QVERIFY(space.sampleLegal(rng, m, e));
+    std::vector<float> x(std::size_t(s.codec().features()));
+    s.codec().encodeProblem(p, x.data());
+    s.codec().encode(m, x.data() + s.codec().problemFeatures());
+    std::vector<float> g1(x.size()), g2(x.size());
+    QCOMPARE(s.predict(x.data(), g1.data()), again.predict(x.data(), g2.data()));
+    QVERIFY(g1 == g2);
+    // Projection of an encoded legal mapping gives a legal mapping.
+    Mapping back;
+    QVERIFY(s.codec().project(x.data(), space, back, rng, e));
+    QVERIFY(evaluate(p, a, back).valid);
+    // Another family or a broken file is refused with the file named.
+    const Problem gemm = gemmProblem("g", 64, 64, 64);
+    try {
+        Surrogate::load(path, gemm, a);
+        QFAIL("a conv surrogate loaded for a GEMM");
+    } catch (const InputError& err) {
+        QVERIFY(std::string(err.what()).find(path) != std::string::npos);
+    }
+    QVERIFY_THROWS_EXCEPTION(InputError, Surrogate::load(dir.filePath("none").toStdString(), p, a));
 }
 
 void TestSearch::timeBudget() {

@@ -303,6 +303,12 @@ json toJson(const Network& n) {
             for (const auto& [k, v] : l.params)
                 lj[k] = v;
         }
+        if (!l.densities.empty()) {
+            json d = json::object();
+            for (const auto& [t, v] : l.densities)
+                d[t] = v;
+            lj["densities"] = d;
+        }
         layers.push_back(lj);
     }
     return {{"format", "mapwright.workload"},
@@ -327,6 +333,17 @@ Network networkFromJson(const json& j) {
         LayerSpec l;
         l.name = optString(lj, "name", path, "layer" + std::to_string(i));
         l.kind = getString(lj, "kind", path);
+        if (lj.contains("densities")) {
+            const json& dj = lj.at("densities");
+            if (!dj.is_object())
+                throw InputError(path + ".densities",
+                                 "expected an object of tensor: density, e.g. {\"Inputs\": 0.5}");
+            for (const auto& [tensor, v] : dj.items()) {
+                if (!v.is_number())
+                    throw InputError(path + ".densities." + tensor, "expected a number in (0, 1]");
+                l.densities.emplace_back(tensor, v.get<double>());
+            }
+        }
         if (l.kind == "custom") {
             l.custom = problemFromJson(lj, path);
             l.custom.name = l.name;
@@ -346,7 +363,7 @@ Network networkFromJson(const json& j) {
                 l.params.emplace_back(key, v);
             }
             for (const auto& [key, value] : lj.items()) {
-                if (key == "name" || key == "kind")
+                if (key == "name" || key == "kind" || key == "densities")
                     continue;
                 bool known = false;
                 for (const auto& pr : info->params)

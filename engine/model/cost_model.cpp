@@ -267,9 +267,15 @@ void evaluateImpl(const Problem& p, const Architecture& a, const Mapping& m, Eva
                     first *= span;
                 }
             }
-            ts.tile = tile;
+            // A sparse tensor is stored compressed: its expected nonzeros. (Its
+            // traffic is scaled once the dense counts are known, below.)
+            const i64 stored =
+                ds.density < 1.0
+                    ? std::max<i64>(1, static_cast<i64>(std::ceil(double(tile) * ds.density)))
+                    : tile;
+            ts.tile = stored;
             ts.firstTouches = ds.readWrite ? first : 0;
-            ls.capacityUsed += tile;
+            ls.capacityUsed += stored;
 
             i64 moved = tile;
             const int i0 = legalityOnly ? numLoops : firstAbove[l]; // legality needs no fills
@@ -371,6 +377,30 @@ void evaluateImpl(const Problem& p, const Architecture& a, const Mapping& m, Eva
             }
             parent = child;
         }
+    }
+
+    // Sparsity, as expected values (the map-space study's model): compressed
+    // tensors move only their nonzeros, and a MAC with a zero operand is
+    // skipped, so computes and compute cycles shrink by the product of the
+    // input densities. Dense problems skip all of this.
+    if (p.sparse()) {
+        double effectual = 1.0;
+        for (int t = 0; t < T; ++t)
+            if (!p.tensors[t].readWrite)
+                effectual *= p.tensors[t].density;
+        for (int l = 0; l < L; ++l)
+            for (int t = 0; t < T; ++t) {
+                TensorLevelStats& ts = out.levels[l].tensors[t];
+                const double d = p.tensors[t].density;
+                if (!ts.kept || d >= 1.0)
+                    continue;
+                ts.reads = std::llround(double(ts.reads) * d);
+                ts.fills = std::llround(double(ts.fills) * d);
+                ts.updates = std::llround(double(ts.updates) * d);
+            }
+        out.computes = std::max<i64>(1, std::llround(double(out.computes) * effectual));
+        computeCycles = std::max<i64>(1, std::llround(double(computeCycles) * effectual));
+        out.computeCycles = computeCycles;
     }
 
     // Cycles: compute, stretched by any level whose bandwidth cannot keep up.

@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <limits>
 #include <mutex>
+#include <sstream>
 #include <thread>
 
 namespace mw {
@@ -149,16 +150,55 @@ double SearchObjective::value(const Evaluation& e) const {
 }
 
 std::string SearchObjective::name() const {
+    std::string base;
     if (energyExponent == 1.0 && cycleExponent == 1.0)
-        return "edp";
-    if (energyExponent == 1.0 && cycleExponent == 0.0)
-        return "energy";
-    if (energyExponent == 0.0 && cycleExponent == 1.0)
-        return "cycles";
-    return "weighted:" + std::to_string(energyExponent) + "," + std::to_string(cycleExponent);
+        base = "edp";
+    else if (energyExponent == 1.0 && cycleExponent == 0.0)
+        base = "energy";
+    else if (energyExponent == 0.0 && cycleExponent == 1.0)
+        base = "cycles";
+    else
+        base = "weighted:" + std::to_string(energyExponent) + "," + std::to_string(cycleExponent);
+    if (densityTensor.empty())
+        return base;
+    std::ostringstream o;
+    o << base << '@' << densityTensor << '=';
+    for (std::size_t i = 0; i < densities.size(); ++i)
+        o << (i ? "," : "") << densities[i];
+    return o.str();
 }
 
-SearchObjective SearchObjective::parse(const std::string& text) {
+SearchObjective SearchObjective::parse(const std::string& full) {
+    const auto at = full.find('@');
+    if (at != std::string::npos) {
+        SearchObjective o = parse(full.substr(0, at));
+        const std::string spec = full.substr(at + 1);
+        const auto eq = spec.find('=');
+        o.densityTensor = spec.substr(0, eq);
+        if (o.densityTensor.empty())
+            throw InputError("--objective", "'" + full + "': expected a tensor name after @");
+        o.densities = {1.0, 0.8, 0.5, 0.2, 0.1}; // the map-space study's five
+        if (eq != std::string::npos) {
+            o.densities.clear();
+            std::stringstream ss(spec.substr(eq + 1));
+            std::string item;
+            while (std::getline(ss, item, ',')) {
+                double d = 0;
+                try {
+                    d = std::stod(item);
+                } catch (const std::exception&) {
+                    d = -1;
+                }
+                if (!(d > 0 && d <= 1))
+                    throw InputError("--objective", "density '" + item + "' must be in (0, 1]");
+                o.densities.push_back(d);
+            }
+            if (o.densities.empty())
+                throw InputError("--objective", "'" + full + "': no densities after =");
+        }
+        return o;
+    }
+    const std::string& text = full;
     SearchObjective o;
     if (text == "edp")
         return o;
@@ -199,6 +239,17 @@ SearchContext::SearchContext(const MapSpace& space, const SearchSettings& settin
         throw InputError("budget", "set an evaluation budget, a time budget, or both");
     if (settings_.threads < 1)
         throw InputError("threads", "expected at least 1");
+    if (!settings_.objective.densityTensor.empty()) {
+        const int t = space_.problem().tensorIndex(settings_.objective.densityTensor);
+        if (t < 0)
+            throw InputError("--objective", "'" + settings_.objective.densityTensor +
+                                                "' is not a tensor of " + space_.problem().name);
+        for (double d : settings_.objective.densities) {
+            Problem q = space_.problem();
+            q.tensors[std::size_t(t)].density = d;
+            densityProblems_.push_back(q);
+        }
+    }
     pool_ = std::make_unique<WorkerPool>(settings_.threads);
     start_ = now();
     result_.bestCost = kInfinity;
@@ -309,7 +360,6 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const Generator& gen
                                   ? n
                                   : static_cast<std::size_t>(std::min<std::int64_t>(
                                         wanted, remaining + static_cast<std::int64_t>(n / 4 + 8)));
-    const SearchObjective objective = settings_.objective;
     pool_->run(limit, [&](std::size_t i, int worker) {
         if ((cancel && cancel->load(std::memory_order_relaxed)) ||
             (deadline > 0 && now() >= deadline))
@@ -320,17 +370,10 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const Generator& gen
             return;
         s.proposed = true;
         Evaluation& e = workerScratch_[static_cast<std::size_t>(worker)];
-        s.legal = space_.meetsConstraints(out[i]);
-        if (s.legal) {
-            mw::evaluate(space_.problem(), space_.arch(), out[i], e);
-            s.legal = e.valid;
-        }
+        s.legal = space_.meetsConstraints(out[i]) && score(out[i], e, s.cost);
         s.evaluated = true;
-        if (s.legal) {
-            s.cost = objective.value(e);
-            if (dedup) // duplicates are found at merge time
-                s.hash = space_.hash(out[i]);
-        }
+        if (s.legal && dedup) // duplicates are found at merge time
+            s.hash = space_.hash(out[i]);
     });
     std::size_t charged = 0;
     for (std::size_t i = 0; i < limit; ++i) {
@@ -369,6 +412,27 @@ std::size_t SearchContext::evaluateBatch(const Mapping* candidates, std::size_t 
             return true;
         },
         out.data(), costs);
+}
+
+bool SearchContext::score(const Mapping& m, Evaluation& e, double& cost) const {
+    mw::evaluate(space_.problem(), space_.arch(), m, e);
+    if (!e.valid)
+        return false;
+    if (densityProblems_.empty()) {
+        cost = settings_.objective.value(e);
+        return true;
+    }
+    // Sum of cost_d / d: sparser points cost less in absolute terms, so each
+    // is normalised by its density and the dense point does not dominate.
+    Evaluation at;
+    cost = 0.0;
+    for (std::size_t k = 0; k < densityProblems_.size(); ++k) {
+        mw::evaluate(densityProblems_[k], space_.arch(), m, at);
+        if (!at.valid)
+            return false;
+        cost += settings_.objective.value(at) / settings_.objective.densities[k];
+    }
+    return true;
 }
 
 double SearchContext::evaluate(const Mapping& m) {

@@ -383,7 +383,8 @@ class Plan {
                 }
                 tile *= double(extent);
             }
-            words += tile;
+            // A sparse tensor is stored compressed, as the model counts it.
+            words += ds.density < 1.0 ? std::max(1.0, std::ceil(tile * ds.density)) : tile;
         }
         return words;
     }

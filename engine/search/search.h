@@ -17,12 +17,19 @@
 namespace mw {
 
 // energy^a x cycles^b; EDP is a = b = 1.
+// With densities set, the map-space study's sparsity-aware score: the mapping
+// is scored at each imposed density d of one tensor as sum(cost_d / d), so one
+// mapping serves a whole density range.
 struct SearchObjective {
     double energyExponent = 1.0;
     double cycleExponent = 1.0;
+    std::string densityTensor;     // e.g. "Inputs"; empty: score at the workload's densities
+    std::vector<double> densities; // e.g. {1.0, 0.8, 0.5, 0.2, 0.1}
     double value(const Evaluation& e) const;
     std::string name() const;
-    // "edp", "energy", "cycles" (or "delay"), or "weighted:A,B"; throws InputError.
+    // "edp", "energy", "cycles" (or "delay"), "weighted:A,B", optionally
+    // followed by "@TENSOR" (densities 1.0, 0.8, 0.5, 0.2, 0.1) or
+    // "@TENSOR=d1,d2,..."; throws InputError.
     static SearchObjective parse(const std::string& text);
 };
 
@@ -140,6 +147,9 @@ class SearchContext {
 
   private:
     void record(double cost, const Mapping& m, bool legal);
+    // Evaluates m for the objective (at every imposed density when sparsity-
+    // aware); e receives the evaluation of the space's own problem.
+    bool score(const Mapping& m, Evaluation& e, double& cost) const;
     double elapsed() const;
     bool timeUp() const;
     void reportProgress(bool finished);
@@ -166,6 +176,7 @@ class SearchContext {
         double cost = 0.0;
     };
     std::vector<CandidateSlot> slots_;
+    std::vector<Problem> densityProblems_; // the problem at each imposed density
     std::vector<Evaluation> workerScratch_;
 };
 

@@ -118,7 +118,30 @@ Problem mttkrpProblem(const std::string& name, std::int64_t I, std::int64_t J, s
                         {"O", {{{"I", 1}}, {{"J", 1}}}, true}});
 }
 
+namespace {
+// Sets the densities a layer gives; unknown tensors and values outside (0, 1]
+// are errors naming the layer.
+Problem withDensities(Problem p, const LayerSpec& l, const std::string& where) {
+    for (const auto& [tensor, d] : l.densities) {
+        const int t = p.tensorIndex(tensor);
+        if (t < 0)
+            throw InputError(where + ".densities." + tensor, "is not a tensor of " + l.kind);
+        if (!(d > 0.0 && d <= 1.0))
+            throw InputError(where + ".densities." + tensor,
+                             "is " + std::to_string(d) + "; expected a value in (0, 1]");
+        p.tensors[std::size_t(t)].density = d;
+    }
+    return p;
+}
+Problem buildDense(const LayerSpec& l);
+} // namespace
+
 Problem buildProblem(const LayerSpec& l) {
+    return withDensities(buildDense(l), l, "layer '" + l.name + "'");
+}
+
+namespace {
+Problem buildDense(const LayerSpec& l) {
     const std::string where = "layer '" + l.name + "'";
     if (l.kind == "custom") {
         Problem p = l.custom;
@@ -170,5 +193,7 @@ Problem buildProblem(const LayerSpec& l) {
         throw e.within(where);
     }
 }
+
+} // namespace
 
 } // namespace mw

@@ -14,6 +14,8 @@ struct LayerSpec {
     std::string kind; // conv2d, depthwise, gemm, bgemm, mttkrp, custom
     std::vector<std::pair<std::string, std::int64_t>> params; // preset parameters, in order
     Problem custom;                                           // used when kind == "custom"
+    // Expected nonzero fraction per tensor name (absent: dense), e.g. {"Inputs", 0.5}.
+    std::vector<std::pair<std::string, double>> densities;
 
     std::int64_t param(const std::string& key, std::int64_t fallback) const;
 };

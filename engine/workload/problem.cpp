@@ -69,6 +69,9 @@ void finalizeProblem(Problem& p) {
         const std::string tw = where + ".tensors." + ds.name;
         if (ds.name.empty())
             throw InputError(where, "a data space has an empty name");
+        if (!(ds.density > 0.0 && ds.density <= 1.0))
+            throw InputError(tw + ".density",
+                             "is " + std::to_string(ds.density) + "; expected a value in (0, 1]");
         ds.dimMask = 0;
         for (int r = 0; r < ds.numRanks; ++r)
             for (int i = 0; i < ds.ranks[r].numTerms; ++i) {
@@ -115,6 +118,13 @@ Problem makeProblem(std::string name, const std::vector<Dimension>& dims,
     }
     finalizeProblem(p);
     return p;
+}
+
+bool Problem::sparse() const {
+    for (const auto& t : tensors)
+        if (t.density < 1.0)
+            return true;
+    return false;
 }
 
 } // namespace mw

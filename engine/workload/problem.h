@@ -27,6 +27,9 @@ struct DataSpace {
     int numRanks = 0;
     bool readWrite = false;    // outputs: partial results are read, modified and updated
     std::uint32_t dimMask = 0; // bit d set when dimension d appears in a coordinate
+    // Expected fraction of nonzeros (1 = dense). Sparse tensors are stored
+    // compressed and MACs with a zero operand are skipped (see cost_model.cpp).
+    double density = 1.0;
 };
 
 struct Dimension {
@@ -46,6 +49,7 @@ struct Problem {
     int dimIndex(const std::string& name) const;    // -1 when unknown
     int tensorIndex(const std::string& name) const; // -1 when unknown
     std::int64_t computes() const;                  // product of all bounds
+    bool sparse() const;                            // some tensor has density < 1
     // Number of distinct elements of tensor t over the whole problem.
     std::int64_t tensorSize(int t) const;
 };
