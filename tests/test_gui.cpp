@@ -352,6 +352,26 @@ class TestGui : public QObject {
         QVERIFY(csv.readLine().startsWith("run,searcher,seed,layer,evaluation"));
     }
 
+    void trainsSurrogateThenSearches() {
+        qputenv("MAPWRIGHT_MODEL_DIR", path("models").toUtf8());
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        QVERIFY2(w.trainSurrogate(3000, 2, false), qPrintable(w.lastError()));
+        QVERIFY(w.lastSurrogateReport().contains("rank correlation"));
+        QVERIFY(!QDir(path("models")).entryList({"*.surrogate"}).isEmpty());
+        auto* panel = w.searchPanel();
+        panel->setSearchers({"mind-mappings", "reinforce", "cosa"});
+        panel->setBudget(200, 0);
+        QCOMPARE(panel->runSelected(), 3);
+        QVERIFY(w.waitForSearches(120000));
+        QCOMPARE(w.session().runs.size(), std::size_t(3));
+        for (const auto& r : w.session().runs) {
+            QVERIFY2(r.result.found, r.searcher.c_str());
+            QVERIFY(r.result.bestEvaluation.valid);
+        }
+        qunsetenv("MAPWRIGHT_MODEL_DIR");
+    }
+
     void networkViewSearchesEveryLayer() {
         MainWindow w(testOptions(dir_.path()));
         QVERIFY(w.openSession(MainWindow::defaultSessionPath()));

@@ -63,6 +63,11 @@ class MainWindow : public QMainWindow {
     bool exportTraces(const QString& path);  // every finished run, one CSV
     bool exportPlot(const QString& path);    // the current view's chart: .png or .pdf
     bool autosaveNow();
+    // Trains Mind Mappings' surrogate for the current layer's family on the
+    // current architecture on a worker thread, with a progress dialog that can
+    // cancel (interactive) or silently (tests). Returns false on cancel/error.
+    bool trainSurrogate(int samples = 100'000, int epochs = 20, bool interactive = true);
+    QString lastSurrogateReport() const { return surrogateReport_; }
     QString autosavePath() const;
 
     QString lastError() const { return lastError_; }
@@ -105,6 +110,7 @@ class MainWindow : public QMainWindow {
     std::vector<mw::SessionRun> requested_; // runs the session asks for, not started yet
     QString path_;
     QString lastError_;
+    QString surrogateReport_;
     bool dirty_ = false;
     bool loading_ = false;
 
