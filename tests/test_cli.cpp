@@ -66,6 +66,7 @@ class TestCli : public QObject {
     void networkTotals();
     void searchBadInput();
     void badInput();
+    void intrinsicMatches();
 };
 
 void TestCli::evaluateJson() {
@@ -270,6 +271,38 @@ void TestCli::badInput() {
     expectOneLineError(run({"import-timeloop", "only-one.yaml", "--out", "x"}),
                        "expected INPUT.yaml ERT.yaml");
     expectOneLineError(run({"bench", "nothing"}), "expected 'bench model' or 'bench search'");
+}
+
+void TestCli::intrinsicMatches() {
+    const QString samples = QString::fromStdString(kSamples);
+    Run r = run({"intrinsic", "--workload", samples + "workloads/gemm_1024.json", "--intrinsic",
+                 "matmul:16x16x16"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.startsWith("1 ways"), qPrintable(r.out));
+    r = run({"intrinsic", "--workload", samples + "workloads/resnet_conv3x3.json", "--intrinsic",
+             "matmul:16x16x16"});
+    QVERIFY2(r.out.startsWith("35 ways"), qPrintable(r.out));
+    // The GEMM pinned on the tensor-core-like design's intrinsic, the rest searched.
+    const QTemporaryDir out;
+    r = run({"search", "--arch", samples + "architectures/tensor_core_like.json", "--workload",
+             samples + "workloads/gemm_1024.json", "--searcher", "random", "--budget", "500",
+             "--intrinsic", "matmul:16x16x16", "--intrinsic-level", "shared_buffer", "--out",
+             out.path()});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.out.contains("intrinsic    matmul16x16x16 match 0 of 1"));
+    const mw::Json e = mw::readJsonFile(out.filePath("evaluation.json").toStdString());
+    QVERIFY(e.at("utilization").get<double>() >= 0.9);
+    // Bad specifications are named.
+    r = run({"intrinsic", "--workload", samples + "workloads/gemm_1024.json", "--intrinsic",
+             "matmul:16x0"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(r.err.contains("--intrinsic"));
+    r = run({"search", "--arch", samples + "architectures/tensor_core_like.json", "--workload",
+             samples + "workloads/gemm_1024.json", "--searcher", "random", "--budget", "10",
+             "--intrinsic", "matmul:16x16x16", "--intrinsic-level", "nowhere", "--out",
+             out.path()});
+    QVERIFY(r.exitCode != 0);
+    QVERIFY(r.err.contains("nowhere"));
 }
 
 QTEST_GUILESS_MAIN(TestCli)
