@@ -250,6 +250,11 @@ class CosaModel {
 
     // Per (level, tensor) log2 capacity reductions learnt from overflowing decodes.
     std::vector<std::vector<double>> tighten;
+    // Per level: the keep mask the MIP must use (the paper's constant B), or -1.
+    std::vector<int> fixedMask;
+    // A mapping whose factor placement and orders seed the next solve (MIP start).
+    bool haveStart = false;
+    Mapping start{};
 
     Solution solve(double seconds, int maxNodes) {
         build();
@@ -269,6 +274,13 @@ class CosaModel {
         Cbc_setMaximumSeconds(model, std::max(0.05, seconds));
         if (maxNodes > 0)
             Cbc_setMaximumNodes(model, maxNodes);
+        std::vector<int> startCols;
+        std::vector<double> startValues;
+        if (haveStart)
+            startFrom(start, startCols, startValues);
+        if (!startCols.empty())
+            Cbc_setMIPStartI(model, static_cast<int>(startCols.size()), startCols.data(),
+                             startValues.data());
         const auto t0 = std::chrono::steady_clock::now();
         Cbc_solve(model);
         s.seconds =
@@ -374,6 +386,42 @@ class CosaModel {
         return m;
     }
 
+    // The paper's B for the next solve: drop every keep that gives no reuse.
+    // A kept tile of t at level l serves its child keeper c (or the MACs) over
+    // the temporal loops of levels l..c-1; it saves parent accesses only when
+    // a loop t ignores sits outside a loop t depends on there (otherwise each
+    // word passes through once). Dropping keeps never overflows a buffer.
+    void pruneKeeps(Mapping& m) const {
+        const int L = a_.numLevels();
+        const int D = p_.numDims();
+        const auto& cons = space_.constraints().levels;
+        for (int t = 0; t < p_.numTensors(); ++t) {
+            int child = L;
+            for (int l = L - 1; l >= 1; --l) {
+                LevelMapping& lm = m.levels[static_cast<std::size_t>(l)];
+                if (!lm.keeps(t))
+                    continue;
+                bool reuse = false, relevantInside = false;
+                for (int k = child - 1; k >= l && !reuse; --k) { // innermost loop first
+                    const LevelMapping& km = m.levels[static_cast<std::size_t>(k)];
+                    for (int i = D - 1; i >= 0 && !reuse; --i) {
+                        const int d = km.order[i];
+                        if (km.temporal[d] <= 1)
+                            continue;
+                        if (depends(t, d))
+                            relevantInside = true;
+                        else if (relevantInside)
+                            reuse = true;
+                    }
+                }
+                if (!reuse && !((cons[static_cast<std::size_t>(l)].keepFixed >> t) & 1u))
+                    lm.setKeep(t, false);
+                else
+                    child = l;
+            }
+        }
+    }
+
     // Why nothing fits, for the stop message: the first bounded level whose
     // smallest possible tiles already overflow, or a generic reason.
     std::string infeasibleReason() const {
@@ -409,6 +457,51 @@ class CosaModel {
         std::vector<int> dims;          // dimensions with a loop (or possible loop) here
         std::vector<std::vector<int>> o; // o[i][z]: dims[i] has rank z (0 = innermost)
     };
+
+    // Integer column values that encode mapping m's factor placement and ranks.
+    void startFrom(const Mapping& m, std::vector<int>& cols, std::vector<double>& values) const {
+        for (int d = 0; d < p_.numDims(); ++d) {
+            const auto& slots = space_.factorSlots(d);
+            std::vector<std::int64_t> left;
+            for (const auto& sl : slots)
+                left.push_back(MapSpace::factorAt(m, d, sl));
+            const auto& xs = xVars_[static_cast<std::size_t>(d)];
+            for (std::size_t n = 0; n < xs.size(); ++n) {
+                const std::int64_t q = primes_[static_cast<std::size_t>(d)][n];
+                std::size_t at = slots.size();
+                for (std::size_t s = 0; s < slots.size() && at == slots.size(); ++s)
+                    if (left[s] % q == 0)
+                        at = s;
+                if (at == slots.size()) // m does not match this model: no start
+                    return cols.clear(), values.clear();
+                left[at] /= q;
+                for (std::size_t s = 0; s < slots.size(); ++s) {
+                    cols.push_back(xs[n][s]);
+                    values.push_back(s == at ? 1.0 : 0.0);
+                }
+            }
+        }
+        for (int l = 0; l < a_.numLevels(); ++l) {
+            const RankBlock& rb = ranks_[static_cast<std::size_t>(l)];
+            const LevelMapping& lm = m.levels[static_cast<std::size_t>(l)];
+            const std::size_t k = rb.dims.size();
+            for (std::size_t i = 0; i < k; ++i) {
+                // Rank = how many of the block's dimensions lie inside this one.
+                int pos = 0;
+                for (int j = 0; j < p_.numDims(); ++j)
+                    if (lm.order[j] == rb.dims[i])
+                        pos = j;
+                std::size_t z = 0;
+                for (std::size_t o = 0; o < k; ++o)
+                    for (int j = pos + 1; j < p_.numDims(); ++j)
+                        z += lm.order[j] == rb.dims[o];
+                for (std::size_t zz = 0; zz < k; ++zz) {
+                    cols.push_back(rb.o[i][zz]);
+                    values.push_back(zz == z ? 1.0 : 0.0);
+                }
+            }
+        }
+    }
 
     double avail(int l) const {
         const StorageLevel& s = a_.levels[static_cast<std::size_t>(l)];
@@ -563,6 +656,9 @@ class CosaModel {
                 const KeepPattern& kp = patterns_[q];
                 if ((kp.mask & lc.keepFixed) != (lc.keepValue & lc.keepFixed))
                     continue;
+                if (!fixedMask.empty() && fixedMask[static_cast<std::size_t>(l)] >= 0 &&
+                    kp.mask != fixedMask[static_cast<std::size_t>(l)])
+                    continue;
                 bool usable = true;
                 for (int t = 0; t < T && bounded; ++t)
                     if ((kp.mask >> t) & 1u)
@@ -658,13 +754,52 @@ class CosaModel {
                 }
 
         // Ranks and re-send iterations (Eqs. 9-10) at the ranked levels.
+        // Traffic from DRAM: loops at on-chip levels above a tensor's outermost
+        // on-chip keeper re-send its tiles from DRAM too.
+        const std::vector<std::vector<int>> aboveKeeper = buildAboveKeeper();
         ranks_.assign(static_cast<std::size_t>(L), {});
         for (int l = 0; l < L; ++l)
             if (ranked_[static_cast<std::size_t>(l)])
-                buildRanks(l);
+                buildRanks(l, l == 0 ? aboveKeeper : std::vector<std::vector<int>>{});
     }
 
-    void buildRanks(int l) {
+    // For each tensor t and on-chip level k, nk = 1 when no level in 1..k keeps
+    // t; each temporal prime x at k then costs log2(prime) x nk (w >= x + nk - 1).
+    // Returns, per tensor, the w of t's relevant loops: each one marks that a
+    // relevant loop lies inside the DRAM level's loops.
+    std::vector<std::vector<int>> buildAboveKeeper() {
+        const int L = a_.numLevels();
+        const int T = p_.numTensors();
+        std::vector<std::vector<int>> relevant(static_cast<std::size_t>(T));
+        for (int t = 0; t < T; ++t) {
+            std::vector<std::pair<int, double>> keptSoFar; // keep columns of levels 1..k
+            for (int k = 1; k < L; ++k) {
+                for (const auto& [c, q] : patternVars_[static_cast<std::size_t>(k)])
+                    if ((patterns_[q].mask >> t) & 1u)
+                        keptSoFar.push_back({c, 1.0});
+                if (!space_.levelHasTemporal(k))
+                    continue;
+                // nk >= 1 - sum keep
+                const int nk = mip_.col(0.0, 1.0, 0.0, false);
+                std::vector<std::pair<int, double>> row{{nk, 1.0}};
+                row.insert(row.end(), keptSoFar.begin(), keptSoFar.end());
+                mip_.row(row, 1.0, kInf);
+                for (int d = 0; d < p_.numDims(); ++d) {
+                    std::vector<std::pair<int, double>> terms;
+                    addDimTerms(terms, d, k, k, 1u);
+                    for (const auto& [x, v] : terms) {
+                        const int w = mip_.col(0.0, 1.0, wTraf_ * v, false);
+                        mip_.row({{w, 1.0}, {x, -1.0}, {nk, -1.0}}, -1.0, kInf);
+                        if (depends(t, d))
+                            relevant[static_cast<std::size_t>(t)].push_back(w);
+                    }
+                }
+            }
+        }
+        return relevant;
+    }
+
+    void buildRanks(int l, const std::vector<std::vector<int>>& innerRelevant) {
         const int D = p_.numDims();
         const int T = p_.numTensors();
         RankBlock& rb = ranks_[static_cast<std::size_t>(l)];
@@ -712,6 +847,9 @@ class CosaModel {
                 y[z] = mip_.col(0.0, 1.0, 0.0, false);
                 if (z > 0)
                     mip_.row({{y[z], 1.0}, {y[z - 1], -1.0}}, 0.0, kInf);
+                if (z == 0 && static_cast<std::size_t>(t) < innerRelevant.size())
+                    for (int w : innerRelevant[static_cast<std::size_t>(t)])
+                        mip_.row({{y[0], 1.0}, {w, -1.0}}, 0.0, kInf);
                 for (std::size_t i = 0; i < k; ++i)
                     if (depends(t, rb.dims[i]))
                         mip_.row({{y[z], 1.0}, {rb.o[i][z], -1.0}, {h[i], -1.0}}, -1.0, kInf);
