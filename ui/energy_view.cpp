@@ -1,6 +1,7 @@
 #include "ui/energy_view.h"
 
 #include "common/error.h"
+#include "ui/search_panel.h"
 
 #include <qcustomplot.h>
 
@@ -119,12 +120,7 @@ void EnergyView::setSession(const mw::Architecture& arch, const mw::Network& net
     int last = -1;
     for (std::size_t i = 0; i < runs_.size(); ++i)
         if (runs_[i].finished && runs_[i].result.found) {
-            pick_->addItem(QString("#%1 %2 · seed %3 · %4")
-                               .arg(i + 1)
-                               .arg(QString::fromStdString(runs_[i].searcher))
-                               .arg(runs_[i].settings.seed)
-                               .arg(QString::fromStdString(runs_[i].layer)),
-                           int(i));
+            pick_->addItem(runLabel(runs_[i], int(i)), int(i));
             last = int(i);
         }
     const bool keep = run_ >= 0 && pick_->findData(run_) >= 0;

@@ -3,6 +3,7 @@
 #include "common/error.h"
 #include "mapping/mapping.h"
 #include "model/cost_model.h"
+#include "ui/search_panel.h"
 
 #include <QComboBox>
 #include <QFontDatabase>
@@ -21,14 +22,6 @@ namespace mw::ui {
 namespace {
 
 const char* kKinds[] = {"temporal", "x", "y"};
-
-QString runLabel(const mw::SessionRun& r, int index) {
-    return QString("#%1 %2 · seed %3 · %4")
-        .arg(index + 1)
-        .arg(QString::fromStdString(r.searcher))
-        .arg(r.settings.seed)
-        .arg(QString::fromStdString(r.layer));
-}
 
 } // namespace
 

@@ -44,6 +44,14 @@ QColor searcherColor(const std::string& searcher) {
     return QColor::fromHsv(int(std::hash<std::string>{}(searcher) % 360), 200, 200);
 }
 
+QString runLabel(const mw::SessionRun& r, int index) {
+    return QString("#%1 %2 · seed %3 · %4")
+        .arg(index + 1)
+        .arg(QString::fromStdString(r.searcher))
+        .arg(r.settings.seed)
+        .arg(QString::fromStdString(r.layer));
+}
+
 namespace {
 
 QString formatCost(double v) {

@@ -29,6 +29,8 @@ class SearchJob;
 
 // One colour per searcher, the same in every chart.
 QColor searcherColor(const std::string& searcher);
+// How every view names a finished run: "#3 gamma · seed 1 · conv3".
+QString runLabel(const mw::SessionRun& run, int index);
 
 class SearchPanel : public QWidget {
     Q_OBJECT
