@@ -65,10 +65,13 @@
 
 #include <coin/Cbc_C_Interface.h>
 
+#include "model/cost_model.h" // DEBUG
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>  // DEBUG
+#include <cstdlib> // DEBUG
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -210,9 +213,15 @@ std::mutex& cbcMutex() {
 
 class CosaModel {
   public:
-    CosaModel(const MapSpace& space, double wUtil, double wComp, double wTraf, bool rankAll)
+    CosaModel(const MapSpace& space, double wUtil, double wComp, double wTraf, double wEnergy,
+              bool rankAll)
         : space_(space), p_(space.problem()), a_(space.arch()), wUtil_(wUtil), wComp_(wComp),
-          wTraf_(wTraf) {
+          wTraf_(wTraf), wEnergy_(wEnergy) {
+        minLogE_ = 0.0;
+        for (const StorageLevel& s : a_.levels)
+            for (double e : {s.energy.read, s.energy.update})
+                if (e > 0)
+                    minLogE_ = std::min(minLogE_, std::log2(e / std::max(1, s.blockSize)));
         const int L = a_.numLevels();
         const int D = p_.numDims();
         const auto& cons = space_.constraints().levels;
@@ -240,9 +249,9 @@ class CosaModel {
                 nocTemporal = l;
         ranked_.assign(static_cast<std::size_t>(L), false);
         for (int l = 0; l < L; ++l)
-            ranked_[static_cast<std::size_t>(l)] =
-                space_.levelHasTemporal(l) && !cons[static_cast<std::size_t>(l)].orderFixed &&
-                (rankAll || l == 0 || l == nocTemporal);
+            ranked_[static_cast<std::size_t>(l)] = space_.levelHasTemporal(l) &&
+                                                   !cons[static_cast<std::size_t>(l)].orderFixed &&
+                                                   (rankAll || l == 0 || l == nocTemporal);
         patterns_ = keepPatterns(p_.numTensors());
     }
 
@@ -252,9 +261,9 @@ class CosaModel {
     std::vector<std::vector<double>> tighten;
     // Per level: the keep mask the MIP must use (the paper's constant B), or -1.
     std::vector<int> fixedMask;
-    // A mapping whose factor placement and orders seed the next solve (MIP start).
-    bool haveStart = false;
-    Mapping start{};
+    // Seed CBC with a greedy schedule (MIP start): 0 none, 1 innermost level
+    // filled first, 2 outermost on-chip level filled first.
+    int greedyStartMode = 2;
 
     Solution solve(double seconds, int maxNodes) {
         build();
@@ -268,23 +277,42 @@ class CosaModel {
         Cbc_Model* model = Cbc_newModel();
         mip_.load(model);
         Cbc_setObjSense(model, 1.0);
-        Cbc_setLogLevel(model, 0);
+        Cbc_setLogLevel(model, std::getenv("COSA_LOG") ? 1 : 0); // DEBUG
         Cbc_setParameter(model, "threads", "0");
         Cbc_setParameter(model, "timeMode", "elapsed");
+        // The log-space model's LP bound is weak and barely moves; CBC does
+        // better spending the time on local branching around incumbents than on
+        // preprocessing and cuts (measured on ResNet-50 / Simba-like).
+        Cbc_setParameter(model, "preprocess", "off");
+        Cbc_setParameter(model, "cuts", "off");
+        Cbc_setParameter(model, "localTreeSearch", "on");
         Cbc_setMaximumSeconds(model, std::max(0.05, seconds));
+        if (const char* extra = std::getenv("COSA_CBC")) { // DEBUG
+            std::string all = extra;
+            std::size_t pos = 0;
+            while (pos < all.size()) {
+                std::size_t comma = all.find(',', pos);
+                if (comma == std::string::npos)
+                    comma = all.size();
+                std::string kv = all.substr(pos, comma - pos);
+                std::size_t eq = kv.find('=');
+                if (eq != std::string::npos)
+                    Cbc_setParameter(model, kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str());
+                pos = comma + 1;
+            }
+        }
         if (maxNodes > 0)
             Cbc_setMaximumNodes(model, maxNodes);
         std::vector<int> startCols;
         std::vector<double> startValues;
-        if (haveStart)
-            startFrom(start, startCols, startValues);
+        if (greedyStartMode > 0)
+            greedyStart(startCols, startValues);
         if (!startCols.empty())
             Cbc_setMIPStartI(model, static_cast<int>(startCols.size()), startCols.data(),
                              startValues.data());
         const auto t0 = std::chrono::steady_clock::now();
         Cbc_solve(model);
-        s.seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const double* best = Cbc_bestSolution(model);
         s.infeasible = Cbc_isProvenInfeasible(model) != 0;
         if (best && !s.infeasible) {
@@ -386,11 +414,15 @@ class CosaModel {
         return m;
     }
 
-    // The paper's B for the next solve: drop every keep that gives no reuse.
-    // A kept tile of t at level l serves its child keeper c (or the MACs) over
-    // the temporal loops of levels l..c-1; it saves parent accesses only when
-    // a loop t ignores sits outside a loop t depends on there (otherwise each
-    // word passes through once). Dropping keeps never overflows a buffer.
+    // Drops every keep that saves no parent accesses. Keeping t at level l
+    // between its parent keeper and its child keeper c (or the MACs) pays off
+    // when fills(c) > fills(l), i.e. when (a) among the loops l serves (the
+    // temporal loops of levels l..c-1) one that t ignores sits outside one t
+    // depends on, or (b) l's tile stays put across a loop above it that t
+    // ignores (inside the innermost loop above l that t depends on) while c's
+    // tile changes under l; the MACs read their operand at every iteration, so
+    // for them any loop t ignores counts. Otherwise each word passes through l
+    // once and keeping it there only adds accesses. Dropping never overflows.
     void pruneKeeps(Mapping& m) const {
         const int L = a_.numLevels();
         const int D = p_.numDims();
@@ -401,19 +433,38 @@ class CosaModel {
                 LevelMapping& lm = m.levels[static_cast<std::size_t>(l)];
                 if (!lm.keeps(t))
                     continue;
-                bool reuse = false, relevantInside = false;
-                for (int k = child - 1; k >= l && !reuse; --k) { // innermost loop first
+                // Loops l serves, innermost first.
+                bool relevant = false, irrelevant = false, outsideRelevant = false;
+                for (int k = child - 1; k >= l; --k) {
                     const LevelMapping& km = m.levels[static_cast<std::size_t>(k)];
-                    for (int i = D - 1; i >= 0 && !reuse; --i) {
+                    for (int i = D - 1; i >= 0; --i) {
+                        const int d = km.order[i];
+                        if (km.temporal[d] <= 1)
+                            continue;
+                        if (depends(t, d)) {
+                            relevant = true;
+                        } else {
+                            irrelevant = true;
+                            outsideRelevant = outsideRelevant || relevant;
+                        }
+                    }
+                }
+                // Loops above l, innermost first, up to the first one t depends on.
+                bool stationary = false, stop = false;
+                for (int k = l - 1; k >= 0 && !stop; --k) {
+                    const LevelMapping& km = m.levels[static_cast<std::size_t>(k)];
+                    for (int i = D - 1; i >= 0 && !stop; --i) {
                         const int d = km.order[i];
                         if (km.temporal[d] <= 1)
                             continue;
                         if (depends(t, d))
-                            relevantInside = true;
-                        else if (relevantInside)
-                            reuse = true;
+                            stop = true;
+                        else
+                            stationary = true;
                     }
                 }
+                const bool reuse = child == L ? irrelevant || stationary
+                                              : outsideRelevant || (relevant && stationary);
                 if (!reuse && !((cons[static_cast<std::size_t>(l)].keepFixed >> t) & 1u))
                     lm.setKeep(t, false);
                 else
@@ -454,9 +505,176 @@ class CosaModel {
 
   private:
     struct RankBlock {
-        std::vector<int> dims;          // dimensions with a loop (or possible loop) here
+        std::vector<int> dims;           // dimensions with a loop (or possible loop) here
         std::vector<std::vector<int>> o; // o[i][z]: dims[i] has rank z (0 = innermost)
     };
+
+    // log2 of tensor t's tile at level l in mapping m, as the MIP counts it.
+    double tileLog(const Mapping& m, int l, int t) const {
+        const int L = a_.numLevels();
+        auto span = [&](int d) {
+            std::int64_t e = 1;
+            for (int k = l; k < L; ++k)
+                e *= std::int64_t(m.levels[k].temporal[d]) * m.levels[k].spatialX[d] *
+                     m.levels[k].spatialY[d];
+            return e;
+        };
+        double s = 0.0;
+        for (int d = 0; d < p_.numDims(); ++d)
+            if (depends(t, d))
+                s += std::log2(double(span(d)));
+        const DataSpace& ds = p_.tensors[t];
+        for (int r = 0; r < ds.numRanks; ++r) {
+            const Rank& rank = ds.ranks[r];
+            int strided = -1;
+            std::int64_t coef = 1;
+            for (int i = 0; i < rank.numTerms; ++i)
+                if (std::abs(rank.terms[i].coef) > coef) {
+                    coef = std::abs(rank.terms[i].coef);
+                    strided = rank.terms[i].dim;
+                }
+            if (strided < 0 || span(strided) <= 1)
+                continue;
+            bool others = false;
+            for (int i = 0; i < rank.numTerms; ++i)
+                others = others || (rank.terms[i].dim != strided && span(rank.terms[i].dim) > 1);
+            if (!others)
+                s += std::log2(double(coef));
+        }
+        return s;
+    }
+
+    // A feasible start for CBC: fill every fan-out greedily with the largest
+    // primes that fit, give each level the keep pattern with the most tensors
+    // that still fits, then move primes from their outermost temporal loop
+    // inwards, innermost level first, while every kept tile fits its share.
+    void greedyStart(std::vector<int>& cols, std::vector<double>& values) const {
+        const int L = a_.numLevels();
+        const int D = p_.numDims();
+        const int T = p_.numTensors();
+        const auto& cons = space_.constraints().levels;
+        Mapping m = makeTrivialMapping(p_, a_);
+        for (int l = 0; l < L; ++l)
+            for (int d = 0; d < D; ++d) {
+                const LevelConstraint& lc = cons[static_cast<std::size_t>(l)];
+                LevelMapping& lm = m.levels[static_cast<std::size_t>(l)];
+                lm.temporal[d] = lc.temporal[d] > 0 ? std::uint32_t(lc.temporal[d]) : 1;
+                lm.spatialX[d] = lc.spatialX[d] > 0 ? std::uint32_t(lc.spatialX[d]) : 1;
+                lm.spatialY[d] = lc.spatialY[d] > 0 ? std::uint32_t(lc.spatialY[d]) : 1;
+            }
+        // Unplaced primes, largest first.
+        std::vector<std::pair<std::int64_t, int>> unplaced; // (prime, dim)
+        for (int d = 0; d < D; ++d)
+            for (std::int64_t q : primes_[static_cast<std::size_t>(d)])
+                unplaced.push_back({q, d});
+        std::sort(unplaced.begin(), unplaced.end(), std::greater<>());
+        for (int l = 0; l < L; ++l)
+            for (std::int8_t axis = 1; axis <= 2; ++axis) {
+                const int fan = axis == 1 ? a_.fanoutX(l) : a_.fanoutY(l);
+                std::int64_t used = 1;
+                for (int d = 0; d < D; ++d)
+                    used *= axis == 1 ? m.levels[l].spatialX[d] : m.levels[l].spatialY[d];
+                for (std::size_t i = 0; i < unplaced.size();) {
+                    const auto [q, d] = unplaced[i];
+                    const MapSpace::Slot slot{static_cast<std::int8_t>(l), axis};
+                    const auto& slots = space_.factorSlots(d);
+                    const bool offered = std::any_of(slots.begin(), slots.end(), [&](auto s) {
+                        return s.level == slot.level && s.kind == slot.kind;
+                    });
+                    if (offered && used * q <= fan) {
+                        used *= q;
+                        MapSpace::factorAt(m, d, slot) *= static_cast<std::uint32_t>(q);
+                        unplaced.erase(unplaced.begin() + static_cast<std::ptrdiff_t>(i));
+                    } else {
+                        ++i;
+                    }
+                }
+            }
+        std::vector<int> home(static_cast<std::size_t>(D), -1); // outermost temporal slot level
+        for (int d = 0; d < D; ++d)
+            for (const auto& sl : space_.factorSlots(d))
+                if (sl.kind == 0 && home[static_cast<std::size_t>(d)] < 0)
+                    home[static_cast<std::size_t>(d)] = sl.level;
+        for (const auto& [q, d] : unplaced) {
+            if (home[static_cast<std::size_t>(d)] < 0)
+                return; // nowhere to put it: no start
+            m.levels[home[static_cast<std::size_t>(d)]].temporal[d] *=
+                static_cast<std::uint32_t>(q);
+        }
+        // Keep patterns: most tensors kept, then the most even shares.
+        std::vector<std::size_t> chosen(static_cast<std::size_t>(L), 0);
+        auto fits = [&](int l, std::size_t q) {
+            if (a_.levels[static_cast<std::size_t>(l)].unbounded())
+                return true;
+            for (int t = 0; t < T; ++t)
+                if (((patterns_[q].mask >> t) & 1u) && tileLog(m, l, t) > capLog(l, t, q) + kEps)
+                    return false;
+            return true;
+        };
+        for (int l = 1; l < L; ++l) {
+            const auto& zs = patternVars_[static_cast<std::size_t>(l)];
+            if (zs.empty())
+                continue;
+            double bestScore = -1.0;
+            bool found = false;
+            for (std::size_t i = 0; i < zs.size(); ++i) {
+                const KeepPattern& kp = patterns_[zs[i].second];
+                double minShare = 1.0;
+                for (int t = 0; t < T; ++t)
+                    if ((kp.mask >> t) & 1u)
+                        minShare = std::min(minShare, kp.share[static_cast<std::size_t>(t)]);
+                const double score = __builtin_popcount(kp.mask) + minShare;
+                if (fits(l, zs[i].second) && score > bestScore) {
+                    bestScore = score;
+                    chosen[static_cast<std::size_t>(l)] = i;
+                    found = true;
+                }
+            }
+            if (!found)
+                return;
+        }
+        auto allFit = [&](int upTo) {
+            for (int l = 1; l <= upTo; ++l)
+                if (!patternVars_[static_cast<std::size_t>(l)].empty() &&
+                    !fits(l, patternVars_[static_cast<std::size_t>(l)]
+                                         [chosen[static_cast<std::size_t>(l)]]
+                                             .second))
+                    return false;
+            return true;
+        };
+        for (int i = 0; i + 1 < L; ++i) {
+            const int l = greedyStartMode == 1 ? L - 1 - i : i + 1;
+            if (!space_.levelHasTemporal(l))
+                continue;
+            for (const auto& [q, d] : unplaced) {
+                const int from = home[static_cast<std::size_t>(d)];
+                if (from >= l || m.levels[from].temporal[d] % q != 0)
+                    continue;
+                const auto& slots = space_.factorSlots(d);
+                if (!std::any_of(slots.begin(), slots.end(),
+                                 [&](auto s) { return s.level == l && s.kind == 0; }))
+                    continue;
+                m.levels[from].temporal[d] /= static_cast<std::uint32_t>(q);
+                m.levels[l].temporal[d] *= static_cast<std::uint32_t>(q);
+                if (!allFit(l)) {
+                    m.levels[l].temporal[d] /= static_cast<std::uint32_t>(q);
+                    m.levels[from].temporal[d] *= static_cast<std::uint32_t>(q);
+                }
+            }
+        }
+        if (!allFit(L - 1))
+            return;
+        startFrom(m, cols, values);
+        if (cols.empty())
+            return;
+        for (int l = 1; l < L; ++l) {
+            const auto& zs = patternVars_[static_cast<std::size_t>(l)];
+            for (std::size_t i = 0; i < zs.size(); ++i) {
+                cols.push_back(zs[i].first);
+                values.push_back(i == chosen[static_cast<std::size_t>(l)] ? 1.0 : 0.0);
+            }
+        }
+    }
 
     // Integer column values that encode mapping m's factor placement and ranks.
     void startFrom(const Mapping& m, std::vector<int>& cols, std::vector<double>& values) const {
@@ -503,6 +721,12 @@ class CosaModel {
         }
     }
 
+    // pJ per word of tensor t's accesses at level l (updates for partial results).
+    double wordEnergy(int l, int t) const {
+        const StorageLevel& s = a_.levels[static_cast<std::size_t>(l)];
+        return (p_.tensors[t].readWrite ? s.energy.update : s.energy.read) /
+               std::max(1, s.blockSize);
+    }
     double avail(int l) const {
         const StorageLevel& s = a_.levels[static_cast<std::size_t>(l)];
         return double(s.capacityWords) / s.multipleBuffering;
@@ -531,8 +755,8 @@ class CosaModel {
         return s;
     }
     // x terms of dimension d at slots of level >= l (kinds: bit 0 temporal, 1 X, 2 Y).
-    void addDimTerms(std::vector<std::pair<int, double>>& terms, int d, int fromLevel,
-                     int toLevel, unsigned kinds, double scale = 1.0) const {
+    void addDimTerms(std::vector<std::pair<int, double>>& terms, int d, int fromLevel, int toLevel,
+                     unsigned kinds, double scale = 1.0) const {
         const auto& slots = space_.factorSlots(d);
         const auto& xs = xVars_[static_cast<std::size_t>(d)];
         for (std::size_t n = 0; n < xs.size(); ++n) {
@@ -570,6 +794,8 @@ class CosaModel {
 
     void build() {
         mip_ = MipBuilder();
+        irrAbove_.assign(static_cast<std::size_t>(p_.numTensors()), {});
+        hasLoop_.assign(static_cast<std::size_t>(a_.numLevels() * kMaxDims), -1);
         const int L = a_.numLevels();
         const int D = p_.numDims();
         const int T = p_.numTensors();
@@ -585,11 +811,11 @@ class CosaModel {
             const auto& primes = primes_[static_cast<std::size_t>(d)];
             auto& xs = xVars_[static_cast<std::size_t>(d)];
             for (std::size_t n = 0; n < primes.size(); ++n) {
-                const double lp = std::log2(double(primes[n]));
                 std::vector<int> cols;
                 std::vector<std::pair<int, double>> one;
                 for (const auto& s : slots) {
-                    const int c = mip_.col(0.0, 1.0, s.kind == 0 ? wComp_ * lp : 0.0, true);
+                    (void)s;
+                    const int c = mip_.col(0.0, 1.0, 0.0, true);
                     cols.push_back(c);
                     one.push_back({c, 1.0});
                 }
@@ -607,6 +833,24 @@ class CosaModel {
                 }
                 mip_.row(row, -kInf, 0.0);
             }
+        }
+
+        // Comp (Eq. 6) enters through cyc >= log2 of the temporal iterations;
+        // with a DRAM bandwidth, cyc >= log2(DRAM words / bandwidth) too (below).
+        cyc_ = mip_.col(0.0, kInf, wComp_, false);
+        {
+            std::vector<std::pair<int, double>> row{{cyc_, 1.0}};
+            double fixed = 0.0;
+            for (int d = 0; d < D; ++d) {
+                std::vector<std::pair<int, double>> terms;
+                addDimTerms(terms, d, 0, L - 1, 1u);
+                for (const auto& [c, v] : terms)
+                    row.push_back({c, -v});
+                for (int l = 0; l < L; ++l)
+                    if (cons[static_cast<std::size_t>(l)].temporal[d] > 0)
+                        fixed += std::log2(double(cons[static_cast<std::size_t>(l)].temporal[d]));
+            }
+            mip_.row(row, fixed, kInf);
         }
 
         // Spatial resources (Eq. 4), per level and axis.
@@ -739,6 +983,40 @@ class CosaModel {
             }
         }
 
+        // Operand energy: every MAC reads each tensor from its innermost keeper;
+        // inner[l] >= keep here - keeps further in marks that level, and
+        // operandLog[t] = log2(MACs) + log2(pJ per word there) feeds the energy
+        // estimate below (shifted so the coefficients are >= 0).
+        operandLog_.assign(static_cast<std::size_t>(T), {});
+        const double logMacs = std::log2(double(p_.computes()));
+        for (int t = 0; t < T; ++t) {
+            auto& terms = operandLog_[static_cast<std::size_t>(t)];
+            terms.constant = logMacs + minLogE_;
+            for (int l = 0; l < L; ++l) {
+                if (l > 0 && patternVars_[static_cast<std::size_t>(l)].empty())
+                    continue;
+                const double e = wordEnergy(l, t);
+                if (!(e > 0))
+                    continue;
+                std::vector<std::pair<int, double>> row;
+                double rhs = 0.0; // keep here, minus keeps further in
+                if (l == 0)
+                    rhs = 1.0;
+                else
+                    for (const auto& [c, q] : patternVars_[static_cast<std::size_t>(l)])
+                        if ((patterns_[q].mask >> t) & 1u)
+                            row.push_back({c, -1.0});
+                for (int j = l + 1; j < L; ++j)
+                    for (const auto& [c, q] : patternVars_[static_cast<std::size_t>(j)])
+                        if ((patterns_[q].mask >> t) & 1u)
+                            row.push_back({c, 1.0});
+                const int inner = mip_.col(0.0, 1.0, 0.0, false);
+                row.push_back({inner, 1.0});
+                mip_.row(row, rhs, kInf);
+                terms.terms.push_back({inner, std::log2(e) - minLogE_});
+            }
+        }
+
         // Traffic at the NoC level (Eqs. 7-8): the tile below it and the unicast
         // spatial factors, per tensor.
         if (noc_ >= 0)
@@ -761,12 +1039,105 @@ class CosaModel {
         for (int l = 0; l < L; ++l)
             if (ranked_[static_cast<std::size_t>(l)])
                 buildRanks(l, l == 0 ? aboveKeeper : std::vector<std::vector<int>>{});
+
+        // DRAM bandwidth (the released code's unused max(traffic, compute)):
+        // a tensor's DRAM words are about its size times the loops it ignores
+        // that re-send it (above its outermost on-chip keeper, outside a loop it
+        // depends on): a_t = log2(size_t / bandwidth) + those loops' log2. cyc
+        // must reach log2 of the sum of the reads, a convex log-sum-exp bounded
+        // below by its tangents cyc >= mean of a_t over S + log2 |S|, for every
+        // set S of tensors. Partial results are read back only when re-sent, so
+        // theirs count only then (indicator g); their writes get their own row.
+        const StorageLevel& dram = a_.levels[0];
+        if (wBandwidth_ > 0 && dram.readBandwidth > 0) {
+            std::vector<int> gate(static_cast<std::size_t>(T), -1);
+            for (int t = 0; t < T; ++t) {
+                if (!p_.tensors[t].readWrite)
+                    continue;
+                const int g = mip_.col(0.0, 1.0, 0.0, false);
+                for (const auto& [c, v] : irrAbove_[static_cast<std::size_t>(t)]) {
+                    (void)v;
+                    mip_.row({{g, 1.0}, {c, -1.0}}, 0.0, kInf);
+                }
+                gate[static_cast<std::size_t>(t)] = g;
+                if (dram.writeBandwidth > 0) {
+                    std::vector<std::pair<int, double>> row{{cyc_, 1.0}};
+                    for (const auto& [c, v] : irrAbove_[static_cast<std::size_t>(t)])
+                        row.push_back({c, -v});
+                    mip_.row(row, std::log2(double(p_.tensorSize(t)) / dram.writeBandwidth), kInf);
+                }
+            }
+            const double bigM = 64.0;
+            for (unsigned set = 1; set < (1u << T); ++set) {
+                const int k = __builtin_popcount(set);
+                std::vector<std::pair<int, double>> row{{cyc_, 1.0}};
+                double rhs = std::log2(double(k));
+                for (int t = 0; t < T; ++t) {
+                    if (!((set >> t) & 1u))
+                        continue;
+                    rhs += std::log2(double(p_.tensorSize(t)) / dram.readBandwidth) / k;
+                    for (const auto& [c, v] : irrAbove_[static_cast<std::size_t>(t)])
+                        row.push_back({c, -v / k});
+                    if (gate[static_cast<std::size_t>(t)] >= 0) { // off unless re-sent
+                        row.push_back({gate[static_cast<std::size_t>(t)], -bigM / k});
+                        rhs -= bigM / k;
+                    }
+                }
+                mip_.row(row, rhs, kInf);
+            }
+        }
+
+        // Energy (log2 pJ), an extension: the MACs, each tensor's DRAM words and
+        // each tensor's operand reads, summed by the same log-sum-exp tangents.
+        // Its weight is w_comp x w_energy, so cyc + energy stands for log2 EDP.
+        if (wEnergy_ > 0) {
+            std::vector<Affine> parts;
+            parts.push_back({std::log2(double(p_.computes()) * a_.compute.macEnergy), {}});
+            for (int t = 0; t < T; ++t) {
+                Affine dramPart;
+                dramPart.constant = std::log2(double(p_.tensorSize(t)) * wordEnergy(0, t));
+                dramPart.terms = irrAbove_[static_cast<std::size_t>(t)];
+                if (wordEnergy(0, t) > 0)
+                    parts.push_back(dramPart);
+                parts.push_back(operandLog_[static_cast<std::size_t>(t)]);
+            }
+            const int energy = mip_.col(-kInf, kInf, wComp_ * wEnergy_, false);
+            const std::size_t n = parts.size();
+            for (unsigned set = 1; set < (1u << n); ++set) {
+                const int k = __builtin_popcount(set);
+                std::vector<std::pair<int, double>> row{{energy, 1.0}};
+                double rhs = std::log2(double(k));
+                for (std::size_t c = 0; c < n; ++c) {
+                    if (!((set >> c) & 1u))
+                        continue;
+                    rhs += parts[c].constant / k;
+                    for (const auto& [col, v] : parts[c].terms)
+                        row.push_back({col, -v / k});
+                }
+                mip_.row(row, rhs, kInf);
+            }
+        }
     }
 
     // For each tensor t and on-chip level k, nk = 1 when no level in 1..k keeps
     // t; each temporal prime x at k then costs log2(prime) x nk (w >= x + nk - 1).
     // Returns, per tensor, the w of t's relevant loops: each one marks that a
     // relevant loop lies inside the DRAM level's loops.
+    // A 0/1 indicator, >= every temporal prime of d at level k (one per (k, d)).
+    int hasLoop(int k, int d) {
+        auto& slot = hasLoop_[static_cast<std::size_t>(k * kMaxDims + d)];
+        if (slot >= 0)
+            return slot;
+        slot = mip_.col(0.0, 1.0, 0.0, false);
+        std::vector<std::pair<int, double>> terms;
+        addDimTerms(terms, d, k, k, 1u);
+        for (const auto& [x, v] : terms) {
+            (void)v;
+            mip_.row({{slot, 1.0}, {x, -1.0}}, 0.0, kInf);
+        }
+        return slot;
+    }
+
     std::vector<std::vector<int>> buildAboveKeeper() {
         const int L = a_.numLevels();
         const int T = p_.numTensors();
@@ -787,11 +1158,25 @@ class CosaModel {
                 for (int d = 0; d < p_.numDims(); ++d) {
                     std::vector<std::pair<int, double>> terms;
                     addDimTerms(terms, d, k, k, 1u);
-                    for (const auto& [x, v] : terms) {
-                        const int w = mip_.col(0.0, 1.0, wTraf_ * v, false);
-                        mip_.row({{w, 1.0}, {x, -1.0}, {nk, -1.0}}, -1.0, kInf);
-                        if (depends(t, d))
-                            relevant[static_cast<std::size_t>(t)].push_back(w);
+                    if (terms.empty())
+                        continue;
+                    // w >= (log2 of d's loop here) - U (1 - nk), aggregated over primes.
+                    double u = 0.0;
+                    for (const auto& [x, v] : terms)
+                        u += v;
+                    const int w = mip_.col(0.0, u, wTraf_, false);
+                    std::vector<std::pair<int, double>> row{{w, 1.0}, {nk, -u}};
+                    for (const auto& [x, v] : terms)
+                        row.push_back({x, -v});
+                    mip_.row(row, -u, kInf);
+                    if (depends(t, d)) {
+                        // A relevant loop here: y >= hasLoop + nk - 1.
+                        const int h = hasLoop(k, d);
+                        const int f = mip_.col(0.0, 1.0, 0.0, false);
+                        mip_.row({{f, 1.0}, {h, -1.0}, {nk, -1.0}}, -1.0, kInf);
+                        relevant[static_cast<std::size_t>(t)].push_back(f);
+                    } else {
+                        irrAbove_[static_cast<std::size_t>(t)].push_back({w, 1.0});
                     }
                 }
             }
@@ -805,7 +1190,8 @@ class CosaModel {
         RankBlock& rb = ranks_[static_cast<std::size_t>(l)];
         std::vector<double> fixedLog; // log2 of a fixed temporal factor here
         for (int d = 0; d < D; ++d) {
-            const std::int64_t f = space_.constraints().levels[static_cast<std::size_t>(l)].temporal[d];
+            const std::int64_t f =
+                space_.constraints().levels[static_cast<std::size_t>(l)].temporal[d];
             std::vector<std::pair<int, double>> terms;
             addDimTerms(terms, d, l, l, 1u);
             if (!terms.empty() || f > 1) {
@@ -867,10 +1253,21 @@ class CosaModel {
                 const int r = mip_.col(0.0, 1.0, wTraf_ * fixedLog[i], false);
                 for (std::size_t z = 0; z < k; ++z)
                     mip_.row({{r, 1.0}, {rb.o[i][z], -1.0}, {y[z], -1.0}}, -1.0, kInf);
-                for (const auto& [c, v] : terms) { // w = x AND r, costed
-                    const int w = mip_.col(0.0, 1.0, wTraf_ * v, false);
-                    mip_.row({{w, 1.0}, {c, -1.0}, {r, -1.0}}, -1.0, kInf);
-                }
+                if (l == 0 && fixedLog[i] > 0)
+                    irrAbove_[static_cast<std::size_t>(t)].push_back({r, fixedLog[i]});
+                if (terms.empty())
+                    continue;
+                // w >= (log2 of d's loop here) - U (1 - r), costed.
+                double u = 0.0;
+                for (const auto& [c, v] : terms)
+                    u += v;
+                const int w = mip_.col(0.0, u, wTraf_, false);
+                std::vector<std::pair<int, double>> row{{w, 1.0}, {r, -u}};
+                for (const auto& [c, v] : terms)
+                    row.push_back({c, -v});
+                mip_.row(row, -u, kInf);
+                if (l == 0)
+                    irrAbove_[static_cast<std::size_t>(t)].push_back({w, 1.0});
             }
         }
     }
@@ -878,13 +1275,23 @@ class CosaModel {
     const MapSpace& space_;
     const Problem& p_;
     const Architecture& a_;
-    double wUtil_, wComp_, wTraf_;
+    double wUtil_, wComp_, wTraf_, wEnergy_;
+    double minLogE_ = 0.0;
+    double wBandwidth_ = 1.0;
+    int cyc_ = -1;
+    std::vector<int> hasLoop_; // [level * kMaxDims + dim]
+    std::vector<std::vector<std::pair<int, double>>> irrAbove_; // [t]: re-send terms over DRAM
+    struct Affine {
+        double constant = 0.0;
+        std::vector<std::pair<int, double>> terms;
+    };
+    std::vector<Affine> operandLog_; // [t]
     int noc_ = -1;
     std::vector<std::vector<std::int64_t>> primes_;
     std::vector<char> ranked_;
     std::vector<KeepPattern> patterns_;
     MipBuilder mip_;
-    std::vector<std::vector<std::vector<int>>> xVars_;                // [d][n][slot]
+    std::vector<std::vector<std::vector<int>>> xVars_;                  // [d][n][slot]
     std::vector<std::vector<std::pair<int, std::size_t>>> patternVars_; // [l]: (col, pattern)
     std::vector<RankBlock> ranks_;
 };
@@ -905,45 +1312,54 @@ class CosaSearch : public Searcher {
         const int maxNodes = static_cast<int>(ctx.param("max_nodes", 0));
         const int resolves = std::max(0, static_cast<int>(ctx.param("resolves", 3)));
         CosaModel model(space, ctx.param("w_util", 0.1), ctx.param("w_comp", 10.0),
-                        ctx.param("w_traf", 1.0), ctx.param("rank_all_levels", 0) != 0);
+                        ctx.param("w_traf", 1.0), ctx.param("w_energy", 1.0),
+                        ctx.param("rank_all_levels", 0) != 0);
+        model.greedyStartMode = static_cast<int>(ctx.param("mip_start", 2));
 
         Evaluation scratch;
         Solution sol;
         Mapping m{};
-        bool legal = false;
+        std::vector<Mapping> alternatives; // earlier decodes, tried if evaluations remain
         double solveSeconds = 0.0;
         int solves = 0;
-        for (int round = 0; round <= resolves; ++round) {
-            // The first solve gets most of the time; re-solves share the rest.
-            const double left = limit - elapsed();
-            if (round > 0 && left < 0.1)
-                break;
-            const double share = round == 0 && resolves > 0 ? 0.6 * left : left / 2;
-            Solution s = model.solve(round == resolves ? left : share, maxNodes);
+        auto solve = [&](double seconds) {
+            Solution s = model.solve(seconds, maxNodes);
             solveSeconds += s.seconds;
-            ++solves;
-            if (round == 0) {
+            if (solves++ == 0) {
                 ctx.setStat("mip_variables", s.variables);
                 ctx.setStat("mip_constraints", s.constraints);
             }
-            if (!s.feasible) {
-                if (round == 0) {
-                    ctx.setStat("solve_seconds", solveSeconds);
-                    ctx.setStat("proven_optimal", 0);
-                    ctx.stop(s.infeasible
-                                 ? "CoSA: the MIP is infeasible: " + model.infeasibleReason()
-                                 : "CoSA: the MIP found no feasible schedule within " +
-                                       std::to_string(limit) + " s");
-                    return;
-                }
-                break; // keep the previous decode
-            }
-            sol = std::move(s);
-            m = model.decode(sol.x);
-            legal = space.isLegal(m, scratch);
-            if (legal)
-                break;
-            // Tighten what overflowed by how much it overflowed, then solve again.
+            return s;
+        };
+        auto fail = [&](const Solution& s) {
+            ctx.setStat("solve_seconds", solveSeconds);
+            ctx.setStat("proven_optimal", 0);
+            ctx.stop(s.infeasible ? "CoSA: the MIP is infeasible: " + model.infeasibleReason()
+                                  : "CoSA: CBC found no feasible schedule within " +
+                                        std::to_string(limit) + " s");
+        };
+
+        // CBC tends to stay near its first incumbent, so the time is split
+        // between a run from its own first incumbent and a run from the
+        // greedy start; the better MIP objective wins.
+        const double first = resolves > 0 ? 0.85 * limit : limit;
+        const int startMode = model.greedyStartMode;
+        const bool twoRuns = startMode > 0 && ctx.param("two_runs", 1) != 0;
+        if (twoRuns)
+            model.greedyStartMode = 0;
+        sol = solve(twoRuns ? first / 2 : first);
+        if (twoRuns) {
+            model.greedyStartMode = startMode;
+            Solution other = solve(first - elapsed());
+            if (other.feasible && (!sol.feasible || other.objective < sol.objective))
+                sol = std::move(other);
+        }
+        if (!sol.feasible)
+            return fail(sol);
+        Mapping raw = model.decode(sol.x);
+        bool legal = space.isLegal(raw, scratch);
+        // Tightening: shrink what overflowed by how much it overflowed; solve again.
+        for (int round = 0; !legal && round < resolves; ++round) {
             bool capacityOnly = true;
             for (int i = 0; i < scratch.numViolations; ++i) {
                 const Violation& v = scratch.violations[i];
@@ -952,39 +1368,70 @@ class CosaSearch : public Searcher {
                     continue;
                 }
                 const double over =
-                    std::log2(double(v.needed) / std::max<double>(1.0, double(v.available))) +
-                    1e-3;
+                    std::log2(double(v.needed) / std::max(1.0, double(v.available)));
                 for (int t = 0; t < T; ++t)
-                    if (v.tensor == t || (v.tensor < 0 && m.levels[v.level].keeps(t)))
+                    if (v.tensor == t || (v.tensor < 0 && raw.levels[v.level].keeps(t)))
                         model.tighten[static_cast<std::size_t>(v.level)]
-                                     [static_cast<std::size_t>(t)] += std::max(over, 1e-3);
+                                     [static_cast<std::size_t>(t)] += std::max(over, 0.0) + 1e-3;
             }
-            if (!capacityOnly)
+            const double left = limit - elapsed();
+            if (!capacityOnly || left < 0.1)
                 break;
+            Solution s = solve(round + 1 == resolves ? left : left / 2);
+            if (!s.feasible)
+                break;
+            sol = std::move(s);
+            raw = model.decode(sol.x);
+            legal = space.isLegal(raw, scratch);
         }
+        // The keeps that give no reuse are dropped (never overflows); the
+        // undropped decode is the first alternative.
+        m = raw;
+        model.pruneKeeps(m);
+        if (std::getenv("COSA_DEBUG")) { // DEBUG
+            for (const Mapping* mm : {&raw, &m}) {
+                Evaluation e = mw::evaluate(space.problem(), space.arch(), *mm);
+                std::fprintf(stderr, "%s\nvalid=%d edp=%g cyc=%lld\n",
+                             renderLoopNest(space.problem(), space.arch(), *mm).c_str(), e.valid,
+                             e.edp, (long long)e.cycles);
+                for (int l = 0; l < L; ++l) {
+                    std::fprintf(stderr, " L%d E=%.4g:", l, e.levels[l].energy * 1e-6);
+                    for (int t = 0; t < T; ++t)
+                        std::fprintf(stderr, " t%d r=%lld f=%lld u=%lld", t,
+                                     (long long)e.levels[l].tensors[t].reads,
+                                     (long long)e.levels[l].tensors[t].fills,
+                                     (long long)e.levels[l].tensors[t].updates);
+                    std::fprintf(stderr, "\n");
+                }
+            }
+        }
+        alternatives.push_back(raw);
         ctx.setStat("solve_seconds", solveSeconds);
         ctx.setStat("mip_solves", solves);
         ctx.setStat("proven_optimal", sol.optimal ? 1 : 0);
         ctx.setStat("mip_objective", sol.objective);
-        if (!legal) {
-            ctx.setStat("repaired", 1);
-            if (!space.repair(m, ctx.rng(), scratch)) {
-                ctx.stop("CoSA: the MIP's schedule overflows a buffer and repair found no legal "
-                         "mapping near it");
-                return;
-            }
+        ctx.setStat("repaired", legal ? 0 : 1);
+        if (!legal && !space.repair(m, ctx.rng(), scratch)) {
+            ctx.stop("CoSA: the MIP's schedule overflows a buffer and repair found no legal "
+                     "mapping near it");
+            return;
         }
         ctx.evaluate(m);
 
-        // Refinement: the solver's other saved incumbents, a few evaluations at most.
+        // Refinement: round 1's schedule and the solver's other saved
+        // incumbents, a few evaluations at most.
         if (ctx.param("refine", 1) == 0)
             return;
+        for (const auto& other : sol.more) {
+            Mapping c = model.decode(other);
+            model.pruneKeeps(c);
+            alternatives.push_back(c);
+        }
         const auto refineMax = static_cast<std::size_t>(std::max(0.0, ctx.param("refine_max", 8)));
         std::size_t tried = 0;
-        for (const auto& other : sol.more) {
+        for (Mapping& c : alternatives) {
             if (tried >= refineMax || ctx.stopped())
                 break;
-            Mapping c = model.decode(other);
             if (!space.isLegal(c, scratch) && !space.repair(c, ctx.rng(), scratch))
                 continue;
             if (ctx.isKnown(c))
