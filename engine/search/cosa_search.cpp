@@ -1,77 +1,97 @@
 // CoSA (Huang et al., "CoSA: Scheduling by Constrained Optimization for Spatial
-// Accelerators", ISCA 2021): one mixed-integer program per layer, solved once
-// with COIN-OR CBC (the paper uses Gurobi), decoded into a mapping and charged
-// as one evaluation. Our formulation, against the paper's Section III:
+// Accelerators", ISCA 2021; digest seeds/digests/002_cosa.md): one mixed-integer
+// program per layer, solved with COIN-OR CBC (the paper uses Gurobi), decoded
+// into a mapping and charged as one evaluation. Against the paper's Sec. III:
 //
-// * Variables (Sec. III-B, Table III): a binary x[d, n, slot] puts the n-th
-//   prime factor of dimension d's free bound (the bound divided by factors the
-//   user fixed) in one slot the map space offers: a level's temporal loop or
-//   its X or Y fan-out (the paper's level x {spatial, temporal}). Each factor
-//   takes exactly one slot (Eq. 3 as the text intends). Identical primes of one
-//   dimension are interchangeable, so their slot indices are made
-//   non-decreasing (exact symmetry breaking; the digest's mitigation 2).
-// * Buffer capacity (Sec. III-C, Eqs. 1-2), in log2 space: the tile of tensor
-//   t at level l is the product of the factors, temporal and spatial, of the
-//   dimensions t depends on at levels l and inward (the inclusive reading, as
-//   the released code and our cost model count it). A rank with a strided
-//   term (P*stride + R) adds log2(stride) while only the strided dimension
-//   spans the tile, so a 1x1 strided convolution is not underestimated; other
-//   sliding-window halos are left out, as in the paper. The paper's constant
-//   B (which level keeps which tensor) is not given by a Mapwright
-//   architecture, so each level picks one keep pattern from a menu of keep
-//   sets with capacity shares (1; 1/2+1/2, 1/4+3/4, 3/4+1/4; 1/3 each, or 1/2
-//   for one and the rest split evenly; ...), the analogue of the released
-//   code's partition ratios. A pattern is a binary variable, so the shares
-//   add up to at most the capacity and the choice is linear. Keep choices the
-//   constraints fix are honoured; DRAM keeps everything, dummy levels nothing.
-// * Spatial resources (Eq. 4): per level and mesh axis, the log2 of the
-//   spatial factors is at most log2 of the fan-out (minus fixed factors), and
-//   a minimum spatial utilization, if set, becomes a lower bound on their sum.
-// * Objective (Eq. 12): -w_util * Util + w_comp * Comp + w_traf * Traf with
-//   the released code's weights 0.1, 10 and 1 (params "w_util", "w_comp",
-//   "w_traf"). Util (Eq. 5) sums the log2 tile of every kept tensor at every
-//   bounded level (the paper's sum; the released code drops the global
-//   buffer). Comp (Eq. 6) sums the log2 temporal factors (cycles). Traf
-//   (Eqs. 7-11) is taken at the NoC level, the outermost level that fans out:
-//   per tensor the log2 tile below it (D_v), its unicast spatial factors there
-//   (L_v, the paper's A-masked Eq. 8), and the temporal loops there that
-//   re-send the tile (T_v): the innermost loop relevant to the tensor and
-//   every loop outside it (Eq. 9's indicator Y). The released code's DRAM term
-//   is replaced by the same T_v at the DRAM level, so irrelevant DRAM loops
-//   inside the relevant ones cost nothing there either.
+// Variables (Sec. III-B, Table III)
+// * x[d, n, slot] = 1 puts the n-th prime factor of dimension d's free bound
+//   (the bound divided by the factors the constraints fix) in one slot the map
+//   space offers: a level's temporal loop or its X or Y fan-out. Each prime
+//   takes exactly one slot (Eq. 3 as the text intends); equal primes of one
+//   dimension take non-decreasing slot indices (exact symmetry breaking).
+// * The paper's constant B (which level keeps which tensor) is not part of a
+//   Mapwright architecture, and keeping all three tensors everywhere cannot
+//   fit (e.g. 1-word registers), so each level chooses one keep pattern: a
+//   keep set with capacity shares (1; 1/2+1/2, 1/4+3/4; 1/3 each or 1/2 +
+//   1/4 + 1/4), the analogue of the released code's partition ratios. Fixed
+//   keeps are honoured; DRAM keeps everything, dummy levels nothing.
 // * Loop order (Eqs. 9-10): the paper ranks prime factors; we rank the
-//   dimensions of a level (a permutation matrix O[d, rank]), because a
-//   mapping merges one dimension's factors at a level into one loop anyway
-//   (the released decoder keeps only each dimension's innermost rank). The
-//   products Y*x become exact McCormick rows. Ranked levels: the NoC level
-//   (as the released code) and DRAM; "rank_all_levels" = 1 ranks every level.
-//   Unranked levels keep the identity order (the code's fixed permutation).
+//   dimensions of a level (a permutation matrix), since a mapping merges one
+//   dimension's factors at a level into one loop (the released decoder keeps
+//   each dimension's innermost rank only). Ranked: the NoC level (the
+//   outermost level that fans out, as the released code's global buffer) and
+//   DRAM; "rank_all_levels" = 1 ranks every level; others keep the identity
+//   order. Products of binaries are linearised exactly (McCormick rows).
 //
-// Solving: CBC, one thread, time limit "time_limit" seconds (default 10,
-// capped by the driver's time budget), optional node limit "max_nodes" (with
-// it the result does not depend on the machine's speed). The best incumbent
-// is kept when the limit hits. The decoded mapping is checked exactly; when
-// the log-space model underestimates a tile (halos, shared buffers), the
-// capacities of the overflowing level and tensors are tightened by the
-// overflow and the MIP is solved again ("resolves", default 3, within the same
-// time limit, as the digest's Sec. 9.1 item 7 suggests); if that still fails,
-// the map space's repair makes it legal. Then it is evaluated once.
-// With "refine" != 0 (default) and evaluations left, the solver's other saved
-// incumbents are decoded and evaluated too (at most "refine_max", default 8):
-// a handful of extra evaluations, not a search.
+// Constraints
+// * Capacity (Eqs. 1-2) in log2 space: the tile of tensor t at level l is the
+//   product of the factors (temporal and spatial) of the dimensions t depends
+//   on at levels >= l, the inclusive reading the released code and our model
+//   use; it must fit the share of the level's pattern. A strided coordinate
+//   (P*stride + R) adds log2(stride) while only the strided dimension spans
+//   the tile; other halos are ignored, as in the paper (see tightening).
+// * Spatial resources (Eq. 4): per level and mesh axis, log2 of the spatial
+//   factors <= log2 of the fan-out; a minimum utilization bounds their sum.
+//
+// Objective (Eq. 12): -w_util Util + w_comp (cyc + w_energy Energy) + w_traf Traf,
+// with the released code's weights w_util 0.1, w_comp 10, w_traf 1.
+// * Util (Eq. 5): log2 tiles of the kept tensors at every bounded level.
+// * Comp (Eq. 6) enters as cyc >= log2 of the temporal iterations.
+// * Traf (Eqs. 7-11) at the NoC level: the tile below it (D_v), its unicast
+//   spatial factors (L_v, A-masked Eq. 8) and the loops there that re-send
+//   the tile (T_v, Eq. 9's indicator: the innermost loop the tensor depends
+//   on and every loop outside it). The released code's DRAM term (every DRAM
+//   loop) becomes the same T_v at DRAM plus the loops of on-chip levels above
+//   the tensor's outermost on-chip keeper, which re-send it from DRAM too.
+// * Extensions (the paper tunes its weights per architecture with
+//   micro-benchmarks instead): "bandwidth" = 1 adds cyc >= log2(DRAM words /
+//   DRAM bandwidth), the max(traffic, compute) the released code declares but
+//   leaves unused; the words summed over tensors are a log-sum-exp, bounded
+//   by its tangent planes. "w_energy" = 1 adds log2 of an energy estimate, the
+//   same kind of log-sum-exp over the MACs, each tensor's DRAM words and each
+//   tensor's operand reads at its innermost keeper, so that cyc + Energy is
+//   log2 EDP as far as the model sees it. bandwidth = 0 and w_energy = 0 give
+//   the paper's objective.
+//
+// Decoding and solving
+// * CBC, no worker threads, log off, preprocessing and cuts off and local
+//   branching on (the LP bound of the log-space model is weak; the time is
+//   better spent around incumbents). Time limit "time_limit" s (default 10,
+//   capped by the driver's time budget), optional node limit "max_nodes": with
+//   a node limit the result does not depend on the machine's speed; with the
+//   time limit alone it may. The best incumbent is kept when the limit hits.
+// * CBC tends to stay near its first incumbent, so by default ("two_runs")
+//   85 % of the time is split between a run from CBC's own first incumbent
+//   and one from a greedy start ("mip_start": fan-outs filled with the
+//   largest primes that fit, then primes moved from DRAM into the outermost
+//   level (2) or innermost level (1) first while the tiles fit); the better
+//   objective wins.
+// * The decode is checked exactly. If a tile overflows (halos, the stride
+//   approximation), that level's log capacity for the tensor is reduced by the
+//   overflow and the MIP is solved again (up to "resolves" = 3 times, within
+//   the time limit; the digest's Sec. 9.1 item 7); failing that, the map
+//   space's repair makes it legal.
+// * Keeps that save no parent accesses are then dropped (the paper's B has no
+//   such entries): a level keeps t only if a loop t ignores re-sends its
+//   child's tile from it, or its tile stays put across such a loop above it.
+// * One evaluation is charged. With "refine" != 0 (default) and evaluations
+//   left, up to "refine_max" (8) other decodes are evaluated too: before keep
+//   pruning, the other run's schedule, CBC's saved incumbents. Not a search.
+// Stats: solve_seconds, mip_variables, mip_integers, mip_constraints,
+// mip_solves, proven_optimal, mip_objective, mip_bound, repaired,
+// refine_evaluations.
 #include "search/searchers.h"
 
 #include "arch/architecture.h"
 
 #include <coin/Cbc_C_Interface.h>
 
-#include "model/cost_model.h" // DEBUG
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>  // DEBUG
-#include <cstdlib> // DEBUG
+#include <functional>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -95,12 +115,15 @@ class MipBuilder {
         return static_cast<int>(lb_.size()) - 1;
     }
     void addCost(int c, double cost) { obj_[static_cast<std::size_t>(c)] += cost; }
-    void setLower(int c, double lo) { lb_[static_cast<std::size_t>(c)] = lo; }
     // lo <= sum coef * col <= hi
     void row(const std::vector<std::pair<int, double>>& terms, double lo, double hi) {
         rows_.push_back({terms, lo, hi});
     }
     int numCols() const { return static_cast<int>(lb_.size()); }
+    double upper(int c) const { return ub_[static_cast<std::size_t>(c)]; }
+    int numIntegers() const {
+        return static_cast<int>(std::count(integer_.begin(), integer_.end(), 1));
+    }
     int numRows() const { return static_cast<int>(rows_.size()); }
 
     void load(Cbc_Model* model) const {
@@ -197,6 +220,7 @@ struct Solution {
     bool optimal = false;
     bool infeasible = false; // proven
     double objective = 0.0;
+    double bound = 0.0;                    // CBC's best possible objective
     std::vector<double> x;                 // the best incumbent
     std::vector<std::vector<double>> more; // other saved incumbents, best first
     double seconds = 0.0;
@@ -214,9 +238,9 @@ std::mutex& cbcMutex() {
 class CosaModel {
   public:
     CosaModel(const MapSpace& space, double wUtil, double wComp, double wTraf, double wEnergy,
-              bool rankAll)
+              bool bandwidth, bool rankAll)
         : space_(space), p_(space.problem()), a_(space.arch()), wUtil_(wUtil), wComp_(wComp),
-          wTraf_(wTraf), wEnergy_(wEnergy) {
+          wTraf_(wTraf), wEnergy_(wEnergy), bandwidth_(bandwidth) {
         minLogE_ = 0.0;
         for (const StorageLevel& s : a_.levels)
             for (double e : {s.energy.read, s.energy.update})
@@ -255,12 +279,8 @@ class CosaModel {
         patterns_ = keepPatterns(p_.numTensors());
     }
 
-    int noc() const { return noc_; }
-
     // Per (level, tensor) log2 capacity reductions learnt from overflowing decodes.
     std::vector<std::vector<double>> tighten;
-    // Per level: the keep mask the MIP must use (the paper's constant B), or -1.
-    std::vector<int> fixedMask;
     // Seed CBC with a greedy schedule (MIP start): 0 none, 1 innermost level
     // filled first, 2 outermost on-chip level filled first.
     int greedyStartMode = 2;
@@ -270,15 +290,13 @@ class CosaModel {
         Solution s;
         s.variables = mip_.numCols();
         s.constraints = mip_.numRows();
-        for (const auto& xs : xVars_)
-            for (const auto& perPrime : xs)
-                s.integers += static_cast<int>(perPrime.size());
+        s.integers = mip_.numIntegers();
         std::lock_guard<std::mutex> lock(cbcMutex());
         Cbc_Model* model = Cbc_newModel();
         mip_.load(model);
         Cbc_setObjSense(model, 1.0);
-        Cbc_setLogLevel(model, std::getenv("COSA_LOG") ? 1 : 0); // DEBUG
-        Cbc_setParameter(model, "threads", "0");
+        Cbc_setLogLevel(model, 0);
+        Cbc_setParameter(model, "threads", "0"); // no worker threads: deterministic search
         Cbc_setParameter(model, "timeMode", "elapsed");
         // The log-space model's LP bound is weak and barely moves; CBC does
         // better spending the time on local branching around incumbents than on
@@ -287,20 +305,6 @@ class CosaModel {
         Cbc_setParameter(model, "cuts", "off");
         Cbc_setParameter(model, "localTreeSearch", "on");
         Cbc_setMaximumSeconds(model, std::max(0.05, seconds));
-        if (const char* extra = std::getenv("COSA_CBC")) { // DEBUG
-            std::string all = extra;
-            std::size_t pos = 0;
-            while (pos < all.size()) {
-                std::size_t comma = all.find(',', pos);
-                if (comma == std::string::npos)
-                    comma = all.size();
-                std::string kv = all.substr(pos, comma - pos);
-                std::size_t eq = kv.find('=');
-                if (eq != std::string::npos)
-                    Cbc_setParameter(model, kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str());
-                pos = comma + 1;
-            }
-        }
         if (maxNodes > 0)
             Cbc_setMaximumNodes(model, maxNodes);
         std::vector<int> startCols;
@@ -319,6 +323,7 @@ class CosaModel {
             s.feasible = true;
             s.optimal = Cbc_isProvenOptimal(model) != 0;
             s.objective = Cbc_getObjValue(model);
+            s.bound = Cbc_getBestPossibleObjValue(model);
             s.x.assign(best, best + mip_.numCols());
             const int saved = Cbc_numberSavedSolutions(model);
             for (int i = 0; i < saved; ++i)
@@ -900,9 +905,6 @@ class CosaModel {
                 const KeepPattern& kp = patterns_[q];
                 if ((kp.mask & lc.keepFixed) != (lc.keepValue & lc.keepFixed))
                     continue;
-                if (!fixedMask.empty() && fixedMask[static_cast<std::size_t>(l)] >= 0 &&
-                    kp.mask != fixedMask[static_cast<std::size_t>(l)])
-                    continue;
                 bool usable = true;
                 for (int t = 0; t < T && bounded; ++t)
                     if ((kp.mask >> t) & 1u)
@@ -1049,15 +1051,15 @@ class CosaModel {
         // set S of tensors. Partial results are read back only when re-sent, so
         // theirs count only then (indicator g); their writes get their own row.
         const StorageLevel& dram = a_.levels[0];
-        if (wBandwidth_ > 0 && dram.readBandwidth > 0) {
+        if (bandwidth_ && dram.readBandwidth > 0) {
             std::vector<int> gate(static_cast<std::size_t>(T), -1);
             for (int t = 0; t < T; ++t) {
                 if (!p_.tensors[t].readWrite)
                     continue;
-                const int g = mip_.col(0.0, 1.0, 0.0, false);
+                const int g = mip_.col(0.0, 1.0, 0.0, true);
                 for (const auto& [c, v] : irrAbove_[static_cast<std::size_t>(t)]) {
                     (void)v;
-                    mip_.row({{g, 1.0}, {c, -1.0}}, 0.0, kInf);
+                    mip_.row({{g, mip_.upper(c)}, {c, -1.0}}, 0.0, kInf); // g >= c / ub(c)
                 }
                 gate[static_cast<std::size_t>(t)] = g;
                 if (dram.writeBandwidth > 0) {
@@ -1277,9 +1279,9 @@ class CosaModel {
     const Architecture& a_;
     double wUtil_, wComp_, wTraf_, wEnergy_;
     double minLogE_ = 0.0;
-    double wBandwidth_ = 1.0;
+    bool bandwidth_ = true;
     int cyc_ = -1;
-    std::vector<int> hasLoop_; // [level * kMaxDims + dim]
+    std::vector<int> hasLoop_;                                  // [level * kMaxDims + dim]
     std::vector<std::vector<std::pair<int, double>>> irrAbove_; // [t]: re-send terms over DRAM
     struct Affine {
         double constant = 0.0;
@@ -1313,7 +1315,7 @@ class CosaSearch : public Searcher {
         const int resolves = std::max(0, static_cast<int>(ctx.param("resolves", 3)));
         CosaModel model(space, ctx.param("w_util", 0.1), ctx.param("w_comp", 10.0),
                         ctx.param("w_traf", 1.0), ctx.param("w_energy", 1.0),
-                        ctx.param("rank_all_levels", 0) != 0);
+                        ctx.param("bandwidth", 1) != 0, ctx.param("rank_all_levels", 0) != 0);
         model.greedyStartMode = static_cast<int>(ctx.param("mip_start", 2));
 
         Evaluation scratch;
@@ -1327,6 +1329,7 @@ class CosaSearch : public Searcher {
             solveSeconds += s.seconds;
             if (solves++ == 0) {
                 ctx.setStat("mip_variables", s.variables);
+                ctx.setStat("mip_integers", s.integers);
                 ctx.setStat("mip_constraints", s.constraints);
             }
             return s;
@@ -1352,7 +1355,12 @@ class CosaSearch : public Searcher {
             model.greedyStartMode = startMode;
             Solution other = solve(first - elapsed());
             if (other.feasible && (!sol.feasible || other.objective < sol.objective))
-                sol = std::move(other);
+                std::swap(sol, other);
+            if (other.feasible) { // the losing run's schedule: a refinement candidate
+                Mapping c = model.decode(other.x);
+                model.pruneKeeps(c);
+                alternatives.push_back(c);
+            }
         }
         if (!sol.feasible)
             return fail(sol);
@@ -1385,31 +1393,15 @@ class CosaSearch : public Searcher {
             legal = space.isLegal(raw, scratch);
         }
         // The keeps that give no reuse are dropped (never overflows); the
-        // undropped decode is the first alternative.
+        // undropped decode is a refinement candidate.
         m = raw;
         model.pruneKeeps(m);
-        if (std::getenv("COSA_DEBUG")) { // DEBUG
-            for (const Mapping* mm : {&raw, &m}) {
-                Evaluation e = mw::evaluate(space.problem(), space.arch(), *mm);
-                std::fprintf(stderr, "%s\nvalid=%d edp=%g cyc=%lld\n",
-                             renderLoopNest(space.problem(), space.arch(), *mm).c_str(), e.valid,
-                             e.edp, (long long)e.cycles);
-                for (int l = 0; l < L; ++l) {
-                    std::fprintf(stderr, " L%d E=%.4g:", l, e.levels[l].energy * 1e-6);
-                    for (int t = 0; t < T; ++t)
-                        std::fprintf(stderr, " t%d r=%lld f=%lld u=%lld", t,
-                                     (long long)e.levels[l].tensors[t].reads,
-                                     (long long)e.levels[l].tensors[t].fills,
-                                     (long long)e.levels[l].tensors[t].updates);
-                    std::fprintf(stderr, "\n");
-                }
-            }
-        }
-        alternatives.push_back(raw);
+        alternatives.insert(alternatives.begin(), raw);
         ctx.setStat("solve_seconds", solveSeconds);
         ctx.setStat("mip_solves", solves);
         ctx.setStat("proven_optimal", sol.optimal ? 1 : 0);
         ctx.setStat("mip_objective", sol.objective);
+        ctx.setStat("mip_bound", sol.bound);
         ctx.setStat("repaired", legal ? 0 : 1);
         if (!legal && !space.repair(m, ctx.rng(), scratch)) {
             ctx.stop("CoSA: the MIP's schedule overflows a buffer and repair found no legal "
@@ -1418,8 +1410,8 @@ class CosaSearch : public Searcher {
         }
         ctx.evaluate(m);
 
-        // Refinement: round 1's schedule and the solver's other saved
-        // incumbents, a few evaluations at most.
+        // Refinement: the decode before keep pruning, the other run's schedule
+        // and the solver's other saved incumbents, a few evaluations at most.
         if (ctx.param("refine", 1) == 0)
             return;
         for (const auto& other : sol.more) {
