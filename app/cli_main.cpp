@@ -44,7 +44,7 @@ constexpr const char* kUsage =
     "          [--out DIR]\n"
     "  network --arch A --workload W --searcher NAME [--budget N] [--seconds S] [--seed K]\n"
     "          [--warm-start] [--threads T] [--constraints C.json] [--out DIR]\n"
-    "  bench search [--arch A.json] [--seconds S] [--json]\n";
+    "  bench search [--arch A.json] [--searchers a,b] [--param K=V]... [--seconds S] [--json]\n";
 
 struct Loaded {
     mw::Architecture arch;

@@ -21,6 +21,20 @@ namespace cli {
 
 namespace {
 
+// --param NAME=VALUE (repeatable): searcher hyperparameters.
+void addParams(const Args& args, mw::SearchSettings& s) {
+    for (const auto& kv : args.all("param")) {
+        const auto eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw InputError("--param", "'" + kv + "': expected NAME=VALUE");
+        try {
+            s.params[kv.substr(0, eq)] = std::stod(kv.substr(eq + 1));
+        } catch (const std::exception&) {
+            throw InputError("--param", "'" + kv + "': the value is not a number");
+        }
+    }
+}
+
 mw::SearchSettings settingsFrom(const Args& args) {
     mw::SearchSettings s;
     const double budget = number(args, "budget", 0.0);
@@ -43,16 +57,7 @@ mw::SearchSettings settingsFrom(const Args& args) {
         throw InputError("--threads", "expected a whole number >= 1");
     s.threads = static_cast<int>(threads);
     s.modelDir = args.opt("model-dir", "");
-    for (const auto& kv : args.all("param")) {
-        const auto eq = kv.find('=');
-        if (eq == std::string::npos || eq == 0)
-            throw InputError("--param", "'" + kv + "': expected NAME=VALUE");
-        try {
-            s.params[kv.substr(0, eq)] = std::stod(kv.substr(eq + 1));
-        } catch (const std::exception&) {
-            throw InputError("--param", "'" + kv + "': the value is not a number");
-        }
-    }
+    addParams(args, s);
     return s;
 }
 
@@ -261,21 +266,25 @@ int cmdSearch(const Args& args) {
     return 0;
 }
 
+// --searchers a,b,c: known searcher names, at least one.
+std::vector<std::string> searcherList(const Args& args) {
+    std::vector<std::string> searchers;
+    std::stringstream ss(args.get("searchers"));
+    std::string name;
+    while (std::getline(ss, name, ','))
+        if (!name.empty()) {
+            mw::makeSearcher(name); // throws on an unknown name
+            searchers.push_back(name);
+        }
+    if (searchers.empty())
+        throw InputError("--searchers", "expected a comma-separated list of searchers");
+    return searchers;
+}
+
 int cmdCompare(const Args& args) {
     const mw::Architecture arch = mw::loadArchitecture(args.get("arch"));
     const mw::Problem problem = loadProblem(args);
-    std::vector<std::string> searchers;
-    {
-        std::stringstream ss(args.get("searchers"));
-        std::string name;
-        while (std::getline(ss, name, ','))
-            if (!name.empty()) {
-                mw::makeSearcher(name);
-                searchers.push_back(name);
-            }
-    }
-    if (searchers.empty())
-        throw InputError("--searchers", "expected a comma-separated list of searchers");
+    const std::vector<std::string> searchers = searcherList(args);
     const double seeds = number(args, "seeds", 5.0);
     if (seeds < 1 || seeds != std::floor(seeds))
         throw InputError("--seeds", "expected a whole number >= 1");
@@ -475,7 +484,10 @@ int cmdBenchSearch(const Args& args) {
               << "1 thread /s" << std::setw(16) << (std::to_string(all) + " threads /s")
               << std::setw(10) << "scaling"
               << "\n";
-    for (const auto& name : mw::searcherNames()) {
+    std::vector<std::string> names = mw::searcherNames();
+    if (args.has("searchers"))
+        names = searcherList(args);
+    for (const auto& name : names) {
         double rate[2] = {0, 0};
         for (int k = 0; k < 2; ++k) {
             mw::SearchSettings s;
@@ -484,6 +496,7 @@ int cmdBenchSearch(const Args& args) {
             s.threads = k == 0 ? 1 : all;
             s.params["victory"] = 0; // time, not convergence, ends the run
             s.params["timeout"] = 0;
+            addParams(args, s);
             const auto r = mw::runSearch(space, name, s);
             rate[k] = r.seconds > 0 ? double(r.evaluations) / r.seconds : 0.0;
         }

@@ -80,6 +80,7 @@ class TestSearch : public QObject {
   private slots:
     void movesKeepProductsExact();
     void repairMakesLegal();
+    void quickLegalityMatchesModel();
     void canonicalHash();
     void spaceSize();
     void budgetsExact_data();
@@ -134,6 +135,68 @@ void TestSearch::repairMakesLegal() {
         }
     }
     QVERIFY2(repaired >= 190, qPrintable(QString::number(repaired)));
+}
+
+// The search loops trust isLegalQuick instead of the model: on every mapping
+// the space's sampling and moves produce, both must give the same answer --
+// across architectures, a constrained space, a sparse tensor (compressed tiles)
+// and double buffering.
+void TestSearch::quickLegalityMatchesModel() {
+    struct Case {
+        std::string name;
+        Architecture arch;
+        Problem problem;
+        bool constrained;
+    };
+    std::vector<Case> cases;
+    for (const char* file : {"eyeriss_like", "simba_like", "accel_b", "tensor_core_like"})
+        cases.push_back({file, loadArchitecture(kSamples + "architectures/" + file + ".json"),
+                         conv3x3(), false});
+    cases.push_back({"constrained", eyeriss(), conv3x3(), true});
+    {
+        Problem sparse = conv3x3();
+        sparse.tensors[std::size_t(sparse.tensorIndex("Inputs"))].density = 0.3;
+        cases.push_back({"sparse", eyeriss(), sparse, false});
+    }
+    {
+        Architecture doubled = eyeriss();
+        for (auto& level : doubled.levels)
+            level.multipleBuffering = 2.0;
+        cases.push_back({"double-buffered", doubled, conv3x3(), false});
+    }
+    for (const Case& c : cases) {
+        MapSpaceConstraints k;
+        if (c.constrained) {
+            k.levels.resize(std::size_t(c.arch.numLevels()));
+            k.levels[c.arch.levelIndex("inter_PE_column_spatial")].spatialAllowed =
+                1u << c.problem.dimIndex("Q");
+            k.levels[c.arch.levelIndex("shared_glb")].keepFixed =
+                1u << c.problem.tensorIndex("Weights");
+            k.minSpatialUtilization = 0.25;
+        }
+        const MapSpace space(c.problem, c.arch, k);
+        Rng rng(23);
+        Evaluation e;
+        int legal = 0, illegal = 0;
+        for (int i = 0; i < 3000; ++i) {
+            // Raw samples, and neighbours of repaired (legal) ones.
+            Mapping m = space.sample(rng);
+            if (i % 2 == 1) {
+                QVERIFY2(space.repair(m, rng, e),
+                         (c.name + " repair " + std::to_string(i)).c_str());
+                QVERIFY2(space.isLegalQuick(m) && space.isLegal(m, e), c.name.c_str());
+            }
+            for (int step = 0; step < i % 4 / 2; ++step)
+                space.randomMove(m, rng);
+            const bool quick = space.isLegalQuick(m);
+            QVERIFY2(quick == space.isLegal(m, e),
+                     (c.name + " mapping " + std::to_string(i)).c_str());
+            (quick ? legal : illegal) += 1;
+        }
+        // Both answers occur, so the comparison means something.
+        QVERIFY2(legal > 20 && illegal > 20,
+                 (c.name + ": " + std::to_string(legal) + " legal").c_str());
+    }
 }
 
 void TestSearch::canonicalHash() {

@@ -72,13 +72,36 @@ std::uint32_t smallestPrime(std::uint32_t n) {
 
 // A random prime factor of n (n > 1), weighted by multiplicity.
 std::uint32_t randomPrimeOf(std::uint32_t n, Rng& rng) {
-    std::vector<std::int64_t> primes = primeFactors(n);
-    return static_cast<std::uint32_t>(primes[rng.below(primes.size())]);
+    std::uint32_t primes[32]; // a 32-bit number has at most 32 prime factors
+    std::uint64_t count = 0;
+    for (std::uint32_t p = 2; p * p <= n; ++p)
+        while (n % p == 0) {
+            primes[count++] = p;
+            n /= p;
+        }
+    if (n > 1)
+        primes[count++] = n;
+    return primes[rng.below(count)];
 }
 
 template <typename T> const T& pickOne(const std::vector<T>& v, Rng& rng) {
     return v[rng.below(v.size())];
 }
+
+// The moves' candidate lists live on the stack: they run for every candidate.
+template <typename T, std::size_t N> struct ShortList {
+    T items[N];
+    std::size_t size = 0;
+    void push(const T& v) { items[size++] = v; }
+    bool empty() const { return size == 0; }
+    const T& pick(Rng& rng) const { return items[rng.below(size)]; }
+};
+constexpr std::size_t kMaxSlots = kMaxLevels * 3; // per dimension: temporal, X, Y per level
+// A plain struct, not std::pair: arrays of it are not zeroed on every call.
+struct DimSlot {
+    int d;
+    MapSpace::Slot s;
+};
 
 double log10Binomial(int n, int k) {
     return (std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0)) /
@@ -268,30 +291,88 @@ bool MapSpace::isLegal(const Mapping& m, Evaluation& scratch) const {
     return meetsConstraints(m) && mw::isLegal(*problem_, *arch_, m, scratch);
 }
 
-bool MapSpace::sampleLegal(Rng& rng, Mapping& out, Evaluation& scratch, int maxTries) const {
+bool MapSpace::isLegalQuick(const Mapping& m) const {
+    return fanoutsFit(m) && innermostOverflow(m) < 0 && meetsConstraints(m);
+}
+
+bool MapSpace::fanoutsFit(const Mapping& m) const {
+    const int D = problem_->numDims();
+    for (int l = 0; l < m.numLevels; ++l) {
+        std::int64_t x = 1, y = 1;
+        for (int d = 0; d < D; ++d) {
+            x *= m.levels[l].spatialX[d];
+            y *= m.levels[l].spatialY[d];
+        }
+        if (x > fanX_[l] || y > fanY_[l])
+            return false;
+    }
+    return true;
+}
+
+std::int64_t MapSpace::tileWords(const std::int64_t* ext, std::uint8_t keepMask) const {
+    // The model's tile rule: per rank, 1 + sum |coef| x (extent of the dim - 1).
+    std::int64_t words = 0;
+    for (int t = 0; t < problem_->numTensors(); ++t) {
+        if (!((keepMask >> t) & 1u))
+            continue;
+        const DataSpace& ds = problem_->tensors[t];
+        std::int64_t tile = 1;
+        for (int r = 0; r < ds.numRanks; ++r) {
+            std::int64_t e = 1;
+            for (int i = 0; i < ds.ranks[r].numTerms; ++i)
+                e += std::abs(ds.ranks[r].terms[i].coef) * (ext[ds.ranks[r].terms[i].dim] - 1);
+            tile *= e;
+        }
+        words +=
+            ds.density < 1.0
+                ? std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(tile * ds.density)))
+                : tile;
+    }
+    return words;
+}
+
+int MapSpace::innermostOverflow(const Mapping& m) const {
+    const int D = problem_->numDims();
+    std::int64_t ext[kMaxDims];
+    for (int d = 0; d < D; ++d)
+        ext[d] = 1;
+    for (int l = m.numLevels - 1; l >= 1; --l) { // the outermost level is never bounded
+        const LevelMapping& lm = m.levels[l];
+        for (int d = 0; d < D; ++d)
+            ext[d] *= std::int64_t(lm.temporal[d]) * lm.spatialX[d] * lm.spatialY[d];
+        const StorageLevel& s = arch_->levels[l];
+        if (s.unbounded() || lm.keepMask == 0)
+            continue;
+        if (double(tileWords(ext, lm.keepMask)) * s.multipleBuffering > double(s.capacityWords))
+            return l;
+    }
+    return -1;
+}
+
+bool MapSpace::sampleLegal(Rng& rng, Mapping& out, Evaluation&, int maxTries) const {
     for (int i = 0; i < maxTries; ++i) {
         out = sample(rng);
-        if (isLegal(out, scratch))
+        if (isLegalQuick(out))
             return true;
     }
     return false;
 }
 
 bool MapSpace::moveTileFactor(Mapping& m, Rng& rng) const {
-    std::vector<int> dims;
+    ShortList<int, kMaxDims> dims;
     for (int d = 0; d < problem_->numDims(); ++d)
         if (freeBound_[d] > 1 && slots_[d].size() > 1)
-            dims.push_back(d);
+            dims.push(d);
     if (dims.empty())
         return false;
-    const int d = pickOne(dims, rng);
-    std::vector<Slot> sources;
+    const int d = dims.pick(rng);
+    ShortList<Slot, kMaxSlots> sources;
     for (const Slot& s : slots_[d])
         if (factorAt(m, d, s) > 1)
-            sources.push_back(s);
+            sources.push(s);
     if (sources.empty())
         return false;
-    const Slot from = pickOne(sources, rng);
+    const Slot from = sources.pick(rng);
     Slot to = from;
     while (to.level == from.level && to.kind == from.kind)
         to = pickOne(slots_[d], rng);
@@ -302,60 +383,60 @@ bool MapSpace::moveTileFactor(Mapping& m, Rng& rng) const {
 }
 
 bool MapSpace::swapLoops(Mapping& m, Rng& rng) const {
-    std::vector<int> levels;
+    ShortList<int, kMaxLevels> levels;
     for (int l = 0; l < arch_->numLevels(); ++l)
         if (levelHasTemporal(l) && !constraints_.levels[l].orderFixed)
-            levels.push_back(l);
+            levels.push(l);
     if (levels.empty() || problem_->numDims() < 2)
         return false;
-    LevelMapping& lm = m.levels[pickOne(levels, rng)];
+    LevelMapping& lm = m.levels[levels.pick(rng)];
     // Prefer swapping two real loops; a unit loop's position means nothing.
-    std::vector<int> real;
+    ShortList<int, kMaxDims> real;
     for (int i = 0; i < problem_->numDims(); ++i)
         if (lm.temporal[lm.order[i]] > 1)
-            real.push_back(i);
-    if (real.size() < 2)
+            real.push(i);
+    if (real.size < 2)
         return false;
-    std::uniform_int_distribution<std::size_t> pick(0, real.size() - 1);
+    std::uniform_int_distribution<std::size_t> pick(0, real.size - 1);
     const std::size_t a = pick(rng);
     std::size_t b = pick(rng);
     while (b == a)
         b = pick(rng);
-    std::swap(lm.order[real[a]], lm.order[real[b]]);
+    std::swap(lm.order[real.items[a]], lm.order[real.items[b]]);
     return true;
 }
 
 bool MapSpace::moveParallelism(Mapping& m, Rng& rng) const {
     // Pick a dimension with a fan-out slot; move a prime between that slot and
     // a temporal slot (either way).
-    std::vector<std::pair<int, Slot>> spatial;
+    ShortList<DimSlot, kMaxDims * kMaxSlots> spatial;
     for (int d = 0; d < problem_->numDims(); ++d)
         for (const Slot& s : slots_[d])
             if (s.kind != 0)
-                spatial.push_back({d, s});
+                spatial.push({d, s});
     if (spatial.empty())
         return false;
-    const auto [d, s] = pickOne(spatial, rng);
-    std::vector<Slot> temporal;
+    const auto [d, s] = spatial.pick(rng);
+    ShortList<Slot, kMaxSlots> temporal;
     for (const Slot& t : slots_[d])
         if (t.kind == 0)
-            temporal.push_back(t);
+            temporal.push(t);
     if (temporal.empty())
         return false;
     std::bernoulli_distribution inward(0.5);
     if (factorAt(m, d, s) > 1 && (!inward(rng))) {
         const std::uint32_t prime = randomPrimeOf(factorAt(m, d, s), rng);
         factorAt(m, d, s) /= prime;
-        factorAt(m, d, pickOne(temporal, rng)) *= prime;
+        factorAt(m, d, temporal.pick(rng)) *= prime;
         return true;
     }
-    std::vector<Slot> sources;
-    for (const Slot& t : temporal)
-        if (factorAt(m, d, t) > 1)
-            sources.push_back(t);
+    ShortList<Slot, kMaxSlots> sources;
+    for (std::size_t i = 0; i < temporal.size; ++i)
+        if (factorAt(m, d, temporal.items[i]) > 1)
+            sources.push(temporal.items[i]);
     if (sources.empty())
         return false;
-    const Slot from = pickOne(sources, rng);
+    const Slot from = sources.pick(rng);
     const std::uint32_t prime = randomPrimeOf(factorAt(m, d, from), rng);
     factorAt(m, d, from) /= prime;
     factorAt(m, d, s) *= prime;
@@ -363,17 +444,20 @@ bool MapSpace::moveParallelism(Mapping& m, Rng& rng) const {
 }
 
 bool MapSpace::toggleBypass(Mapping& m, Rng& rng) const {
-    std::vector<std::pair<int, int>> choices;
+    struct LevelTensor {
+        int level, tensor;
+    };
+    ShortList<LevelTensor, kMaxLevels * kMaxTensors> choices;
     for (int l = 1; l < arch_->numLevels(); ++l) {
         if (arch_->levels[l].cls == LevelClass::Dummy)
             continue;
         for (int t = 0; t < problem_->numTensors(); ++t)
             if (!((constraints_.levels[l].keepFixed >> t) & 1u))
-                choices.push_back({l, t});
+                choices.push({l, t});
     }
     if (choices.empty())
         return false;
-    const auto [l, t] = pickOne(choices, rng);
+    const auto [l, t] = choices.pick(rng);
     m.levels[l].setKeep(t, !m.levels[l].keeps(t));
     return true;
 }
@@ -444,53 +528,28 @@ bool MapSpace::repair(Mapping& m, Rng& rng, Evaluation& scratch) const {
         if (stray || prod != freeBound_[d])
             resampleDimension(m, d, rng);
     }
-    // Fan-outs: move primes from an over-full fan-out to the level's temporal loop.
-    for (int l = 0; l < L; ++l)
-        for (int axis = 1; axis <= 2; ++axis) {
-            const int limit = axis == 1 ? fanX_[l] : fanY_[l];
-            for (;;) {
-                std::int64_t used = 1;
-                int dims[kMaxDims];
-                int n = 0;
-                const LevelConstraint& lc = constraints_.levels[l];
-                for (int d = 0; d < D; ++d) {
-                    const std::uint32_t f =
-                        axis == 1 ? m.levels[l].spatialX[d] : m.levels[l].spatialY[d];
-                    const bool fixed = (axis == 1 ? lc.spatialX[d] : lc.spatialY[d]) > 0;
-                    used *= f;
-                    if (f > 1 && !fixed)
-                        dims[n++] = d;
-                }
-                if (used <= limit || n == 0)
-                    break;
-                const int d = dims[rng.below(std::uint64_t(n))];
-                std::uint32_t& f = axis == 1 ? m.levels[l].spatialX[d] : m.levels[l].spatialY[d];
-                const std::uint32_t prime = smallestPrime(f);
-                f /= prime;
-                m.levels[nearestTemporalAbove(l)].temporal[d] *= prime;
-            }
-        }
+    fixFanouts(m, rng);
     // Buffers: move factors from the innermost overflowing level (or inside it)
-    // outwards. That only shrinks the tiles at and inside the level, so the
-    // level is fixed against a cheap occupancy count and the full check runs
-    // about once per overflowing level.
+    // outwards. That only shrinks the tiles at and inside the level (and never
+    // widens a fan-out), so each level is fixed against a direct occupancy count.
     for (int attempt = 0; attempt < 4 * L * D; ++attempt) {
-        if (isLegal(m, scratch))
-            return true;
-        int level = -1;
-        for (int i = 0; i < scratch.numViolations; ++i)
-            if (scratch.violations[i].kind == ViolationKind::Capacity)
-                level = std::max<int>(level, scratch.violations[i].level);
+        const int level = innermostOverflow(m);
         if (level < 0) {
-            // Something other than capacity (e.g. minimum utilization): resample a dimension.
-            resampleDimension(m, static_cast<int>(rng.below(std::uint64_t(D))), rng);
+            if (meetsConstraints(m))
+                return true; // products, orders, fan-outs and buffers all hold
+            // Only the minimum utilization can still fail (the rest was restored
+            // above): widen a fan-out, else resample a dimension.
+            if (!raiseParallelism(m, rng)) {
+                resampleDimension(m, static_cast<int>(rng.below(std::uint64_t(D))), rng);
+                fixFanouts(m, rng);
+            }
             continue;
         }
         const StorageLevel& buffer = arch_->levels[level];
         const int target = nearestTemporalAbove(level - 1);
         while (double(occupancy(m, level)) * buffer.multipleBuffering >
                double(buffer.capacityWords)) {
-            std::pair<int, Slot> sources[kMaxDims * kMaxLevels * 3];
+            DimSlot sources[kMaxDims * kMaxSlots]; // uninitialised: filled below
             int n = 0;
             for (int d = 0; d < D; ++d)
                 for (const Slot& s : slots_[d])
@@ -518,8 +577,73 @@ bool MapSpace::repair(Mapping& m, Rng& rng, Evaluation& scratch) const {
     return isLegal(m, scratch);
 }
 
+bool MapSpace::raiseParallelism(Mapping& m, Rng& rng) const {
+    // Candidates: a prime of a temporal factor at or above a fan-out with room
+    // for it. Taking it from the fan-out's own level (or the nearest above)
+    // grows no tile, or the fewest.
+    struct Move {
+        int d;
+        Slot from, to;
+    };
+    ShortList<Move, kMaxDims * kMaxSlots> moves;
+    const int D = problem_->numDims();
+    for (int d = 0; d < D; ++d)
+        for (const Slot& to : slots_[d]) {
+            if (to.kind == 0)
+                continue;
+            std::int64_t used = 1;
+            for (int e = 0; e < D; ++e)
+                used *=
+                    to.kind == 1 ? m.levels[to.level].spatialX[e] : m.levels[to.level].spatialY[e];
+            const int limit = to.kind == 1 ? fanX_[to.level] : fanY_[to.level];
+            const Slot* from = nullptr;
+            for (const Slot& t : slots_[d])
+                if (t.kind == 0 && t.level <= to.level && factorAt(m, d, t) > 1 &&
+                    used * smallestPrime(factorAt(m, d, t)) <= limit &&
+                    (!from || t.level > from->level))
+                    from = &t;
+            if (from)
+                moves.push({d, *from, to});
+        }
+    if (moves.empty())
+        return false;
+    const Move mv = moves.pick(rng);
+    const std::uint32_t prime = smallestPrime(factorAt(m, mv.d, mv.from));
+    factorAt(m, mv.d, mv.from) /= prime;
+    factorAt(m, mv.d, mv.to) *= prime;
+    return true;
+}
+
+void MapSpace::fixFanouts(Mapping& m, Rng& rng) const {
+    const int D = problem_->numDims();
+    for (int l = 0; l < m.numLevels; ++l)
+        for (int axis = 1; axis <= 2; ++axis) {
+            const int limit = axis == 1 ? fanX_[l] : fanY_[l];
+            for (;;) {
+                std::int64_t used = 1;
+                int dims[kMaxDims];
+                int n = 0;
+                const LevelConstraint& lc = constraints_.levels[l];
+                for (int d = 0; d < D; ++d) {
+                    const std::uint32_t f =
+                        axis == 1 ? m.levels[l].spatialX[d] : m.levels[l].spatialY[d];
+                    const bool fixed = (axis == 1 ? lc.spatialX[d] : lc.spatialY[d]) > 0;
+                    used *= f;
+                    if (f > 1 && !fixed)
+                        dims[n++] = d;
+                }
+                if (used <= limit || n == 0)
+                    break;
+                const int d = dims[rng.below(std::uint64_t(n))];
+                std::uint32_t& f = axis == 1 ? m.levels[l].spatialX[d] : m.levels[l].spatialY[d];
+                const std::uint32_t prime = smallestPrime(f);
+                f /= prime;
+                m.levels[nearestTemporalAbove(l)].temporal[d] *= prime;
+            }
+        }
+}
+
 std::int64_t MapSpace::occupancy(const Mapping& m, int level) const {
-    // The model's tile rule: per rank, 1 + sum |coef| x (extent of the dim - 1).
     std::int64_t ext[kMaxDims];
     const int D = problem_->numDims();
     for (int d = 0; d < D; ++d) {
@@ -528,21 +652,7 @@ std::int64_t MapSpace::occupancy(const Mapping& m, int level) const {
             ext[d] *= std::int64_t(m.levels[l].temporal[d]) * m.levels[l].spatialX[d] *
                       m.levels[l].spatialY[d];
     }
-    std::int64_t words = 0;
-    for (int t = 0; t < problem_->numTensors(); ++t) {
-        if (!m.levels[level].keeps(t))
-            continue;
-        const DataSpace& ds = problem_->tensors[t];
-        std::int64_t tile = 1;
-        for (int r = 0; r < ds.numRanks; ++r) {
-            std::int64_t e = 1;
-            for (int i = 0; i < ds.ranks[r].numTerms; ++i)
-                e += std::abs(ds.ranks[r].terms[i].coef) * (ext[ds.ranks[r].terms[i].dim] - 1);
-            tile *= e;
-        }
-        words += tile;
-    }
-    return words;
+    return tileWords(ext, m.levels[level].keepMask);
 }
 
 Mapping MapSpace::canonical(const Mapping& m) const {

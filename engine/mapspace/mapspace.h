@@ -92,6 +92,11 @@ class MapSpace {
     // Constraints respected and the model finds no violation (costs not computed).
     bool isLegal(const Mapping& m, Evaluation& scratch) const;
     bool meetsConstraints(const Mapping& m) const;
+    // The same answer as isLegal for mappings whose factor products and loop
+    // orders are intact (everything sample, the moves and repair produce):
+    // constraints, fan-outs and buffer capacities, counted directly without
+    // running the model. The search loops call it for every candidate.
+    bool isLegalQuick(const Mapping& m) const;
 
     // Neighbour moves; each returns false when it found nothing to change.
     bool moveTileFactor(Mapping& m, Rng& rng) const;  // one prime factor to another slot
@@ -129,6 +134,14 @@ class MapSpace {
   private:
     void applyFixed(Mapping& m) const;
     std::int64_t occupancy(const Mapping& m, int level) const; // words of the kept tiles
+    // Words of the tiles keepMask names, for per-dimension extents ext (stored
+    // compressed for sparse tensors, as the model counts them).
+    std::int64_t tileWords(const std::int64_t* ext, std::uint8_t keepMask) const;
+    int innermostOverflow(const Mapping& m) const; // a level whose tiles overflow it, or -1
+    bool fanoutsFit(const Mapping& m) const;
+    void fixFanouts(Mapping& m, Rng& rng) const; // moves primes from over-full fan-outs outwards
+    bool raiseParallelism(Mapping& m,
+                          Rng& rng) const; // one temporal prime into a fan-out with room
     int nearestTemporalAbove(int l) const; // a level at or above l that may hold temporal loops
 
     const Problem* problem_;

@@ -73,6 +73,10 @@ class GammaSearch : public Searcher {
         const std::size_t nChildren = popSize - elites;
         std::vector<Mapping> children(nChildren);
         std::vector<double> childFit(nChildren);
+        std::vector<Mapping> next;
+        std::vector<double> nextFit;
+        next.reserve(popSize);
+        nextFit.reserve(popSize);
         int generation = 0;
         while (!ctx.stopped()) {
             const std::vector<std::size_t> rank = rankByCost(fit);
@@ -159,17 +163,20 @@ class GammaSearch : public Searcher {
                     // otherwise spends its time on copies.
                     for (int attempt = 0;; ++attempt) {
                         vary(rng, child);
-                        const bool legal = space.isLegal(child, scratch);
-                        if (legal && (!novelty || !ctx.isKnown(child)))
+                        const bool legal = space.isLegalQuick(child);
+                        const bool last = attempt + 1 >= varyAttempts;
+                        // (On the last attempt a known child is kept: no need to look it up.)
+                        if (legal && (last || !novelty || !ctx.isKnown(child)))
                             return true;
-                        if (attempt + 1 >= varyAttempts)
+                        if (last)
                             return legal || space.repair(child, rng, scratch);
                     }
                 },
                 children.data(), childFit.data());
             // (elites and children) by cost, truncated to the population size.
-            std::vector<Mapping> next;
-            std::vector<double> nextFit;
+            // (Mappings are large: next is kept across generations, never regrown.)
+            next.clear();
+            nextFit.clear();
             for (std::size_t k = 0; k < elites && k < rank.size(); ++k) {
                 next.push_back(pop[rank[k]]);
                 nextFit.push_back(fit[rank[k]]);

@@ -85,7 +85,7 @@ class GeneticSearch : public Searcher {
                             if (l > 0 && rng.uniform() < mutation)
                                 child.levels[l].setKeep(t, !child.levels[l].keeps(t));
                     }
-                    if (space.isLegal(child, scratch))
+                    if (space.isLegalQuick(child))
                         return true;
                     return space.repair(child, rng, scratch);
                 },
