@@ -187,7 +187,7 @@ void MapSpace::applyFixed(Mapping& m) const {
     for (int l = 0; l < L; ++l) {
         const LevelConstraint& lc = constraints_.levels[l];
         LevelMapping& lm = m.levels[l];
-        for (int d = 0; d < problem_->numDims(); ++d) {
+        for (int d = 0; d < problem_->numDims() && !unconstrained_; ++d) {
             if (lc.temporal[d] > 0)
                 lm.temporal[d] = static_cast<std::uint32_t>(lc.temporal[d]);
             if (lc.spatialX[d] > 0)
@@ -310,7 +310,7 @@ bool MapSpace::fanoutsFit(const Mapping& m) const {
 }
 
 std::int64_t MapSpace::tileWords(const std::int64_t* ext, std::uint8_t keepMask) const {
-    // The model's tile rule: per rank, 1 + sum |coef| x (extent of the dim - 1).
+    // Per rank, 1 + sum |coef| x (extent of the dim - 1), as the model counts.
     std::int64_t words = 0;
     for (int t = 0; t < problem_->numTensors(); ++t) {
         if (!((keepMask >> t) & 1u))
@@ -547,14 +547,22 @@ bool MapSpace::repair(Mapping& m, Rng& rng, Evaluation& scratch) const {
         }
         const StorageLevel& buffer = arch_->levels[level];
         const int target = nearestTemporalAbove(level - 1);
-        while (double(occupancy(m, level)) * buffer.multipleBuffering >
+        // The level's extents and the factors that may leave it, kept up to
+        // date as primes move out (one prime at a time: the nearest fit).
+        std::int64_t ext[kMaxDims];
+        DimSlot sources[kMaxDims * kMaxSlots]; // uninitialised: filled below
+        std::size_t n = 0;
+        for (int d = 0; d < D; ++d) {
+            ext[d] = 1;
+            for (int l = level; l < L; ++l)
+                ext[d] *= std::int64_t(m.levels[l].temporal[d]) * m.levels[l].spatialX[d] *
+                          m.levels[l].spatialY[d];
+            for (const Slot& s : slots_[d])
+                if (s.level >= level && factorAt(m, d, s) > 1)
+                    sources[n++] = {d, s};
+        }
+        while (double(tileWords(ext, m.levels[level].keepMask)) * buffer.multipleBuffering >
                double(buffer.capacityWords)) {
-            DimSlot sources[kMaxDims * kMaxSlots]; // uninitialised: filled below
-            int n = 0;
-            for (int d = 0; d < D; ++d)
-                for (const Slot& s : slots_[d])
-                    if (s.level >= level && factorAt(m, d, s) > 1)
-                        sources[n++] = {d, s};
             if (n == 0) {
                 // Tiles of size one still overflow: bypass a tensor here if allowed.
                 bool changed = false;
@@ -568,10 +576,14 @@ bool MapSpace::repair(Mapping& m, Rng& rng, Evaluation& scratch) const {
                     return false;
                 continue;
             }
-            const auto [d, s] = sources[rng.below(std::uint64_t(n))];
+            const std::size_t k = rng.below(n);
+            const auto [d, s] = sources[k];
             const std::uint32_t prime = smallestPrime(factorAt(m, d, s));
             factorAt(m, d, s) /= prime;
             m.levels[target].temporal[d] *= prime;
+            ext[d] /= prime;
+            if (factorAt(m, d, s) == 1)
+                sources[k] = sources[--n];
         }
     }
     return isLegal(m, scratch);
@@ -641,18 +653,6 @@ void MapSpace::fixFanouts(Mapping& m, Rng& rng) const {
                 m.levels[nearestTemporalAbove(l)].temporal[d] *= prime;
             }
         }
-}
-
-std::int64_t MapSpace::occupancy(const Mapping& m, int level) const {
-    std::int64_t ext[kMaxDims];
-    const int D = problem_->numDims();
-    for (int d = 0; d < D; ++d) {
-        ext[d] = 1;
-        for (int l = level; l < m.numLevels; ++l)
-            ext[d] *= std::int64_t(m.levels[l].temporal[d]) * m.levels[l].spatialX[d] *
-                      m.levels[l].spatialY[d];
-    }
-    return tileWords(ext, m.levels[level].keepMask);
 }
 
 Mapping MapSpace::canonical(const Mapping& m) const {

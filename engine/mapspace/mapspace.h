@@ -127,16 +127,17 @@ class MapSpace {
     static std::uint32_t& factorAt(Mapping& m, int d, Slot s);
     static std::uint32_t factorAt(const Mapping& m, int d, Slot s);
 
+    // Words of the tiles keepMask names at a level whose per-dimension extents
+    // (product of the factors there and inside) are ext: the model's tile rule,
+    // sparse tensors stored compressed.
+    std::int64_t tileWords(const std::int64_t* ext, std::uint8_t keepMask) const;
+
     // Spreads the factors of dimension d randomly over its slots.
     void resampleDimension(Mapping& m, int d, Rng& rng) const;
     bool levelHasTemporal(int l) const;
 
   private:
     void applyFixed(Mapping& m) const;
-    std::int64_t occupancy(const Mapping& m, int level) const; // words of the kept tiles
-    // Words of the tiles keepMask names, for per-dimension extents ext (stored
-    // compressed for sparse tensors, as the model counts them).
-    std::int64_t tileWords(const std::int64_t* ext, std::uint8_t keepMask) const;
     int innermostOverflow(const Mapping& m) const; // a level whose tiles overflow it, or -1
     bool fanoutsFit(const Mapping& m) const;
     void fixFanouts(Mapping& m, Rng& rng) const; // moves primes from over-full fan-outs outwards

@@ -378,28 +378,11 @@ class Plan {
 
   private:
     // Words of the kept tiles of a level with extents ext (dim d times mult).
-    double occupancy(const std::array<std::int64_t, kMaxDims>& ext, std::uint32_t keepMask, int d,
+    double occupancy(std::array<std::int64_t, kMaxDims> ext, std::uint32_t keepMask, int d,
                      std::int64_t mult) const {
-        const Problem& p = space_.problem();
-        double words = 0.0;
-        for (int t = 0; t < T_; ++t) {
-            if (!((keepMask >> t) & 1u))
-                continue;
-            const DataSpace& ds = p.tensors[t];
-            double tile = 1.0;
-            for (int r = 0; r < ds.numRanks; ++r) {
-                std::int64_t extent = 1;
-                for (int i = 0; i < ds.ranks[r].numTerms; ++i) {
-                    const ProjectionTerm& term = ds.ranks[r].terms[i];
-                    const std::int64_t x = ext[term.dim] * (term.dim == d ? mult : 1);
-                    extent += std::abs(term.coef) * (x - 1);
-                }
-                tile *= double(extent);
-            }
-            // A sparse tensor is stored compressed, as the model counts it.
-            words += ds.density < 1.0 ? std::max(1.0, std::ceil(tile * ds.density)) : tile;
-        }
-        return words;
+        if (d >= 0)
+            ext[std::size_t(d)] *= mult;
+        return double(space_.tileWords(ext.data(), static_cast<std::uint8_t>(keepMask)));
     }
 
     // Whether prime may go to slot s of dimension d: fan-outs and buffers still fit.
