@@ -62,10 +62,12 @@
 //   time limit alone it may. The best incumbent is kept when the limit hits.
 // * CBC tends to stay near its first incumbent, so by default ("two_runs")
 //   85 % of the time is split between a run from CBC's own first incumbent
-//   and one from a greedy start ("mip_start": fan-outs filled with the
-//   largest primes that fit, then primes moved from DRAM into the outermost
-//   level (2) or innermost level (1) first while the tiles fit); the better
-//   objective wins.
+//   and one from a greedy start ("mip_start": fan-outs filled, then primes
+//   moved from DRAM into the outermost level (2) or innermost level (1) first
+//   while the tiles fit); the better objective wins. The fan-outs are filled
+//   either with the primes whose product comes closest to them or with the
+//   largest primes that fit, whichever schedule our model rates better (two
+//   evaluations, when the budget allows).
 // * The decode is checked exactly. If a tile overflows (halos, the stride
 //   approximation), that level's log capacity for the tensor is reduced by the
 //   overflow and the MIP is solved again (up to "resolves" = 3 times, within
@@ -92,6 +94,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -284,6 +287,21 @@ class CosaModel {
     // Seed CBC with a greedy schedule (MIP start): 0 none, 1 innermost level
     // filled first, 2 outermost on-chip level filled first.
     int greedyStartMode = 2;
+    // How the greedy start fills a fan-out: with the primes whose product
+    // comes closest to it (true), or the largest primes first that fit.
+    bool closestFill = true;
+
+    // The greedy start's schedule for a fill policy, or false if there is none.
+    bool greedySchedule(bool closest, Mapping& out) {
+        build();
+        const bool saved = closestFill;
+        closestFill = closest;
+        std::vector<int> cols;
+        std::vector<double> values;
+        greedyStart(cols, values, &out);
+        closestFill = saved;
+        return !cols.empty();
+    }
 
     Solution solve(double seconds, int maxNodes) {
         build();
@@ -549,11 +567,12 @@ class CosaModel {
         return s;
     }
 
-    // A feasible start for CBC: fill every fan-out greedily with the largest
-    // primes that fit, give each level the keep pattern with the most tensors
-    // that still fits, then move primes from their outermost temporal loop
-    // inwards, innermost level first, while every kept tile fits its share.
-    void greedyStart(std::vector<int>& cols, std::vector<double>& values) const {
+    // A feasible start for CBC: fill every fan-out (see closestFill), give each level the keep
+    // pattern with the most tensors that still fits, then move primes from their outermost temporal
+    // loop inwards, innermost level first, while every kept tile fits its share. The start's
+    // mapping is left in *start when there is one.
+    void greedyStart(std::vector<int>& cols, std::vector<double>& values,
+                     Mapping* start = nullptr) const {
         const int L = a_.numLevels();
         const int D = p_.numDims();
         const int T = p_.numTensors();
@@ -579,20 +598,49 @@ class CosaModel {
                 std::int64_t used = 1;
                 for (int d = 0; d < D; ++d)
                     used *= axis == 1 ? m.levels[l].spatialX[d] : m.levels[l].spatialY[d];
-                for (std::size_t i = 0; i < unplaced.size();) {
-                    const auto [q, d] = unplaced[i];
-                    const MapSpace::Slot slot{static_cast<std::int8_t>(l), axis};
-                    const auto& slots = space_.factorSlots(d);
-                    const bool offered = std::any_of(slots.begin(), slots.end(), [&](auto s) {
-                        return s.level == slot.level && s.kind == slot.kind;
-                    });
-                    if (offered && used * q <= fan) {
-                        used *= q;
-                        MapSpace::factorAt(m, d, slot) *= static_cast<std::uint32_t>(q);
-                        unplaced.erase(unplaced.begin() + static_cast<std::ptrdiff_t>(i));
-                    } else {
-                        ++i;
+                // The subset of offered primes with the largest product that fits
+                // (a 0/1 knapsack over products; fan-outs are small), so a fan-out
+                // of 4 takes 2 x 2 rather than a lone 3.
+                if (!closestFill) {
+                    for (std::size_t i = 0; i < unplaced.size();) {
+                        const auto [q, d] = unplaced[i];
+                        const MapSpace::Slot slot{static_cast<std::int8_t>(l), axis};
+                        const auto& slots = space_.factorSlots(d);
+                        const bool offered = std::any_of(slots.begin(), slots.end(), [&](auto s) {
+                            return s.level == slot.level && s.kind == slot.kind;
+                        });
+                        if (offered && used * q <= fan) {
+                            used *= q;
+                            MapSpace::factorAt(m, d, slot) *= static_cast<std::uint32_t>(q);
+                            unplaced.erase(unplaced.begin() + static_cast<std::ptrdiff_t>(i));
+                        } else {
+                            ++i;
+                        }
                     }
+                    continue;
+                }
+                std::map<std::int64_t, std::vector<std::size_t>> reach{{used, {}}};
+                const MapSpace::Slot slot{static_cast<std::int8_t>(l), axis};
+                for (std::size_t i = 0; i < unplaced.size(); ++i) {
+                    const auto [q, d] = unplaced[i];
+                    const auto& slots = space_.factorSlots(d);
+                    if (!std::any_of(slots.begin(), slots.end(), [&](auto s) {
+                            return s.level == slot.level && s.kind == slot.kind;
+                        }))
+                        continue;
+                    const auto before = reach;
+                    for (const auto& [product, items] : before)
+                        if (product * q <= fan && !reach.count(product * q)) {
+                            auto more = items;
+                            more.push_back(i);
+                            reach.emplace(product * q, std::move(more));
+                        }
+                }
+                const std::vector<std::size_t>& take = reach.rbegin()->second;
+                for (auto it = take.rbegin(); it != take.rend(); ++it) { // erase back to front
+                    const auto [q, d] = unplaced[*it];
+                    MapSpace::factorAt(m, d, slot) *= static_cast<std::uint32_t>(q);
+                    unplaced.erase(unplaced.begin() + static_cast<std::ptrdiff_t>(*it));
                 }
             }
         std::vector<int> home(static_cast<std::size_t>(D), -1); // outermost temporal slot level
@@ -670,6 +718,8 @@ class CosaModel {
         if (!allFit(L - 1))
             return;
         startFrom(m, cols, values);
+        if (start && !cols.empty())
+            *start = m;
         if (cols.empty())
             return;
         for (int l = 1; l < L; ++l) {
@@ -1342,9 +1392,25 @@ class CosaSearch : public Searcher {
                                         std::to_string(limit) + " s");
         };
 
+        // Of the two ways to fill the fan-outs of the greedy start, the one
+        // whose schedule our model prefers seeds CBC (two evaluations, when
+        // the budget has room; both schedules are candidates anyway).
+        if (model.greedyStartMode > 0 && ctx.remainingEvaluations() > 4) {
+            double cost[2] = {SearchContext::kInfinity, SearchContext::kInfinity};
+            for (int closest = 0; closest < 2; ++closest) {
+                Mapping start{};
+                if (model.greedySchedule(closest == 1, start) && space.isLegal(start, scratch)) {
+                    model.pruneKeeps(start);
+                    cost[closest] = ctx.evaluate(start);
+                }
+            }
+            model.closestFill = !(cost[0] < cost[1]);
+            ctx.setStat("start_fill_closest", model.closestFill ? 1 : 0);
+        }
         // CBC tends to stay near its first incumbent, so the time is split
         // between a run from its own first incumbent and a run from the
-        // greedy start; the better MIP objective wins.
+        // greedy start; the better MIP objective wins, the other schedule is
+        // a refinement candidate.
         const double first = resolves > 0 ? 0.85 * limit : limit;
         const int startMode = model.greedyStartMode;
         const bool twoRuns = startMode > 0 && ctx.param("two_runs", 1) != 0;
@@ -1356,7 +1422,7 @@ class CosaSearch : public Searcher {
             Solution other = solve(first - elapsed());
             if (other.feasible && (!sol.feasible || other.objective < sol.objective))
                 std::swap(sol, other);
-            if (other.feasible) { // the losing run's schedule: a refinement candidate
+            if (other.feasible) {
                 Mapping c = model.decode(other.x);
                 model.pruneKeeps(c);
                 alternatives.push_back(c);
