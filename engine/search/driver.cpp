@@ -26,6 +26,7 @@ class WorkerPool {
             std::lock_guard<std::mutex> lock(mutex_);
             quit_ = true;
             ++generation_;
+            posted_.store(generation_, std::memory_order_release);
         }
         wake_.notify_all();
         for (auto& t : threads_)
@@ -46,6 +47,7 @@ class WorkerPool {
             next_.store(0);
             busy_ = static_cast<int>(threads_.size());
             ++generation_;
+            posted_.store(generation_, std::memory_order_release);
         }
         wake_.notify_all();
         work(0);
@@ -68,6 +70,14 @@ class WorkerPool {
     void loop(int worker) {
         std::uint64_t seen = 0;
         for (;;) {
+            // Batches follow each other within microseconds in the population
+            // searchers: spin briefly before sleeping, so a worker is not
+            // woken through the scheduler for every generation.
+            const auto spinUntil =
+                std::chrono::steady_clock::now() + std::chrono::microseconds(200);
+            while (posted_.load(std::memory_order_acquire) == seen &&
+                   std::chrono::steady_clock::now() < spinUntil)
+                std::this_thread::yield();
             {
                 std::unique_lock<std::mutex> lock(mutex_);
                 wake_.wait(lock, [&] { return generation_ != seen; });
@@ -92,6 +102,7 @@ class WorkerPool {
     std::atomic<std::size_t> next_{0};
     int busy_ = 0;
     std::uint64_t generation_ = 0;
+    std::atomic<std::uint64_t> posted_{0}; // generation_, readable without the lock
     bool quit_ = false;
 };
 

@@ -71,14 +71,15 @@ class GammaSearch : public Searcher {
         const std::size_t elites = std::max<std::size_t>(1, std::size_t(eliteRatio * popSize));
         const std::size_t fresh = std::size_t(injection * popSize);
         const std::size_t nChildren = popSize - elites;
-        std::vector<Mapping> children(nChildren);
-        std::vector<double> childFit(nChildren);
-        std::vector<Mapping> next;
-        std::vector<double> nextFit;
-        next.reserve(popSize);
-        nextFit.reserve(popSize);
+        // Children are bred in place in next, behind room for the elites, so
+        // the next population costs few copies of these large structs (the
+        // serial part between parallel batches).
+        std::vector<Mapping> next(popSize);
+        std::vector<double> nextFit(popSize);
         int generation = 0;
         while (!ctx.stopped()) {
+            next.resize(popSize);
+            nextFit.resize(popSize);
             const std::vector<std::size_t> rank = rankByCost(fit);
             const std::size_t parents = std::max<std::size_t>(
                 2, std::min(pop.size(), std::size_t(parentsRatio * pop.size())));
@@ -172,24 +173,28 @@ class GammaSearch : public Searcher {
                             return legal || space.repair(child, rng, scratch);
                     }
                 },
-                children.data(), childFit.data());
-            // (elites and children) by cost, truncated to the population size.
-            // (Mappings are large: next is kept across generations, never regrown.)
-            next.clear();
-            nextFit.clear();
-            for (std::size_t k = 0; k < elites && k < rank.size(); ++k) {
-                next.push_back(pop[rank[k]]);
-                nextFit.push_back(fit[rank[k]]);
+                next.data() + elites, nextFit.data() + elites);
+            // The elites, the valid children, then (for children lost to the
+            // budget) the next best of pop.
+            std::size_t n = 0;
+            for (; n < elites && n < rank.size(); ++n) {
+                next[n] = pop[rank[n]];
+                nextFit[n] = fit[rank[n]];
             }
-            for (std::size_t i = 0; i < nChildren; ++i)
-                if (!std::isnan(childFit[i])) {
-                    next.push_back(children[i]);
-                    nextFit.push_back(childFit[i]);
+            for (std::size_t i = elites; i < elites + nChildren; ++i)
+                if (!std::isnan(nextFit[i])) {
+                    if (n != i) {
+                        next[n] = next[i];
+                        nextFit[n] = nextFit[i];
+                    }
+                    ++n;
                 }
-            for (std::size_t k = elites; next.size() < popSize && k < rank.size(); ++k) {
-                next.push_back(pop[rank[k]]);
-                nextFit.push_back(fit[rank[k]]);
+            for (std::size_t k = elites; n < popSize && k < rank.size(); ++k, ++n) {
+                next[n] = pop[rank[k]];
+                nextFit[n] = fit[rank[k]];
             }
+            next.resize(n);
+            nextFit.resize(n);
             pop.swap(next);
             fit.swap(nextFit);
             ++generation;
