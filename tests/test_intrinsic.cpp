@@ -4,6 +4,7 @@
 #include "common/error.h"
 #include "mapspace/intrinsic.h"
 #include "mapspace/mapspace.h"
+#include "test_support.h"
 #include "workload/presets.h"
 
 #include <QtTest>
@@ -49,17 +50,7 @@ Problem conv2d(std::int64_t N = 16, std::int64_t P = 56) {
     return conv2dProblem("conv2d", N, 1, 64, 64, P, P, 3, 3);
 }
 
-StorageLevel level(const std::string& name, LevelClass cls, std::int64_t capacity, int meshX,
-                   int meshY) {
-    StorageLevel s;
-    s.name = name;
-    s.cls = cls;
-    s.capacityWords = capacity;
-    s.meshX = meshX;
-    s.meshY = meshY;
-    s.energy = {1.0, 1.0, 1.0, 0.0};
-    return s;
-}
+using test::level;
 
 // DRAM -> GlobalBuffer -(16 x 16)-> PE buffers -(lanes x 1)-> MACs.
 Architecture tensorArray(int lanes = 16) {

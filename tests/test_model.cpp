@@ -5,6 +5,7 @@
 #include "io/timeloop.h"
 #include "mapspace/mapspace.h"
 #include "model/cost_model.h"
+#include "test_support.h"
 #include "workload/presets.h"
 
 #include <QtTest>
@@ -44,17 +45,7 @@ using namespace mw;
 
 namespace {
 
-StorageLevel level(const std::string& name, LevelClass cls, std::int64_t capacity, int meshX = 1,
-                   int meshY = 1, double energy = 1.0) {
-    StorageLevel s;
-    s.name = name;
-    s.cls = cls;
-    s.capacityWords = capacity;
-    s.meshX = meshX;
-    s.meshY = meshY;
-    s.energy = {energy, energy, energy, 0.0};
-    return s;
-}
+using test::level;
 
 // DRAM -> Buffer (per PE) -> PEs on a 4-wide X mesh.
 Architecture twoLevelArray(int pes = 4, std::int64_t bufferWords = 64) {

@@ -1212,15 +1212,8 @@ class CosaModel {
                     addDimTerms(terms, d, k, k, 1u);
                     if (terms.empty())
                         continue;
-                    // w >= (log2 of d's loop here) - U (1 - nk), aggregated over primes.
-                    double u = 0.0;
-                    for (const auto& [x, v] : terms)
-                        u += v;
-                    const int w = mip_.col(0.0, u, wTraf_, false);
-                    std::vector<std::pair<int, double>> row{{w, 1.0}, {nk, -u}};
-                    for (const auto& [x, v] : terms)
-                        row.push_back({x, -v});
-                    mip_.row(row, -u, kInf);
+                    // d's loop here, aggregated over primes, counts when nothing keeps t.
+                    const int w = gatedTraffic(terms, nk);
                     if (depends(t, d)) {
                         // A relevant loop here: y >= hasLoop + nk - 1.
                         const int h = hasLoop(k, d);
@@ -1234,6 +1227,21 @@ class CosaModel {
             }
         }
         return relevant;
+    }
+
+    // A traffic column w >= sum(terms) - U (1 - gate), U the terms' largest
+    // sum: the log2 of a loop (a sum over its primes' columns), counted only
+    // when the binary gate is 1.
+    int gatedTraffic(const std::vector<std::pair<int, double>>& terms, int gate) {
+        double u = 0.0;
+        for (const auto& [c, v] : terms)
+            u += v;
+        const int w = mip_.col(0.0, u, wTraf_, false);
+        std::vector<std::pair<int, double>> row{{w, 1.0}, {gate, -u}};
+        for (const auto& [c, v] : terms)
+            row.push_back({c, -v});
+        mip_.row(row, -u, kInf);
+        return w;
     }
 
     void buildRanks(int l, const std::vector<std::vector<int>>& innerRelevant) {
@@ -1309,15 +1317,8 @@ class CosaModel {
                     irrAbove_[static_cast<std::size_t>(t)].push_back({r, fixedLog[i]});
                 if (terms.empty())
                     continue;
-                // w >= (log2 of d's loop here) - U (1 - r), costed.
-                double u = 0.0;
-                for (const auto& [c, v] : terms)
-                    u += v;
-                const int w = mip_.col(0.0, u, wTraf_, false);
-                std::vector<std::pair<int, double>> row{{w, 1.0}, {r, -u}};
-                for (const auto& [c, v] : terms)
-                    row.push_back({c, -v});
-                mip_.row(row, -u, kInf);
+                // d's loop here counts when it sits outside a relevant one.
+                const int w = gatedTraffic(terms, r);
                 if (l == 0)
                     irrAbove_[static_cast<std::size_t>(t)].push_back({w, 1.0});
             }

@@ -61,13 +61,10 @@ class GammaSearch : public Searcher {
             if (space.factorSlots(d).size() > 1)
                 tileDims.push_back(d);
 
-        std::vector<Mapping> pop = initialMappings(ctx, popSize);
-        if (pop.empty()) {
-            ctx.stop("no legal initial mapping found");
+        std::vector<Mapping> pop;
+        std::vector<double> fit;
+        if (!initialPopulation(ctx, popSize, pop, fit))
             return;
-        }
-        std::vector<double> fit(pop.size());
-        ctx.evaluateBatch(pop.data(), pop.size(), fit.data());
         const std::size_t elites = std::max<std::size_t>(1, std::size_t(eliteRatio * popSize));
         const std::size_t fresh = std::size_t(injection * popSize);
         const std::size_t nChildren = popSize - elites;

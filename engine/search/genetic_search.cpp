@@ -30,13 +30,10 @@ class GeneticSearch : public Searcher {
         const int D = space.problem().numDims();
         const int T = space.problem().numTensors();
 
-        std::vector<Mapping> pop = initialMappings(ctx, popSize);
-        if (pop.empty()) {
-            ctx.stop("no legal initial mapping found");
+        std::vector<Mapping> pop;
+        std::vector<double> fit;
+        if (!initialPopulation(ctx, popSize, pop, fit))
             return;
-        }
-        std::vector<double> fit(pop.size());
-        ctx.evaluateBatch(pop.data(), pop.size(), fit.data());
         std::vector<Mapping> children(popSize);
         std::vector<double> childFit(popSize);
         while (!ctx.stopped()) {

@@ -25,4 +25,16 @@ std::vector<Mapping> initialMappings(SearchContext& ctx, std::size_t count) {
     return out;
 }
 
+bool initialPopulation(SearchContext& ctx, std::size_t count, std::vector<Mapping>& pop,
+                       std::vector<double>& fit) {
+    pop = initialMappings(ctx, count);
+    if (pop.empty()) {
+        ctx.stop("no legal initial mapping found");
+        return false;
+    }
+    fit.assign(pop.size(), 0.0);
+    ctx.evaluateBatch(pop.data(), pop.size(), fit.data());
+    return true;
+}
+
 } // namespace mw

@@ -17,5 +17,9 @@ std::unique_ptr<Searcher> makeReinforceSearch();
 // Shared by searchers: a legal starting population (warm-start mappings
 // first, repaired, then legal random samples), generated without charge.
 std::vector<Mapping> initialMappings(SearchContext& ctx, std::size_t count);
+// The population searchers' start: initialMappings, evaluated (charged) into
+// fit. False, with the run stopped, when no legal mapping was found.
+bool initialPopulation(SearchContext& ctx, std::size_t count, std::vector<Mapping>& pop,
+                       std::vector<double>& fit);
 
 } // namespace mw
