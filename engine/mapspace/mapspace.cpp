@@ -528,6 +528,12 @@ bool MapSpace::repair(Mapping& m, Rng& rng, Evaluation& scratch) const {
         if (stray || prod != freeBound_[d])
             resampleDimension(m, d, rng);
     }
+    return repairFit(m, rng, scratch);
+}
+
+bool MapSpace::repairFit(Mapping& m, Rng& rng, Evaluation& scratch) const {
+    const int L = arch_->numLevels();
+    const int D = problem_->numDims();
     fixFanouts(m, rng);
     // Buffers: move factors from the innermost overflowing level (or inside it)
     // outwards. That only shrinks the tiles at and inside the level (and never
@@ -702,14 +708,20 @@ std::uint64_t MapSpace::hash(const Mapping& m) const {
                                                     (std::uint64_t(lm.spatialX[d]) << 21) ^
                                                     (std::uint64_t(lm.spatialY[d]) << 42));
         mix(factors);
+        // Which loops are real, as bit masks; then the real ones in order
+        // (conditional moves: which loops are real is random).
+        std::uint32_t realT = 0, realS = 0;
+        for (int d = 0; d < D; ++d) {
+            realT |= std::uint32_t(lm.temporal[d] > 1) << d;
+            realS |= std::uint32_t((lm.spatialX[d] | lm.spatialY[d]) > 1) << d;
+        }
         std::uint64_t order = 0, spatialOrder = 0;
-        for (int i = 0; i < D; ++i) { // branch-free: which loops are real is random
-            const int d = lm.order[i] % kMaxDims;
-            const std::uint64_t real = lm.temporal[d] > 1;
-            order = (order << (4 * real)) | (std::uint64_t(d + 1) & (0 - real));
-            const int s = lm.spatialOrder[i] % kMaxDims;
-            const std::uint64_t fans = (lm.spatialX[s] | lm.spatialY[s]) > 1;
-            spatialOrder = (spatialOrder << (4 * fans)) | (std::uint64_t(s + 1) & (0 - fans));
+        for (int i = 0; i < D; ++i) {
+            // (& 31 keeps the shift defined for a malformed order; such a
+            // mapping fails the model anyway.)
+            const unsigned d = lm.order[i] & 31u, s = lm.spatialOrder[i] & 31u;
+            order = (realT >> d) & 1u ? (order << 4) | (d + 1) : order;
+            spatialOrder = (realS >> s) & 1u ? (spatialOrder << 4) | (s + 1) : spatialOrder;
         }
         mix(order ^ (spatialOrder << 40) ^ (std::uint64_t(lm.keepMask) << 60));
     }

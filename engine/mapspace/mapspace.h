@@ -108,6 +108,9 @@ class MapSpace {
     // Turns any mapping into a nearby legal one: restores constraints and
     // factor products, then moves factors outwards until fan-outs and buffers fit.
     bool repair(Mapping& m, Rng& rng, Evaluation& scratch) const;
+    // The second half of repair, for mappings whose factor products and orders
+    // are intact (as for isLegalQuick): fan-outs, buffers, minimum utilization.
+    bool repairFit(Mapping& m, Rng& rng, Evaluation& scratch) const;
 
     // Loops of factor 1 have no place in the order; the canonical form fixes
     // them, so equal mappings hash equally.

@@ -43,7 +43,7 @@ class AnnealingSearch : public Searcher {
             for (int attempt = 0; attempt < 16; ++attempt) {
                 m = from;
                 space.randomMove(m, rng);
-                if (space.isLegalQuick(m) || space.repair(m, rng, scratch))
+                if (space.isLegalQuick(m) || space.repairFit(m, rng, scratch))
                     return true;
             }
             return false;

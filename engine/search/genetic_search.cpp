@@ -84,7 +84,7 @@ class GeneticSearch : public Searcher {
                     }
                     if (space.isLegalQuick(child))
                         return true;
-                    return space.repair(child, rng, scratch);
+                    return space.repairFit(child, rng, scratch);
                 },
                 children.data(), childFit.data());
             // Generational replacement; withdrawn children keep their parent's slot.
