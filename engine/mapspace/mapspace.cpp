@@ -702,19 +702,17 @@ std::uint64_t MapSpace::hash(const Mapping& m) const {
     const int D = problem_->numDims();
     for (int l = 0; l < m.numLevels; ++l) {
         const LevelMapping& lm = m.levels[l];
+        // The factors, and which loops are real as bit masks; then the real
+        // loops in order (conditional moves: which loops are real is random).
         std::uint64_t factors = 0;
-        for (int d = 0; d < D; ++d)
-            factors = factors * 0x100000001b3ull + (lm.temporal[d] ^
-                                                    (std::uint64_t(lm.spatialX[d]) << 21) ^
-                                                    (std::uint64_t(lm.spatialY[d]) << 42));
-        mix(factors);
-        // Which loops are real, as bit masks; then the real ones in order
-        // (conditional moves: which loops are real is random).
         std::uint32_t realT = 0, realS = 0;
         for (int d = 0; d < D; ++d) {
-            realT |= std::uint32_t(lm.temporal[d] > 1) << d;
-            realS |= std::uint32_t((lm.spatialX[d] | lm.spatialY[d]) > 1) << d;
+            const std::uint64_t t = lm.temporal[d], x = lm.spatialX[d], y = lm.spatialY[d];
+            factors = factors * 0x100000001b3ull + (t ^ (x << 21) ^ (y << 42));
+            realT |= std::uint32_t(t > 1) << d;
+            realS |= std::uint32_t((x | y) > 1) << d;
         }
+        mix(factors);
         std::uint64_t order = 0, spatialOrder = 0;
         for (int i = 0; i < D; ++i) {
             // (& 31 keeps the shift defined for a malformed order; such a
