@@ -80,6 +80,7 @@ class TestSearch : public QObject {
   private slots:
     void movesKeepProductsExact();
     void repairMakesLegal();
+    void parallelismGrowthAndAging();
     void quickLegalityMatchesModel();
     void canonicalHash();
     void spaceSize();
@@ -135,6 +136,58 @@ void TestSearch::repairMakesLegal() {
         }
     }
     QVERIFY2(repaired >= 190, qPrintable(QString::number(repaired)));
+}
+
+// GAMMA's growth fills an unused fan-out axis; aging folds a level's fan-out
+// back into time. Both keep every dimension's product exact.
+void TestSearch::parallelismGrowthAndAging() {
+    const Architecture a = eyeriss();
+    const Problem p = conv3x3();
+    const MapSpace space(p, a);
+    Rng rng(3);
+    auto spatialProduct = [&](const Mapping& m) {
+        std::int64_t used = 1;
+        for (int l = 0; l < m.numLevels; ++l)
+            for (int d = 0; d < p.numDims(); ++d)
+                used *= std::int64_t(m.levels[l].spatialX[d]) * m.levels[l].spatialY[d];
+        return used;
+    };
+    auto productsExact = [&](const Mapping& m) {
+        for (int d = 0; d < p.numDims(); ++d) {
+            std::int64_t prod = 1;
+            for (int l = 0; l < m.numLevels; ++l)
+                prod *= std::int64_t(m.levels[l].temporal[d]) * m.levels[l].spatialX[d] *
+                        m.levels[l].spatialY[d];
+            if (prod != p.dims[d].bound)
+                return false;
+        }
+        return true;
+    };
+    int grown = 0, aged = 0;
+    for (int i = 0; i < 200; ++i) {
+        Mapping m = space.sample(rng);
+        const std::int64_t before = spatialProduct(m);
+        if (space.dropParallelism(m, rng)) { // frees an axis for growth
+            ++aged;
+            QVERIFY(spatialProduct(m) < before);
+            QVERIFY(productsExact(m));
+        }
+        const std::int64_t after = spatialProduct(m);
+        if (space.growParallelism(m, rng)) {
+            ++grown;
+            QVERIFY(spatialProduct(m) > after);
+            QVERIFY(productsExact(m));
+        }
+    }
+    QVERIFY2(grown > 50 && aged > 50,
+             qPrintable(QString("%1 grown, %2 aged").arg(grown).arg(aged)));
+    // A mapping with no parallelism cannot age; one with every axis in use cannot grow.
+    Mapping serial = space.sample(rng);
+    for (int l = 0; l < serial.numLevels; ++l)
+        while (space.dropParallelism(serial, rng)) {
+        }
+    QCOMPARE(spatialProduct(serial), std::int64_t(1));
+    QVERIFY(productsExact(serial));
 }
 
 // The search loops trust isLegalQuick instead of the model: on every mapping

@@ -462,6 +462,87 @@ bool MapSpace::toggleBypass(Mapping& m, Rng& rng) const {
     return true;
 }
 
+bool MapSpace::growParallelism(Mapping& m, Rng& rng) const {
+    struct Axis {
+        int d;
+        Slot to;
+    };
+    ShortList<Axis, kMaxDims * kMaxSlots> choices; // (dimension, unused fan-out axis)
+    const int D = problem_->numDims();
+    for (int d = 0; d < D; ++d)
+        for (const Slot& to : slots_[d]) {
+            if (to.kind == 0)
+                continue;
+            const LevelMapping& lm = m.levels[to.level];
+            bool unused = true;
+            for (int e = 0; e < D && unused; ++e)
+                unused = (to.kind == 1 ? lm.spatialX[e] : lm.spatialY[e]) == 1;
+            if (unused)
+                choices.push({d, to});
+        }
+    if (choices.empty())
+        return false;
+    const Axis a = choices.pick(rng);
+    const int limit = a.to.kind == 1 ? fanX_[a.to.level] : fanY_[a.to.level];
+    std::int64_t used = 1;
+    // Nearest temporal loops first: the fewest tiles grow.
+    bool moved = false;
+    for (int l = a.to.level; l >= 0; --l) {
+        const Slot from{static_cast<std::int8_t>(l), 0};
+        bool offered = false;
+        for (const Slot& s : slots_[a.d])
+            offered = offered || (s.level == l && s.kind == 0);
+        if (!offered)
+            continue;
+        for (;;) {
+            const std::uint32_t f = factorAt(m, a.d, from);
+            if (f == 1)
+                break;
+            const std::uint32_t prime = smallestPrime(f);
+            if (used * prime > limit)
+                break;
+            used *= prime;
+            factorAt(m, a.d, from) /= prime;
+            factorAt(m, a.d, a.to) *= prime;
+            moved = true;
+        }
+    }
+    return moved;
+}
+
+bool MapSpace::dropParallelism(Mapping& m, Rng& rng) const {
+    ShortList<int, kMaxLevels> levels; // fanned-out levels with free spatial factors
+    const int D = problem_->numDims();
+    for (int l = 0; l < m.numLevels; ++l) {
+        const LevelConstraint& lc = constraints_.levels[l];
+        bool any = false;
+        for (int d = 0; d < D && !any; ++d)
+            any = (lc.spatialX[d] == 0 && m.levels[l].spatialX[d] > 1) ||
+                  (lc.spatialY[d] == 0 && m.levels[l].spatialY[d] > 1);
+        if (any)
+            levels.push(l);
+    }
+    if (levels.empty())
+        return false;
+    const int l = levels.pick(rng);
+    const int target = nearestTemporalAbove(l); // the level's own loop when it has one
+    const LevelConstraint& lc = constraints_.levels[l];
+    for (int d = 0; d < D; ++d) {
+        if (constraints_.levels[target].temporal[d] > 0)
+            continue; // a fixed temporal factor cannot take it
+        LevelMapping& lm = m.levels[l];
+        if (lc.spatialX[d] == 0 && lm.spatialX[d] > 1) {
+            m.levels[target].temporal[d] *= lm.spatialX[d];
+            lm.spatialX[d] = 1;
+        }
+        if (lc.spatialY[d] == 0 && lm.spatialY[d] > 1) {
+            m.levels[target].temporal[d] *= lm.spatialY[d];
+            lm.spatialY[d] = 1;
+        }
+    }
+    return true;
+}
+
 bool MapSpace::randomMove(Mapping& m, Rng& rng) const {
     std::uniform_int_distribution<int> kind(0, 9);
     for (int attempt = 0; attempt < 8; ++attempt) {

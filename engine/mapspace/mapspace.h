@@ -103,7 +103,12 @@ class MapSpace {
     bool swapLoops(Mapping& m, Rng& rng) const;       // two loops of one level
     bool moveParallelism(Mapping& m, Rng& rng) const; // a prime into or out of a fan-out
     bool toggleBypass(Mapping& m, Rng& rng) const;    // keep <-> bypass at one level
-    bool randomMove(Mapping& m, Rng& rng) const;      // one of the above
+    // GAMMA's growth and aging on a fixed hierarchy: fill an unused fan-out
+    // axis with one dimension's primes from the temporal loops at or above it,
+    // or fold all of one level's spatial factors back into its temporal loops.
+    bool growParallelism(Mapping& m, Rng& rng) const;
+    bool dropParallelism(Mapping& m, Rng& rng) const;
+    bool randomMove(Mapping& m, Rng& rng) const; // one of the above
 
     // Turns any mapping into a nearby legal one: restores constraints and
     // factor products, then moves factors outwards until fan-outs and buffers fit.
