@@ -14,7 +14,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <thread>
 
 using namespace mw;
 
@@ -89,6 +92,7 @@ class TestSearch : public QObject {
     void deterministicPerSeed_data();
     void deterministicPerSeed();
     void cancellationKeepsBest();
+    void cosaCancelStopsTheSolver();
     void constraintsRespected();
     void exhaustiveFindsOptimum();
     void timeBudget();
@@ -357,6 +361,31 @@ void TestSearch::cancellationKeepsBest() {
         QVERIFY2(r.found, name.c_str());
         QVERIFY(evaluate(p, a, r.best).valid);
     }
+}
+
+// CoSA solves in a child process: cancelling kills it at once instead of
+// waiting out CBC's 10 s limit, and the process leaves nothing behind.
+void TestSearch::cosaCancelStopsTheSolver() {
+    const Architecture a = loadArchitecture(kSamples + "architectures/simba_like.json");
+    const Problem p = conv3x3();
+    const MapSpace space(p, a);
+    std::atomic<bool> cancel{false};
+    SearchSettings s = budget(100);
+    s.params["time_limit"] = 10;
+    std::thread canceller([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        cancel = true;
+    });
+    const auto t0 = std::chrono::steady_clock::now();
+    const SearchResult r = runSearch(space, "cosa", s, {}, &cancel);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    canceller.join();
+    QVERIFY(r.cancelled);
+    QCOMPARE(r.stopReason, std::string("cancelled"));
+    QVERIFY2(seconds < 3.0, qPrintable(QString("took %1 s").arg(seconds)));
+    if (r.found) // whatever was evaluated before the cancel is kept, and legal
+        QVERIFY(evaluate(p, a, r.best).valid);
 }
 
 void TestSearch::constraintsRespected() {

@@ -90,9 +90,12 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -100,6 +103,10 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace mw {
 
@@ -230,6 +237,7 @@ struct Solution {
     int variables = 0;
     int integers = 0;
     int constraints = 0;
+    std::string failure; // why there is no result: the solver process failed
 };
 
 // CBC's solver keeps some global state; one solve at a time per process.
@@ -287,6 +295,8 @@ class CosaModel {
     // Seed CBC with a greedy schedule (MIP start): 0 none, 1 innermost level
     // filled first, 2 outermost on-chip level filled first.
     int greedyStartMode = 2;
+    // CBC's local branching around incumbents ("local_branching").
+    bool localBranching = true;
     // How the greedy start fills a fan-out: with the primes whose product
     // comes closest to it (true), or the largest primes first that fit.
     bool closestFill = true;
@@ -303,13 +313,117 @@ class CosaModel {
         return !cols.empty();
     }
 
-    Solution solve(double seconds, int maxNodes) {
+    // CBC 2.10 aborts or crashes on some models (seen here: an assertion in
+    // its local tree search, a segfault in its dynamic branching), so each
+    // solve runs in a child process: a crash costs the solve, not the program,
+    // and a cancelled search kills the child at once instead of waiting out
+    // CBC's time limit. The child only runs CBC and writes the result to a
+    // pipe; the lock keeps other threads out of CBC while it forks.
+    Solution solve(double seconds, int maxNodes, const std::function<bool()>& cancelled) {
         build();
+        std::lock_guard<std::mutex> lock(cbcMutex());
+        int fds[2];
+        if (pipe(fds) != 0)
+            return failedSolve("could not create a pipe for the CBC process");
+        const pid_t pid = fork();
+        if (pid < 0) {
+            close(fds[0]);
+            close(fds[1]);
+            return failedSolve("could not start the CBC process");
+        }
+        if (pid == 0) { // the child: solve, report, leave without running destructors
+            close(fds[0]);
+            const Solution s = solveHere(seconds, maxNodes);
+            std::vector<double> out{
+                double(s.feasible), double(s.optimal),  double(s.infeasible), s.objective, s.bound,
+                s.seconds,          double(s.x.size()), double(s.more.size())};
+            out.insert(out.end(), s.x.begin(), s.x.end());
+            for (const auto& v : s.more)
+                out.insert(out.end(), v.begin(), v.end());
+            const char* p = reinterpret_cast<const char*>(out.data());
+            std::size_t left = out.size() * sizeof(double);
+            while (left > 0) {
+                const ssize_t n = write(fds[1], p, left);
+                if (n <= 0)
+                    _exit(3);
+                p += n;
+                left -= std::size_t(n);
+            }
+            _exit(0);
+        }
+        close(fds[1]);
+        std::vector<char> bytes;
+        bool killed = false;
+        for (;;) {
+            pollfd pfd{fds[0], POLLIN, 0};
+            const int ready = poll(&pfd, 1, 100);
+            if (ready > 0) {
+                char buffer[1 << 16];
+                const ssize_t n = read(fds[0], buffer, sizeof buffer);
+                if (n <= 0)
+                    break; // end of the child's output
+                bytes.insert(bytes.end(), buffer, buffer + n);
+            } else if (ready < 0 && errno != EINTR) {
+                break;
+            }
+            if (!killed && cancelled()) {
+                kill(pid, SIGKILL);
+                killed = true;
+            }
+        }
+        close(fds[0]);
+        int status = 0;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        Solution s = sizes();
+        if (killed)
+            return s; // cancelled: no schedule
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            s.failure = WIFSIGNALED(status)
+                            ? "CBC crashed (signal " + std::to_string(WTERMSIG(status)) + ")"
+                            : "CBC exited with status " + std::to_string(WEXITSTATUS(status));
+            return s;
+        }
+        const std::size_t count = bytes.size() / sizeof(double);
+        std::vector<double> in(count);
+        std::memcpy(in.data(), bytes.data(), count * sizeof(double));
+        const std::size_t nx = count >= 8 ? std::size_t(in[6]) : 0;
+        const std::size_t nmore = count >= 8 ? std::size_t(in[7]) : 0;
+        if (count < 8 || count != 8 + nx * (1 + nmore)) {
+            s.failure = "the CBC process returned a malformed result";
+            return s;
+        }
+        s.feasible = in[0] != 0;
+        s.optimal = in[1] != 0;
+        s.infeasible = in[2] != 0;
+        s.objective = in[3];
+        s.bound = in[4];
+        s.seconds = in[5];
+        s.x.assign(in.begin() + 8, in.begin() + 8 + std::ptrdiff_t(nx));
+        for (std::size_t k = 0; k < nmore; ++k) {
+            const auto at = in.begin() + 8 + std::ptrdiff_t((k + 1) * nx);
+            s.more.emplace_back(at, at + std::ptrdiff_t(nx));
+        }
+        return s;
+    }
+
+  private:
+    Solution sizes() const {
         Solution s;
         s.variables = mip_.numCols();
         s.constraints = mip_.numRows();
         s.integers = mip_.numIntegers();
-        std::lock_guard<std::mutex> lock(cbcMutex());
+        return s;
+    }
+    Solution failedSolve(const std::string& why) const {
+        Solution s = sizes();
+        s.failure = why;
+        return s;
+    }
+
+    // One CBC solve in this process.
+    Solution solveHere(double seconds, int maxNodes) {
+        Solution s = sizes();
         Cbc_Model* model = Cbc_newModel();
         mip_.load(model);
         Cbc_setObjSense(model, 1.0);
@@ -321,7 +435,7 @@ class CosaModel {
         // preprocessing and cuts (measured on ResNet-50 / Simba-like).
         Cbc_setParameter(model, "preprocess", "off");
         Cbc_setParameter(model, "cuts", "off");
-        Cbc_setParameter(model, "localTreeSearch", "on");
+        Cbc_setParameter(model, "localTreeSearch", localBranching ? "on" : "off");
         Cbc_setMaximumSeconds(model, std::max(0.05, seconds));
         if (maxNodes > 0)
             Cbc_setMaximumNodes(model, maxNodes);
@@ -352,6 +466,7 @@ class CosaModel {
         return s;
     }
 
+  public:
     // The mapping a MIP solution encodes.
     Mapping decode(const std::vector<double>& sol) const {
         const int L = a_.numLevels();
@@ -1368,6 +1483,7 @@ class CosaSearch : public Searcher {
                         ctx.param("w_traf", 1.0), ctx.param("w_energy", 1.0),
                         ctx.param("bandwidth", 1) != 0, ctx.param("rank_all_levels", 0) != 0);
         model.greedyStartMode = static_cast<int>(ctx.param("mip_start", 2));
+        model.localBranching = ctx.param("local_branching", 1) != 0;
 
         Evaluation scratch;
         Solution sol;
@@ -1375,8 +1491,19 @@ class CosaSearch : public Searcher {
         std::vector<Mapping> alternatives; // earlier decodes, tried if evaluations remain
         double solveSeconds = 0.0;
         int solves = 0;
+        int crashes = 0;
         auto solve = [&](double seconds) {
-            Solution s = model.solve(seconds, maxNodes);
+            const auto cancelled = [&] { return ctx.cancelRequested(); };
+            Solution s = model.solve(seconds, maxNodes, cancelled);
+            if (!s.failure.empty() && !cancelled()) {
+                // The solver's crashes depend on its search path: the other
+                // branching mode usually gets through the same model.
+                ctx.setStat("solver_crashes", ++crashes);
+                model.localBranching = !model.localBranching;
+                s = model.solve(std::max(0.5, std::min(seconds, limit - elapsed())), maxNodes,
+                                cancelled);
+                model.localBranching = !model.localBranching;
+            }
             solveSeconds += s.seconds;
             if (solves++ == 0) {
                 ctx.setStat("mip_variables", s.variables);
@@ -1389,8 +1516,9 @@ class CosaSearch : public Searcher {
             ctx.setStat("solve_seconds", solveSeconds);
             ctx.setStat("proven_optimal", 0);
             ctx.stop(s.infeasible ? "CoSA: the MIP is infeasible: " + model.infeasibleReason()
-                                  : "CoSA: CBC found no feasible schedule within " +
-                                        std::to_string(limit) + " s");
+                     : !s.failure.empty() ? "CoSA: " + s.failure + " on this layer's MIP"
+                                          : "CoSA: CBC found no feasible schedule within " +
+                                                std::to_string(limit) + " s");
         };
 
         // Of the two ways to fill the fan-outs of the greedy start, the one

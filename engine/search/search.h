@@ -124,6 +124,7 @@ class SearchContext {
     double evaluate(const Mapping& m); // one candidate
 
     bool stopped() const; // budget spent, time up, cancelled, or a searcher stop
+    bool cancelRequested() const { return cancel_ && cancel_->load(std::memory_order_relaxed); }
     void stop(const std::string& reason);
     std::int64_t evaluations() const { return result_.evaluations; }
     std::int64_t remainingEvaluations() const; // INT64_MAX when unlimited
