@@ -1528,7 +1528,10 @@ class CosaSearch : public Searcher {
             double cost[2] = {SearchContext::kInfinity, SearchContext::kInfinity};
             for (int closest = 0; closest < 2; ++closest) {
                 Mapping start{};
-                if (model.greedySchedule(closest == 1, start) && space.isLegal(start, scratch)) {
+                // (The start fits the MIP's log-space capacities, which ignore
+                // halos; a tile that still overflows is repaired for the comparison.)
+                if (model.greedySchedule(closest == 1, start) &&
+                    (space.isLegal(start, scratch) || space.repair(start, ctx.rng(), scratch))) {
                     model.pruneKeeps(start);
                     cost[closest] = ctx.evaluate(start);
                 }
