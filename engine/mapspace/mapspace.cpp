@@ -97,6 +97,14 @@ template <typename T, std::size_t N> struct ShortList {
     const T& pick(Rng& rng) const { return items[rng.below(size)]; }
 };
 constexpr std::size_t kMaxSlots = kMaxLevels * 3; // per dimension: temporal, X, Y per level
+// Product of a level's spatial factors on one axis (kind 1: X, 2: Y).
+std::int64_t axisUsed(const LevelMapping& lm, int kind, int D) {
+    std::int64_t used = 1;
+    for (int d = 0; d < D; ++d)
+        used *= kind == 1 ? lm.spatialX[d] : lm.spatialY[d];
+    return used;
+}
+
 // A plain struct, not std::pair: arrays of it are not zeroed on every call.
 struct DimSlot {
     int d;
@@ -297,15 +305,9 @@ bool MapSpace::isLegalQuick(const Mapping& m) const {
 
 bool MapSpace::fanoutsFit(const Mapping& m) const {
     const int D = problem_->numDims();
-    for (int l = 0; l < m.numLevels; ++l) {
-        std::int64_t x = 1, y = 1;
-        for (int d = 0; d < D; ++d) {
-            x *= m.levels[l].spatialX[d];
-            y *= m.levels[l].spatialY[d];
-        }
-        if (x > fanX_[l] || y > fanY_[l])
+    for (int l = 0; l < m.numLevels; ++l)
+        if (axisUsed(m.levels[l], 1, D) > fanX_[l] || axisUsed(m.levels[l], 2, D) > fanY_[l])
             return false;
-    }
     return true;
 }
 
@@ -473,11 +475,7 @@ bool MapSpace::growParallelism(Mapping& m, Rng& rng) const {
         for (const Slot& to : slots_[d]) {
             if (to.kind == 0)
                 continue;
-            const LevelMapping& lm = m.levels[to.level];
-            bool unused = true;
-            for (int e = 0; e < D && unused; ++e)
-                unused = (to.kind == 1 ? lm.spatialX[e] : lm.spatialY[e]) == 1;
-            if (unused)
+            if (axisUsed(m.levels[to.level], to.kind, D) == 1)
                 choices.push({d, to});
         }
     if (choices.empty())
@@ -690,10 +688,7 @@ bool MapSpace::raiseParallelism(Mapping& m, Rng& rng) const {
         for (const Slot& to : slots_[d]) {
             if (to.kind == 0)
                 continue;
-            std::int64_t used = 1;
-            for (int e = 0; e < D; ++e)
-                used *=
-                    to.kind == 1 ? m.levels[to.level].spatialX[e] : m.levels[to.level].spatialY[e];
+            const std::int64_t used = axisUsed(m.levels[to.level], to.kind, D);
             const int limit = to.kind == 1 ? fanX_[to.level] : fanY_[to.level];
             const Slot* from = nullptr;
             for (const Slot& t : slots_[d])

@@ -114,6 +114,19 @@ namespace mw {
 
 namespace {
 
+// The term of a rank with the largest |coefficient| above 1 (in P*stride + R,
+// the P term) as (dimension, stride); (-1, 1) when every coefficient is 1.
+std::pair<int, std::int64_t> stridedTerm(const Rank& rank) {
+    int dim = -1;
+    std::int64_t stride = 1;
+    for (int i = 0; i < rank.numTerms; ++i)
+        if (std::abs(rank.terms[i].coef) > stride) {
+            stride = std::abs(rank.terms[i].coef);
+            dim = rank.terms[i].dim;
+        }
+    return {dim, stride};
+}
+
 constexpr double kEps = 1e-6; // slack on log-space rows that are often exactly tight
 
 // A MIP assembled row by row, loaded into CBC in one go.
@@ -668,13 +681,7 @@ class CosaModel {
         const DataSpace& ds = p_.tensors[t];
         for (int r = 0; r < ds.numRanks; ++r) {
             const Rank& rank = ds.ranks[r];
-            int strided = -1;
-            std::int64_t coef = 1;
-            for (int i = 0; i < rank.numTerms; ++i)
-                if (std::abs(rank.terms[i].coef) > coef) {
-                    coef = std::abs(rank.terms[i].coef);
-                    strided = rank.terms[i].dim;
-                }
+            const auto [strided, coef] = stridedTerm(rank);
             if (strided < 0 || span(strided) <= 1)
                 continue;
             bool others = false;
@@ -1110,15 +1117,7 @@ class CosaModel {
                 const DataSpace& ds = p_.tensors[t];
                 for (int r = 0; r < ds.numRanks; ++r) {
                     const Rank& rank = ds.ranks[r];
-                    if (rank.numTerms < 1)
-                        continue;
-                    int strided = -1;
-                    std::int64_t coef = 1;
-                    for (int i = 0; i < rank.numTerms; ++i)
-                        if (std::abs(rank.terms[i].coef) > coef) {
-                            coef = std::abs(rank.terms[i].coef);
-                            strided = rank.terms[i].dim;
-                        }
+                    const auto [strided, coef] = stridedTerm(rank);
                     if (strided < 0)
                         continue;
                     const int g = mip_.col(0.0, 1.0, 0.0, false);
