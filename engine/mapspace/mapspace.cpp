@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 namespace mw {
@@ -15,9 +16,6 @@ std::uint64_t splitmix(std::uint64_t& x) {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
-}
-std::uint64_t rotl(std::uint64_t x, int k) {
-    return (x << k) | (x >> (64 - k));
 }
 } // namespace
 
@@ -31,22 +29,6 @@ Rng Rng::stream(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {
     const std::uint64_t h = splitmix(x) ^ (a * 0xd1342543de82ef95ull);
     std::uint64_t y = h;
     return Rng(splitmix(y) ^ (b * 0x9e3779b97f4a7c15ull));
-}
-
-Rng::result_type Rng::operator()() {
-    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
-    const std::uint64_t t = s_[1] << 17;
-    s_[2] ^= s_[0];
-    s_[3] ^= s_[1];
-    s_[1] ^= s_[2];
-    s_[0] ^= s_[3];
-    s_[2] ^= t;
-    s_[3] = rotl(s_[3], 45);
-    return result;
-}
-
-double Rng::uniform() {
-    return double((*this)() >> 11) * 0x1.0p-53;
 }
 
 std::vector<std::int64_t> primeFactors(std::int64_t n) {
@@ -139,8 +121,24 @@ MapSpace::MapSpace(const Problem& p, const Architecture& a, MapSpaceConstraints 
         fanX_.push_back(a.fanoutX(l));
         fanY_.push_back(a.fanoutY(l));
         fansOut_.push_back(fanX_.back() * fanY_.back() > 1);
+        // What the fixed spatial factors leave of each axis for free primes.
+        std::int64_t fixedX = 1, fixedY = 1;
+        for (int d = 0; d < D; ++d) {
+            fixedX *= std::max<std::int64_t>(1, constraints_.levels[l].spatialX[d]);
+            fixedY *= std::max<std::int64_t>(1, constraints_.levels[l].spatialY[d]);
+        }
+        fanRoom_.push_back({fanX_.back() / fixedX, fanY_.back() / fixedY});
     }
     trivial_ = makeTrivialMapping(p, a);
+    for (int t = 0; t < p.numTensors(); ++t) {
+        tensorTerms_[t] = static_cast<int>(tileTerms_.size());
+        const DataSpace& ds = p.tensors[t];
+        for (int r = 0; r < ds.numRanks; ++r)
+            for (int i = 0; i < ds.ranks[r].numTerms; ++i)
+                tileTerms_.push_back({ds.ranks[r].terms[i].dim, i + 1 == ds.ranks[r].numTerms,
+                                      std::abs(ds.ranks[r].terms[i].coef)});
+    }
+    tensorTerms_[p.numTensors()] = static_cast<int>(tileTerms_.size());
     slots_.assign(static_cast<std::size_t>(D), {});
     freeBound_.assign(static_cast<std::size_t>(D), 1);
     freePrimes_.assign(static_cast<std::size_t>(D), {});
@@ -225,23 +223,46 @@ void MapSpace::resampleDimension(Mapping& m, int d, Rng& rng) const {
 }
 
 Mapping MapSpace::sample(Rng& rng) const {
-    Mapping m = trivial_;
+    Mapping m;
+    drawTiling(rng, m);
+    drawOrders(rng, m);
+    return m;
+}
+
+bool MapSpace::drawTiling(Rng& rng, Mapping& m, bool stopAtFullFanout) const {
+    m = trivial_;
     const int D = problem_->numDims();
+    // Fan-out use only grows as primes are placed, so a draw that has already
+    // overfilled one fails whatever comes next: stopping there leaves the
+    // accepted draws exactly as uniform, and skips most of a failing draw.
+    std::int64_t used[kMaxLevels][2];
+    for (int l = 0; l < arch_->numLevels(); ++l)
+        used[l][0] = used[l][1] = 1;
     for (int d = 0; d < D; ++d)
-        for (std::uint32_t prime : freePrimes_[d])
-            factorAt(m, d, slots_[d][rng.below(slots_[d].size())]) *= prime;
+        for (std::uint32_t prime : freePrimes_[d]) {
+            const Slot s = slots_[d][rng.below(slots_[d].size())];
+            factorAt(m, d, s) *= prime;
+            if (stopAtFullFanout && s.kind != 0 &&
+                (used[s.level][s.kind - 1] *= prime) > fanRoom_[s.level][s.kind - 1])
+                return false;
+        }
     const std::uint64_t keepBits = rng();
+    for (int l = 0; l < arch_->numLevels(); ++l)
+        m.levels[l].keepMask =
+            static_cast<std::uint8_t>((keepBits >> (8 * l)) & ((1u << problem_->numTensors()) - 1));
+    applyFixed(m);
+    return true;
+}
+
+void MapSpace::drawOrders(Rng& rng, Mapping& m) const {
+    const int D = problem_->numDims();
     for (int l = 0; l < arch_->numLevels(); ++l) {
         LevelMapping& lm = m.levels[l];
-        if (levelHasTemporal(l)) // dummy levels have no temporal loops to order
-            rng.shuffle(lm.order.begin(), lm.order.begin() + D);
+        if (levelHasTemporal(l) && !constraints_.levels[l].orderFixed)
+            rng.shuffle(lm.order.begin(), lm.order.begin() + D); // dummy levels have none
         if (fansOut_[l])
             rng.shuffle(lm.spatialOrder.begin(), lm.spatialOrder.begin() + D);
-        lm.keepMask =
-            static_cast<std::uint8_t>((keepBits >> (8 * l)) & ((1u << problem_->numTensors()) - 1));
     }
-    applyFixed(m);
-    return m;
 }
 
 bool MapSpace::meetsConstraints(const Mapping& m) const {
@@ -317,17 +338,19 @@ std::int64_t MapSpace::tileWords(const std::int64_t* ext, std::uint8_t keepMask)
     for (int t = 0; t < problem_->numTensors(); ++t) {
         if (!((keepMask >> t) & 1u))
             continue;
-        const DataSpace& ds = problem_->tensors[t];
-        std::int64_t tile = 1;
-        for (int r = 0; r < ds.numRanks; ++r) {
-            std::int64_t e = 1;
-            for (int i = 0; i < ds.ranks[r].numTerms; ++i)
-                e += std::abs(ds.ranks[r].terms[i].coef) * (ext[ds.ranks[r].terms[i].dim] - 1);
-            tile *= e;
+        std::int64_t tile = 1, e = 1;
+        for (int k = tensorTerms_[t]; k < tensorTerms_[t + 1]; ++k) {
+            const TileTerm& term = tileTerms_[static_cast<std::size_t>(k)];
+            e += term.coef * (ext[term.dim] - 1);
+            if (term.lastOfRank) {
+                tile *= e;
+                e = 1;
+            }
         }
+        const double density = problem_->tensors[t].density;
         words +=
-            ds.density < 1.0
-                ? std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(tile * ds.density)))
+            density < 1.0
+                ? std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(tile * density)))
                 : tile;
     }
     return words;
@@ -352,10 +375,13 @@ int MapSpace::innermostOverflow(const Mapping& m) const {
 }
 
 bool MapSpace::sampleLegal(Rng& rng, Mapping& out, Evaluation&, int maxTries) const {
+    // Legality does not depend on loop order, so the orders are drawn only for
+    // a tiling that fits (most draws do not).
     for (int i = 0; i < maxTries; ++i) {
-        out = sample(rng);
-        if (isLegalQuick(out))
+        if (drawTiling(rng, out, true) && isLegalQuick(out)) {
+            drawOrders(rng, out);
             return true;
+        }
     }
     return false;
 }
@@ -713,6 +739,8 @@ void MapSpace::fixFanouts(Mapping& m, Rng& rng) const {
     for (int l = 0; l < m.numLevels; ++l)
         for (int axis = 1; axis <= 2; ++axis) {
             const int limit = axis == 1 ? fanX_[l] : fanY_[l];
+            if (axisUsed(m.levels[l], axis, D) <= limit)
+                continue; // the common case: nothing to move
             for (;;) {
                 std::int64_t used = 1;
                 int dims[kMaxDims];
@@ -776,27 +804,52 @@ std::uint64_t MapSpace::hash(const Mapping& m) const {
         h ^= h >> 29;
     };
     const int D = problem_->numDims();
+    const std::uint32_t dimMask = (1u << D) - 1;
+    static_assert(sizeof(LevelMapping::temporal) % 8 == 0 && kMaxDims <= 16);
     for (int l = 0; l < m.numLevels; ++l) {
         const LevelMapping& lm = m.levels[l];
-        // The factors, and which loops are real as bit masks; then the real
-        // loops in order (conditional moves: which loops are real is random).
+        // The factors as whole words, over every dimension slot (those past the
+        // problem's are 1 in every mapping made from makeTrivialMapping), with
+        // independent multiplies; and which loops are real, as bit masks.
+        constexpr int kWords = int(sizeof(LevelMapping::temporal)) / 8;
+        std::uint64_t w[3 * kWords];
+        std::memcpy(w, lm.temporal.data(), sizeof(lm.temporal));
+        std::memcpy(w + kWords, lm.spatialX.data(), sizeof(lm.spatialX));
+        std::memcpy(w + 2 * kWords, lm.spatialY.data(), sizeof(lm.spatialY));
         std::uint64_t factors = 0;
+        for (int k = 0; k < 3 * kWords; ++k)
+            factors +=
+                w[k] * (0x9e3779b97f4a7c15ull + 2 * std::uint64_t(k) * 0xd1342543de82ef95ull);
+        // Two factors per word: bit 31 of each half of ((f >> 1) & 0x7fffffff)
+        // + 0x7fffffff is set when that factor exceeds 1 (factors are >= 1).
+        auto above1 = [](std::uint64_t word) {
+            constexpr std::uint64_t low31 = 0x7fffffff7fffffffull;
+            const std::uint64_t y = ((word >> 1) & low31) + low31;
+            return std::uint32_t(((y >> 31) & 1u) | ((y >> 62) & 2u));
+        };
         std::uint32_t realT = 0, realS = 0;
-        for (int d = 0; d < D; ++d) {
-            const std::uint64_t t = lm.temporal[d], x = lm.spatialX[d], y = lm.spatialY[d];
-            factors = factors * 0x100000001b3ull + (t ^ (x << 21) ^ (y << 42));
-            realT |= std::uint32_t(t > 1) << d;
-            realS |= std::uint32_t((x | y) > 1) << d;
+        for (int k = 0; k < kWords; ++k) {
+            realT |= above1(w[k]) << (2 * k);
+            realS |= above1(w[kWords + k] | w[2 * kWords + k]) << (2 * k);
         }
+        realT &= dimMask;
+        realS &= dimMask;
         mix(factors);
         std::uint64_t order = 0, spatialOrder = 0;
-        for (int i = 0; i < D; ++i) {
-            // (& 31 keeps the shift defined for a malformed order; such a
-            // mapping fails the model anyway.)
-            const unsigned d = lm.order[i] & 31u, s = lm.spatialOrder[i] & 31u;
-            order = (realT >> d) & 1u ? (order << 4) | (d + 1) : order;
-            spatialOrder = (realS >> s) & 1u ? (spatialOrder << 4) | (s + 1) : spatialOrder;
-        }
+        // With fewer than two real loops there is no order to tell apart (most
+        // levels have at most one real spatial loop).
+        // (& 31 keeps the shift defined for a malformed order; such a mapping
+        // fails the model anyway.)
+        if (realT & (realT - 1))
+            for (int i = 0; i < D; ++i) {
+                const unsigned d = lm.order[i] & 31u;
+                order = (realT >> d) & 1u ? (order << 4) | (d + 1) : order;
+            }
+        if (realS & (realS - 1))
+            for (int i = 0; i < D; ++i) {
+                const unsigned d = lm.spatialOrder[i] & 31u;
+                spatialOrder = (realS >> d) & 1u ? (spatialOrder << 4) | (d + 1) : spatialOrder;
+            }
         mix(order ^ (spatialOrder << 40) ^ (std::uint64_t(lm.keepMask) << 60));
     }
     return h;

@@ -26,8 +26,19 @@ class Rng {
     static Rng stream(std::uint64_t seed, std::uint64_t a, std::uint64_t b = 0);
     static constexpr result_type min() { return 0; }
     static constexpr result_type max() { return ~result_type(0); }
-    result_type operator()();
-    double uniform(); // [0, 1)
+    // Inline: searchers draw several numbers per candidate.
+    result_type operator()() {
+        const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+        const std::uint64_t t = s_[1] << 17;
+        s_[2] ^= s_[0];
+        s_[3] ^= s_[1];
+        s_[1] ^= s_[2];
+        s_[0] ^= s_[3];
+        s_[2] ^= t;
+        s_[3] = rotl(s_[3], 45);
+        return result;
+    }
+    double uniform() { return double((*this)() >> 11) * 0x1.0p-53; } // [0, 1)
     // Uniform in [0, n), n > 0 (Lemire's multiply-shift; bias below 2^-40 here).
     std::uint64_t below(std::uint64_t n) {
         return static_cast<std::uint64_t>((static_cast<unsigned __int128>((*this)()) * n) >> 64);
@@ -38,6 +49,7 @@ class Rng {
     }
 
   private:
+    static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
     std::uint64_t s_[4];
 };
 
@@ -145,6 +157,10 @@ class MapSpace {
     bool levelHasTemporal(int l) const;
 
   private:
+    // sample() in two steps: factors and keep choices, then loop orders.
+    // With stopAtFullFanout, false as soon as a fan-out is overfilled (m is then unfinished).
+    bool drawTiling(Rng& rng, Mapping& m, bool stopAtFullFanout = false) const;
+    void drawOrders(Rng& rng, Mapping& m) const;
     void applyFixed(Mapping& m) const;
     int innermostOverflow(const Mapping& m) const; // a level whose tiles overflow it, or -1
     bool fanoutsFit(const Mapping& m) const;
@@ -159,10 +175,20 @@ class MapSpace {
     std::vector<std::vector<Slot>> slots_;               // per dimension, free slots
     std::vector<std::int64_t> freeBound_;                // bound divided by fixed factors
     std::vector<std::vector<std::uint32_t>> freePrimes_; // prime factors of freeBound_
-    bool unconstrained_ = true;    // no user constraint at all: a faster check
-    std::vector<char> fansOut_;    // per level: any fan-out below it
-    std::vector<int> fanX_, fanY_; // per level: fan-out on each axis
-    Mapping trivial_{};            // all factors 1, the start of every sample
+    bool unconstrained_ = true;                        // no user constraint at all: a faster check
+    std::vector<char> fansOut_;                        // per level: any fan-out below it
+    std::vector<int> fanX_, fanY_;                     // per level: fan-out on each axis
+    std::vector<std::array<std::int64_t, 2>> fanRoom_; // per level and axis: room for free primes
+    Mapping trivial_{};                                // all factors 1, the start of every sample
+    // The tensors' projections as one flat list for tileWords: per tensor a
+    // range of terms, a rank closing at each term with lastOfRank.
+    struct TileTerm {
+        std::int32_t dim;
+        std::int32_t lastOfRank;
+        std::int64_t coef; // |coefficient|
+    };
+    std::vector<TileTerm> tileTerms_;
+    std::array<int, kMaxTensors + 1> tensorTerms_{}; // tensor t: [tensorTerms_[t], [t+1])
 };
 
 } // namespace mw

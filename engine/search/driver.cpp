@@ -378,19 +378,32 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const Generator& gen
                                   ? n
                                   : static_cast<std::size_t>(std::min<std::int64_t>(
                                         wanted, remaining + static_cast<std::int64_t>(n / 4 + 8)));
+    // Once duplicates are common (a converging population), a candidate is
+    // looked up before it is evaluated: a known one costs a hash, not a model
+    // call. seen_ only changes at merge time, so workers may read it. The
+    // outcome is the same either way; only the time differs.
+    const bool lookUpFirst = dedup && result_.duplicates * 16 > result_.evaluations;
     pool_->run(limit, [&](std::size_t i, int worker) {
+        // (The clock is read every 8th candidate: it costs as much as a hash.)
         if ((cancel && cancel->load(std::memory_order_relaxed)) ||
-            (deadline > 0 && now() >= deadline))
+            (deadline > 0 && (i & 7) == 0 && now() >= deadline))
             return;
         Rng rng = Rng::stream(settings_.seed, batch + 1, i);
         CandidateSlot& s = slots[i];
         if (!gen(i, rng, out[i]))
             return;
         s.proposed = true;
+        if (lookUpFirst) {
+            s.hash = space_.hash(out[i]);
+            if (seen_.find(s.hash, s.cost) && space_.meetsConstraints(out[i])) {
+                s.legal = s.evaluated = true; // a duplicate: its merge charges nothing
+                return;
+            }
+        }
         Evaluation& e = workerScratch_[static_cast<std::size_t>(worker)];
         s.legal = space_.meetsConstraints(out[i]) && score(out[i], e, s.cost);
         s.evaluated = true;
-        if (s.legal && dedup) // duplicates are found at merge time
+        if (s.legal && dedup && !lookUpFirst) // duplicates are found at merge time
             s.hash = space_.hash(out[i]);
     });
     std::size_t charged = 0;
