@@ -425,11 +425,10 @@ bool MapSpace::swapLoops(Mapping& m, Rng& rng) const {
             real.push(i);
     if (real.size < 2)
         return false;
-    std::uniform_int_distribution<std::size_t> pick(0, real.size - 1);
-    const std::size_t a = pick(rng);
-    std::size_t b = pick(rng);
+    const std::size_t a = rng.below(real.size);
+    std::size_t b = rng.below(real.size);
     while (b == a)
-        b = pick(rng);
+        b = rng.below(real.size);
     std::swap(lm.order[real.items[a]], lm.order[real.items[b]]);
     return true;
 }

@@ -100,18 +100,15 @@ class GammaSearch : public Searcher {
                 2, std::min(pop.size(), std::size_t(parentsRatio * pop.size())));
             const double pCross = generation == 0 ? crossFirst : cross;
             auto vary = [&](Rng& rng, Mapping& child) {
-                std::uniform_int_distribution<std::size_t> u(0, parents - 1);
-                const Mapping& dad = pop[rank[u(rng)]];
-                const Mapping& mom = pop[rank[u(rng)]];
+                // (Rng::below: cheaper than std::uniform_int_distribution.)
+                const Mapping& dad = pop[rank[rng.below(parents)]];
+                const Mapping& mom = pop[rank[rng.below(parents)]];
                 child = dad;
                 if (rng.uniform() < pCross) {
-                    std::uniform_int_distribution<int> gene(0, 3);
-                    switch (gene(rng)) {
+                    switch (rng.below(4)) {
                     case 0: // tiling of one dimension, at every level
                         if (!tileDims.empty())
-                            takeDimension(child, mom,
-                                          tileDims[std::uniform_int_distribution<std::size_t>(
-                                              0, tileDims.size() - 1)(rng)]);
+                            takeDimension(child, mom, tileDims[rng.below(tileDims.size())]);
                         break;
                     case 1: // loop orders of every level
                         for (int l = 0; l < L; ++l)
@@ -145,9 +142,8 @@ class GammaSearch : public Searcher {
                     space.toggleBypass(child, rng);
                 if (temporalLevels.size() > 1 && rng.uniform() < pLevel) {
                     // Swap the temporal tiles of two levels (free factors only).
-                    std::uniform_int_distribution<std::size_t> lv(0, temporalLevels.size() - 1);
-                    const int a = temporalLevels[lv(rng)];
-                    const int b = temporalLevels[lv(rng)];
+                    const int a = temporalLevels[rng.below(temporalLevels.size())];
+                    const int b = temporalLevels[rng.below(temporalLevels.size())];
                     for (int d = 0; d < D; ++d)
                         if (space.constraints().levels[a].temporal[d] == 0 &&
                             space.constraints().levels[b].temporal[d] == 0)
@@ -157,10 +153,7 @@ class GammaSearch : public Searcher {
                     // The port re-scatters a whole dimension; moving one prime
                     // is the finer step (tile_rescatter sets the mix).
                     if (rng.uniform() < pRescatter)
-                        space.resampleDimension(child,
-                                                tileDims[std::uniform_int_distribution<std::size_t>(
-                                                    0, tileDims.size() - 1)(rng)],
-                                                rng);
+                        space.resampleDimension(child, tileDims[rng.below(tileDims.size())], rng);
                     else
                         space.moveTileFactor(child, rng);
                 }
