@@ -45,14 +45,21 @@ class WorkerPool {
             job_ = &fn;
             count_ = n;
             next_.store(0);
-            busy_ = static_cast<int>(threads_.size());
+            busy_.store(static_cast<int>(threads_.size()));
             ++generation_;
             posted_.store(generation_, std::memory_order_release);
         }
         wake_.notify_all();
         work(0);
+        // The workers usually finish within microseconds of this thread:
+        // spin before sleeping, as they do (a wake-up through the scheduler
+        // costs more than a small batch).
+        const auto spinUntil = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
+        while (busy_.load(std::memory_order_acquire) != 0 &&
+               std::chrono::steady_clock::now() < spinUntil)
+            std::this_thread::yield();
         std::unique_lock<std::mutex> lock(mutex_);
-        done_.wait(lock, [this] { return busy_ == 0; });
+        done_.wait(lock, [this] { return busy_.load(std::memory_order_acquire) == 0; });
         job_ = nullptr;
     }
 
@@ -86,10 +93,11 @@ class WorkerPool {
                     return;
             }
             work(worker);
-            {
+            if (busy_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+                // Under the lock, so the notification cannot fall between the
+                // waiter's check and its sleep.
                 std::lock_guard<std::mutex> lock(mutex_);
-                if (--busy_ == 0)
-                    done_.notify_one();
+                done_.notify_one();
             }
         }
     }
@@ -100,7 +108,7 @@ class WorkerPool {
     const std::function<void(std::size_t, int)>* job_ = nullptr;
     std::size_t count_ = 0;
     std::atomic<std::size_t> next_{0};
-    int busy_ = 0;
+    std::atomic<int> busy_{0}; // workers still on the current batch
     std::uint64_t generation_ = 0;
     std::atomic<std::uint64_t> posted_{0}; // generation_, readable without the lock
     bool quit_ = false;
