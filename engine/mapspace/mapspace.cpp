@@ -17,6 +17,9 @@ std::uint64_t splitmix(std::uint64_t& x) {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
 }
+std::uint64_t rotl(std::uint64_t x, int k) {
+    return (x << k) | (x >> (64 - k));
+}
 } // namespace
 
 Rng::Rng(std::uint64_t seed) {
@@ -29,6 +32,22 @@ Rng Rng::stream(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {
     const std::uint64_t h = splitmix(x) ^ (a * 0xd1342543de82ef95ull);
     std::uint64_t y = h;
     return Rng(splitmix(y) ^ (b * 0x9e3779b97f4a7c15ull));
+}
+
+Rng::result_type Rng::operator()() {
+    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+    const std::uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return result;
+}
+
+double Rng::uniform() {
+    return double((*this)() >> 11) * 0x1.0p-53;
 }
 
 std::vector<std::int64_t> primeFactors(std::int64_t n) {

@@ -26,19 +26,8 @@ class Rng {
     static Rng stream(std::uint64_t seed, std::uint64_t a, std::uint64_t b = 0);
     static constexpr result_type min() { return 0; }
     static constexpr result_type max() { return ~result_type(0); }
-    // Inline: searchers draw several numbers per candidate.
-    result_type operator()() {
-        const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
-        const std::uint64_t t = s_[1] << 17;
-        s_[2] ^= s_[0];
-        s_[3] ^= s_[1];
-        s_[1] ^= s_[2];
-        s_[0] ^= s_[3];
-        s_[2] ^= t;
-        s_[3] = rotl(s_[3], 45);
-        return result;
-    }
-    double uniform() { return double((*this)() >> 11) * 0x1.0p-53; } // [0, 1)
+    result_type operator()();
+    double uniform(); // [0, 1)
     // Uniform in [0, n), n > 0 (Lemire's multiply-shift; bias below 2^-40 here).
     std::uint64_t below(std::uint64_t n) {
         return static_cast<std::uint64_t>((static_cast<unsigned __int128>((*this)()) * n) >> 64);
@@ -49,7 +38,6 @@ class Rng {
     }
 
   private:
-    static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
     std::uint64_t s_[4];
 };
 
