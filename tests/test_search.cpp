@@ -101,6 +101,7 @@ class TestSearch : public QObject {
     void surrogateSavesAndPredicts();
     void badSettings();
     void networkSearch();
+    void lowerBoundHolds();
 };
 
 void TestSearch::movesKeepProductsExact() {
@@ -598,6 +599,68 @@ void TestSearch::networkSearch() {
         QCOMPARE(prod, pc.dims[d].bound);
     }
     QCOMPARE(shapeDistance(pa, pc), 1);
+}
+
+// Touched elements count what strides skip; the lower bound is one: no mapping
+// a search can return (bypass included) costs less in energy or cycles.
+void TestSearch::lowerBoundHolds() {
+    const auto inputs = [](const Problem& p) { return p.tensorIndex("Inputs"); };
+    {
+        const Problem p = conv2dProblem("1x1/2", 1, 1, 64, 128, 14, 14, 1, 1, 2, 2);
+        QCOMPARE(p.touchedElements(inputs(p)), std::int64_t(64 * 14 * 14));
+        QCOMPARE(p.tensorSize(inputs(p)), std::int64_t(64 * 27 * 27));
+        QCOMPARE(p.touchedElements(p.tensorIndex("Weights")), std::int64_t(64 * 128));
+    }
+    {
+        // Stride 3, 2-wide filter: rows {3p + r} = 0,1,3,4,6,7,9,10 (8 of 11).
+        const Problem p = conv2dProblem("s3", 1, 1, 1, 1, 4, 1, 2, 1, 3, 1);
+        QCOMPARE(p.touchedElements(inputs(p)), std::int64_t(8));
+        QCOMPARE(p.tensorSize(inputs(p)), std::int64_t(11));
+        // Stride 2 under a 3-wide filter, and dilation 2: every row is touched.
+        const Problem q = conv2dProblem("s2", 1, 1, 1, 1, 4, 1, 3, 1, 2, 1);
+        QCOMPARE(q.touchedElements(inputs(q)), q.tensorSize(inputs(q)));
+        const Problem r = conv2dProblem("d2", 1, 1, 1, 1, 5, 1, 3, 1, 1, 1, 2, 1);
+        QCOMPARE(r.touchedElements(inputs(r)), std::int64_t(9));
+    }
+    std::vector<Problem> problems = {conv3x3(), conv2dProblem("1x1", 1, 1, 512, 1024, 14, 14, 1, 1),
+                                     conv2dProblem("1x1/2", 1, 1, 256, 512, 28, 28, 1, 1, 2, 2)};
+    problems.push_back(conv3x3());
+    problems.back().name = "conv3_x, sparse inputs";
+    problems.back().tensors[std::size_t(inputs(problems.back()))].density = 0.3;
+    int checked = 0;
+    for (const char* file : {"eyeriss_like", "simba_like", "accel_b", "tensor_core_like"}) {
+        const Architecture a = loadArchitecture(kSamples + "architectures/" + file + ".json");
+        for (const Problem& p : problems) {
+            const MapSpace space(p, a);
+            const LowerBound lb = lowerBound(p, a, SearchObjective{});
+            QVERIFY(lb.energy > 0 && lb.cycles > 0 && lb.objective == lb.edp);
+            const auto check = [&](const Evaluation& e) {
+                ++checked;
+                QVERIFY2(e.energy >= lb.energy && double(e.cycles) >= lb.cycles && e.edp >= lb.edp,
+                         qPrintable(QString("%1 on %2: energy %3 (bound %4), cycles %5 (%6)")
+                                        .arg(QString::fromStdString(p.name), file)
+                                        .arg(e.energy)
+                                        .arg(lb.energy)
+                                        .arg(e.cycles)
+                                        .arg(lb.cycles)));
+            };
+            Rng rng(5);
+            Evaluation e;
+            for (int i = 0; i < 200; ++i) {
+                Mapping m = space.sample(rng);
+                if (space.repair(m, rng, e)) {
+                    evaluate(p, a, m, e);
+                    check(e);
+                }
+            }
+            // Good mappings bypass most levels, which is where a bound that
+            // charges every level fails.
+            const SearchResult g = runSearch(space, "gamma", budget(10000));
+            QVERIFY(g.found);
+            check(g.bestEvaluation);
+        }
+    }
+    QVERIFY(checked > 3000);
 }
 
 QTEST_GUILESS_MAIN(TestSearch)

@@ -494,7 +494,7 @@ void SearchPanel::refreshPlotNow() {
         account(c);
     for (const auto& [id, live] : live_)
         account(live.curve);
-    // The lower bound: every word moved once per level, every MAC busy.
+    // The lower bound (mw::lowerBound): no legal mapping lies below it.
     if (lowerBound_ > 0) {
         QCPGraph* lb = nullptr;
         for (int i = 0; i < plot_->graphCount(); ++i)

@@ -194,8 +194,9 @@ SearchResult runSearch(const MapSpace& space, const std::string& searcher,
                        const SearchSettings& settings, ProgressFn progress = {},
                        const std::atomic<bool>* cancel = nullptr);
 
-// Reference line: every tensor word moved once at every level that may keep
-// it, and every MAC busy (see search.cpp for the exact definition).
+// Reference line that no legal mapping beats: every element the computation
+// touches moved once through the outermost level, every MAC busy (see
+// search.cpp for the exact definition).
 struct LowerBound {
     double energy = 0.0; // pJ
     double cycles = 0.0;

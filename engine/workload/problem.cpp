@@ -3,6 +3,8 @@
 #include "common/error.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <vector>
 
 namespace mw {
 
@@ -36,6 +38,72 @@ std::int64_t Problem::tensorSize(int t) const {
         for (int i = 0; i < rank.numTerms; ++i)
             extent += std::abs(rank.terms[i].coef) * (dims[rank.terms[i].dim].bound - 1);
         n *= extent;
+    }
+    return n;
+}
+
+namespace {
+
+// The number of distinct values of sum coef_i x_i over 0 <= x_i < bound_i:
+// the reachable offsets, one term at a time (a sliding window per residue of
+// the coefficient keeps each term linear in the extent). Too wide to
+// enumerate: the largest single bound, which is still a lower bound.
+std::int64_t distinctRankValues(const Rank& rank, const std::vector<Dimension>& dims) {
+    std::int64_t extent = 1, widest = 1;
+    for (int i = 0; i < rank.numTerms; ++i) {
+        const std::int64_t c = std::abs(rank.terms[i].coef);
+        const std::int64_t b = dims[rank.terms[i].dim].bound;
+        if (c == 0 || b <= 1)
+            continue;
+        extent += c * (b - 1);
+        widest = std::max(widest, b);
+    }
+    if (extent == widest) // one term with coefficient 1, or several that tile it
+        return extent;
+    constexpr std::int64_t kMaxExtent = std::int64_t(1) << 22;
+    if (extent > kMaxExtent)
+        return widest;
+    // (Negative coefficients only mirror a term, so |coef| gives the same count.)
+    const auto width = static_cast<std::size_t>(extent);
+    std::vector<char> reach(width, 0), next(width, 0);
+    reach[0] = 1;
+    for (int i = 0; i < rank.numTerms; ++i) {
+        const std::int64_t c = std::abs(rank.terms[i].coef);
+        const std::int64_t b = dims[rank.terms[i].dim].bound;
+        if (c == 0 || b <= 1)
+            continue;
+        for (std::int64_t r = 0; r < c && r < extent; ++r) {
+            std::int64_t inWindow = 0; // reachable among v - c, ..., v - (b - 1) c and v
+            for (std::int64_t v = r, k = 0; v < extent; v += c, ++k) {
+                inWindow += reach[std::size_t(v)];
+                if (k >= b)
+                    inWindow -= reach[std::size_t(v - b * c)];
+                next[std::size_t(v)] = inWindow > 0;
+            }
+        }
+        reach.swap(next);
+    }
+    return std::count(reach.begin(), reach.end(), 1);
+}
+
+} // namespace
+
+std::int64_t Problem::touchedElements(int t) const {
+    // Ranks over disjoint dimensions vary independently, so their counts
+    // multiply; a rank sharing a dimension with one already counted is left
+    // out (the count stays a lower bound).
+    const DataSpace& ds = tensors[t];
+    std::int64_t n = 1;
+    std::uint32_t counted = 0;
+    for (int r = 0; r < ds.numRanks; ++r) {
+        const Rank& rank = ds.ranks[r];
+        std::uint32_t dimsOfRank = 0;
+        for (int i = 0; i < rank.numTerms; ++i)
+            dimsOfRank |= 1u << rank.terms[i].dim;
+        if (dimsOfRank & counted)
+            continue;
+        counted |= dimsOfRank;
+        n *= distinctRankValues(rank, dims);
     }
     return n;
 }

@@ -50,8 +50,12 @@ struct Problem {
     int tensorIndex(const std::string& name) const; // -1 when unknown
     std::int64_t computes() const;                  // product of all bounds
     bool sparse() const;                            // some tensor has density < 1
-    // Number of distinct elements of tensor t over the whole problem.
+    // Elements in tensor t's bounding box: per rank, 1 + sum |coef| (bound - 1).
     std::int64_t tensorSize(int t) const;
+    // Elements of tensor t that some computation reads or writes: fewer than
+    // tensorSize when a stride skips coordinates (a 1x1 convolution with
+    // stride 2 touches a quarter of its input).
+    std::int64_t touchedElements(int t) const;
 };
 
 // Fills dimMask and checks every invariant; throws InputError naming the field.
