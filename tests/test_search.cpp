@@ -66,7 +66,10 @@ SearchSettings budget(std::int64_t evaluations, std::uint64_t seed = 1, int thre
     s.modelDir = modelDir().path().toStdString();
     s.params["samples"] = 4000;
     s.params["epochs"] = 4;
-    s.params["time_limit"] = 1.5; // CoSA's MIP solve, seconds
+    // CoSA: a node limit small enough to end each solve well inside the time
+    // limit on a slow machine, so its schedule is reproducible.
+    s.params["max_nodes"] = 50;
+    s.params["time_limit"] = 20;
     return s;
 }
 
@@ -93,6 +96,8 @@ class TestSearch : public QObject {
     void deterministicPerSeed();
     void cancellationKeepsBest();
     void cosaCancelStopsTheSolver();
+    void cosaSchedules();
+    void cosaReportsInfeasibleMip();
     void constraintsRespected();
     void exhaustiveFindsOptimum();
     void timeBudget();
@@ -387,6 +392,49 @@ void TestSearch::cosaCancelStopsTheSolver() {
     QVERIFY2(seconds < 3.0, qPrintable(QString("took %1 s").arg(seconds)));
     if (r.found) // whatever was evaluated before the cancel is kept, and legal
         QVERIFY(evaluate(p, a, r.best).valid);
+}
+
+// CoSA on a 3x3 and a strided 1x1 layer: the node limit makes the schedule
+// reproducible (the clock never ends a solve here), the schedule is legal, and
+// the stats report the solve.
+void TestSearch::cosaSchedules() {
+    const Architecture a = loadArchitecture(kSamples + "architectures/simba_like.json");
+    const std::vector<Problem> problems = {
+        conv3x3(), conv2dProblem("1x1/2", 1, 1, 256, 512, 14, 14, 1, 1, 2, 2)};
+    for (const Problem& p : problems) {
+        const MapSpace space(p, a);
+        const SearchResult one = runSearch(space, "cosa", budget(20));
+        const QString where = QString::fromStdString(p.name);
+        QVERIFY2(one.found, qPrintable(where + ": " + QString::fromStdString(one.stopReason)));
+        QVERIFY2(evaluate(p, a, one.best).valid, qPrintable(where));
+        QCOMPARE(one.stats.at("time_limited"), 0.0);
+        QVERIFY(one.stats.at("mip_nodes") > 0 && one.stats.at("mip_nodes") <= 5 * 50);
+        QVERIFY(one.stats.at("solve_seconds") > 0);
+        QVERIFY(one.evaluations >= 1 && one.evaluations <= 20);
+        if (&p == &problems.front()) {
+            const SearchResult again = runSearch(space, "cosa", budget(20));
+            QVERIFY2(sameTrace(one, again), qPrintable(where));
+            QCOMPARE(space.hash(one.best), space.hash(again.best));
+        }
+    }
+}
+
+// A keep and a factor fixed so that a buffer cannot hold its tile: CBC proves
+// the MIP infeasible, and the message names the level.
+void TestSearch::cosaReportsInfeasibleMip() {
+    const Architecture a = eyeriss();
+    const Problem p = conv3x3();
+    MapSpaceConstraints c;
+    c.levels.resize(static_cast<std::size_t>(a.numLevels()));
+    const int psum = a.levelIndex("psum_spad");
+    c.levels[psum].keepFixed = c.levels[psum].keepValue = 1u << p.tensorIndex("Outputs");
+    c.levels[psum].temporal[p.dimIndex("M")] = 32; // 32 partial sums, 16 words
+    const MapSpace space(p, a, c);
+    const SearchResult r = runSearch(space, "cosa", budget(20));
+    QVERIFY(!r.found);
+    QVERIFY2(r.stopReason.find("CoSA: the MIP is infeasible") != std::string::npos &&
+                 r.stopReason.find("psum_spad") != std::string::npos,
+             r.stopReason.c_str());
 }
 
 void TestSearch::constraintsRespected() {

@@ -29,16 +29,18 @@ std::int64_t Problem::computes() const {
     return n;
 }
 
+std::int64_t Problem::rankExtent(int t, int r) const {
+    const Rank& rank = tensors[t].ranks[r];
+    std::int64_t extent = 1;
+    for (int i = 0; i < rank.numTerms; ++i)
+        extent += std::abs(rank.terms[i].coef) * (dims[rank.terms[i].dim].bound - 1);
+    return extent;
+}
+
 std::int64_t Problem::tensorSize(int t) const {
     std::int64_t n = 1;
-    const DataSpace& ds = tensors[t];
-    for (int r = 0; r < ds.numRanks; ++r) {
-        const Rank& rank = ds.ranks[r];
-        std::int64_t extent = 1;
-        for (int i = 0; i < rank.numTerms; ++i)
-            extent += std::abs(rank.terms[i].coef) * (dims[rank.terms[i].dim].bound - 1);
-        n *= extent;
-    }
+    for (int r = 0; r < tensors[t].numRanks; ++r)
+        n *= rankExtent(t, r);
     return n;
 }
 
@@ -103,9 +105,13 @@ std::int64_t Problem::touchedElements(int t) const {
         if (dimsOfRank & counted)
             continue;
         counted |= dimsOfRank;
-        n *= distinctRankValues(rank, dims);
+        n *= rankTouched(t, r);
     }
     return n;
+}
+
+std::int64_t Problem::rankTouched(int t, int r) const {
+    return distinctRankValues(tensors[t].ranks[r], dims);
 }
 
 void finalizeProblem(Problem& p) {

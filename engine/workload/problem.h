@@ -56,6 +56,9 @@ struct Problem {
     // tensorSize when a stride skips coordinates (a 1x1 convolution with
     // stride 2 touches a quarter of its input).
     std::int64_t touchedElements(int t) const;
+    // Rank r of tensor t alone: its extent, and the coordinates touched.
+    std::int64_t rankExtent(int t, int r) const;
+    std::int64_t rankTouched(int t, int r) const;
 };
 
 // Fills dimMask and checks every invariant; throws InputError naming the field.
