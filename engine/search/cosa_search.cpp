@@ -1525,7 +1525,7 @@ class CosaSearch : public Searcher {
         // did no better and ran into the time limit on 4 layers. With the time
         // limit alone, a layer's result varied from run to run (input.77:
         // 2.5x and 3.9x of GAMMA).
-        const int maxNodes = static_cast<int>(ctx.param("max_nodes", 1000));
+        const int maxNodes = static_cast<int>(std::clamp(ctx.param("max_nodes", 1000), 0.0, 1e9));
         const int resolves = std::max(0, static_cast<int>(ctx.param("resolves", 3)));
         CosaModel model(space, ctx.param("w_util", 0.1), ctx.param("w_comp", 10.0),
                         ctx.param("w_traf", 1.0), ctx.param("w_energy", 1.0),
