@@ -102,7 +102,8 @@ json resultJson(const mw::SearchResult& r, const mw::SearchSettings& s, const mw
               {"seconds", r.seconds},
               {"evaluations_per_second", r.seconds > 0 ? double(r.evaluations) / r.seconds : 0.0},
               {"cancelled", r.cancelled},
-              {"stop_reason", r.stopReason}};
+              {"stop_reason", r.stopReason},
+              {"stats", r.stats}};
     if (r.found) {
         j["energy_pJ"] = r.bestEvaluation.energy;
         j["cycles"] = r.bestEvaluation.cycles;

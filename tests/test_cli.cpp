@@ -3,6 +3,7 @@
 #include "io/json_io.h"
 
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -194,6 +195,14 @@ void TestCli::searchWritesResults() {
     QCOMPARE(
         mw::readJsonFile(out.toStdString() + "/result.json").at("best_objective").get<double>(),
         result.at("best_objective").get<double>());
+    // A searcher's own figures are printed and kept in result.json.
+    const Run rl = run({"search", "--arch", q(kSamples + "architectures/eyeriss_like.json"),
+                        "--workload", q(kSamples + "workloads/resnet_conv3x3.json"), "--searcher",
+                        "reinforce", "--budget", "300", "--out", out});
+    QVERIFY2(rl.exitCode == 0, qPrintable(rl.err));
+    QVERIFY(rl.out.contains(QRegularExpression("stat +episodes = [1-9]")));
+    const mw::Json stats = mw::readJsonFile(out.toStdString() + "/result.json").at("stats");
+    QVERIFY(stats.at("episodes").get<double>() > 0);
 }
 
 void TestCli::compareTable() {

@@ -3,6 +3,8 @@
 // table and the inspector; sessions round-trip; a cancelled run keeps its
 // best; the GUI thread stays responsive under a 2-thread search; exports
 // and the scripted screenshot work; bad input changes nothing.
+#include "common/error.h"
+#include "io/json_io.h"
 #include "io/session_io.h"
 #include "model/cost_model.h"
 #include "ui/architecture_editor.h"
@@ -368,6 +370,35 @@ class TestGui : public QObject {
         for (const auto& r : w.session().runs) {
             QVERIFY2(r.result.found, r.searcher.c_str());
             QVERIFY(r.result.bestEvaluation.valid);
+        }
+        // Each row shows its searcher's own figures, and the session keeps them.
+        const QTableWidget* table = panel->resultsTable();
+        const std::map<QString, QString> expected = {
+            {"mind-mappings", "surrogate_steps"}, {"reinforce", "episodes"}, {"cosa", "mip_nodes"}};
+        int checked = 0;
+        for (int row = 0; row < table->rowCount(); ++row) {
+            const QString searcher = table->item(row, 0)->text();
+            const QString figures = table->item(row, table->columnCount() - 1)->text();
+            QVERIFY2(figures.contains(expected.at(searcher)),
+                     qPrintable(searcher + ": " + figures));
+            ++checked;
+        }
+        QCOMPARE(checked, 3);
+        QVERIFY(w.saveSession(path("figures.json")));
+        const mw::Session back = mw::loadSession(path("figures.json").toStdString());
+        QCOMPARE(back.runs.size(), std::size_t(3));
+        for (std::size_t i = 0; i < back.runs.size(); ++i)
+            QVERIFY(back.runs[i].result.stats == w.session().runs[i].result.stats &&
+                    !back.runs[i].result.stats.empty());
+        mw::Json edited = mw::readJsonFile(path("figures.json").toStdString());
+        edited["runs"][0]["result"]["stats"]["episodes"] = "many";
+        try {
+            mw::sessionFromJson(edited, "figures.json");
+            QFAIL("a non-numeric figure was accepted");
+        } catch (const mw::InputError& e) {
+            QVERIFY2(QString(e.what()).contains("figures.json: runs[0].result.stats.episodes") &&
+                         QString(e.what()).contains("expected a number"),
+                     e.what());
         }
         qunsetenv("MAPWRIGHT_MODEL_DIR");
     }

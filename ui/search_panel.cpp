@@ -24,6 +24,7 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <thread>
@@ -53,6 +54,35 @@ QString runLabel(const mw::SessionRun& r, int index) {
 }
 
 namespace {
+
+// A searcher's own figures as "name value" joined by sep: the headline ones
+// (MIP solve time and nodes, surrogate steps, episodes) only, or all of them
+// (the cell's tooltip), headline ones first.
+QString searcherFigures(const mw::SearchResult& r, const QString& sep, bool all) {
+    static const char* const kHeadline[] = {"solve_seconds",
+                                            "mip_nodes",
+                                            "time_limited",
+                                            "proven_optimal",
+                                            "surrogate_steps",
+                                            "injections",
+                                            "surrogate_rank_correlation",
+                                            "episodes",
+                                            "policy_updates",
+                                            "policy_restarts"};
+    QStringList parts;
+    auto add = [&](const std::string& name, double value) {
+        parts << QString::fromStdString(name) + " " + QString::number(value, 'g', 4);
+    };
+    for (const char* name : kHeadline)
+        if (const auto it = r.stats.find(name); it != r.stats.end())
+            add(it->first, it->second);
+    if (all || parts.isEmpty())
+        for (const auto& [name, value] : r.stats)
+            if (std::find_if(std::begin(kHeadline), std::end(kHeadline),
+                             [&](const char* h) { return name == h; }) == std::end(kHeadline))
+                add(name, value);
+    return parts.join(sep);
+}
 
 QString formatCost(double v) {
     return v >= mw::SearchContext::kInfinity ? QString("—") : QString::number(v, 'g', 5);
@@ -156,13 +186,18 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     connect(plot_, &QCustomPlot::mouseMove, this, &SearchPanel::showTooltip);
 
     // ---- results table
-    table_ = new QTableWidget(0, 11);
+    table_ = new QTableWidget(0, 12);
     table_->setHorizontalHeaderLabels({"Searcher", "Layer", "Seed", "Objective", "Final",
                                        "Energy (µJ)", "Cycles", "EDP / bound", "Evaluations",
-                                       "Time (s)", "Status"});
+                                       "Time (s)", "Status", "Searcher figures"});
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setStretchLastSection(true);
+    // A status can be a long message (why CoSA's MIP is infeasible): the column
+    // keeps a fixed width and the cell's tooltip has all of it.
+    table_->horizontalHeader()->setSectionResizeMode(10, QHeaderView::Interactive);
+    table_->horizontalHeader()->resizeSection(10, 170);
     table_->verticalHeader()->setVisible(false);
+    table_->setWordWrap(false);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSortingEnabled(false);
@@ -548,9 +583,14 @@ void SearchPanel::refreshTable() {
                                    : QString(),
             QString::number(res.evaluations),
             QString::number(res.seconds, 'f', 2),
-            res.cancelled ? QString("cancelled") : QString::fromStdString(res.stopReason)};
+            res.cancelled ? QString("cancelled") : QString::fromStdString(res.stopReason),
+            searcherFigures(res, ", ", false)};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
+            if (c == 10)
+                item->setToolTip(cells[c]);
+            if (c == cells.size() - 1)
+                item->setToolTip(searcherFigures(res, "\n", true));
             if (c == 0) {
                 item->setData(Qt::UserRole, int(i));
                 item->setForeground(searcherColor(r.searcher));

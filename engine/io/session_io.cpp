@@ -95,6 +95,7 @@ Json toJson(const Session& s) {
                 {"seconds", res.seconds},
                 {"cancelled", res.cancelled},
                 {"stop_reason", res.stopReason},
+                {"stats", res.stats},
                 {"trace", trace}};
             if (res.found) {
                 const int li = s.network.layerIndex(r.layer);
@@ -168,6 +169,16 @@ Session sessionFromJson(const Json& j, const std::string& where) {
             out.seconds = optional<double>(res, "seconds", 0.0);
             out.cancelled = optional<bool>(res, "cancelled", false);
             out.stopReason = optional<std::string>(res, "stop_reason", "");
+            if (res.contains("stats")) {
+                const Json& stats = res.at("stats");
+                if (!stats.is_object())
+                    throw InputError(rat + ".stats", "expected an object of named numbers");
+                for (const auto& [name, v] : stats.items()) {
+                    if (!v.is_number())
+                        throw InputError(rat + ".stats." + name, "expected a number");
+                    out.stats[name] = v.get<double>();
+                }
+            }
             out.bestCost = costFromJson(res.contains("best_objective") ? res.at("best_objective")
                                                                        : Json(nullptr));
             if (res.contains("trace"))
