@@ -59,16 +59,10 @@ namespace {
 // (MIP solve time and nodes, surrogate steps, episodes) only, or all of them
 // (the cell's tooltip), headline ones first.
 QString searcherFigures(const mw::SearchResult& r, const QString& sep, bool all) {
-    static const char* const kHeadline[] = {"solve_seconds",
-                                            "mip_nodes",
-                                            "time_limited",
-                                            "proven_optimal",
-                                            "surrogate_steps",
-                                            "injections",
-                                            "surrogate_rank_correlation",
-                                            "episodes",
-                                            "policy_updates",
-                                            "policy_restarts"};
+    static const char* const kHeadline[] = {
+        "solve_seconds",   "mip_nodes",         "time_limited",       "proven_optimal",
+        "surrogate_steps", "surrogate_step_us", "true_evaluation_us", "episodes",
+        "policy_updates",  "policy_restarts"};
     QStringList parts;
     auto add = [&](const std::string& name, double value) {
         parts << QString::fromStdString(name) + " " + QString::number(value, 'g', 4);

@@ -111,7 +111,12 @@ class MindMappingsSearch : public Searcher {
             }
         };
         consider(current, currentCost);
-        std::int64_t steps = 0, injections = 0;
+        std::int64_t steps = 0, injections = 0, checks = 0;
+        // The comparison: what a surrogate step costs against a true
+        // evaluation (both in microseconds, from the same clock).
+        using Clock = std::chrono::steady_clock;
+        const auto loopStart = Clock::now();
+        double checkSeconds = 0.0;
         while (!ctx.stopped()) {
             ++steps;
             if (steps % injectEvery == 0) {
@@ -151,13 +156,21 @@ class MindMappingsSearch : public Searcher {
                 consider(current, currentCost);
             }
             if (steps % stepsPerEval == 0 && !pending.empty()) {
+                const auto t0 = Clock::now();
                 ctx.evaluate(pending.begin()->second);
+                checkSeconds += std::chrono::duration<double>(Clock::now() - t0).count();
+                ++checks;
                 pending.erase(pending.begin());
                 ctx.setStat("surrogate_steps", double(steps));
             }
         }
+        const double loopSeconds = std::chrono::duration<double>(Clock::now() - loopStart).count();
         ctx.setStat("surrogate_steps", double(steps));
         ctx.setStat("injections", double(injections));
+        if (steps > 0)
+            ctx.setStat("surrogate_step_us", 1e6 * (loopSeconds - checkSeconds) / double(steps));
+        if (checks > 0)
+            ctx.setStat("true_evaluation_us", 1e6 * checkSeconds / double(checks));
     }
 };
 
