@@ -510,6 +510,13 @@ void TestSearch::sparsityAwareScore() {
         expected += evaluate(q, a, r.best).edp / d;
     }
     QVERIFY(std::abs(r.bestCost - expected) <= 1e-9 * expected);
+    // The reported bound is a bound of the score, not of the dense EDP alone.
+    const LowerBound lb = lowerBound(p, a, s.objective);
+    const double dense = lowerBound(p, a, SearchObjective{}).objective;
+    QVERIFY2(
+        lb.objective <= r.bestCost && lb.objective > 2 * dense,
+        qPrintable(
+            QString("bound %1, dense %2, score %3").arg(lb.objective).arg(dense).arg(r.bestCost)));
     QVERIFY_THROWS_EXCEPTION(InputError, SearchObjective::parse("edp@Inputs=0.5,0"));
     s.objective = SearchObjective::parse("edp@Activations");
     QVERIFY_THROWS_EXCEPTION(InputError, runSearch(space, "random", s));

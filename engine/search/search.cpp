@@ -50,7 +50,11 @@ std::unique_ptr<Searcher> makeSearcher(const std::string& name) {
 // words once. Sparse tensors count as the model counts them: nonzeros move,
 // effectual MACs compute (rounded down, as the model rounds its expected
 // counts to the nearest integer). Leakage accrues over the bound's cycles.
-LowerBound lowerBound(const Problem& p, const Architecture& a, const SearchObjective& o) {
+namespace {
+
+// The bound's energy and cycles at the problem's own densities, and their
+// value under objective o.
+LowerBound boundAt(const Problem& p, const Architecture& a, const SearchObjective& o) {
     LowerBound lb;
     double effectual = 1.0;
     for (int t = 0; t < p.numTensors(); ++t)
@@ -84,6 +88,24 @@ LowerBound lowerBound(const Problem& p, const Architecture& a, const SearchObjec
     e.cycles = static_cast<std::int64_t>(std::floor(lb.cycles));
     e.edp = lb.edp;
     lb.objective = o.value(e);
+    return lb;
+}
+
+} // namespace
+
+LowerBound lowerBound(const Problem& p, const Architecture& a, const SearchObjective& o) {
+    LowerBound lb = boundAt(p, a, o);
+    // The sparsity-aware score sums cost_d / d over imposed densities; its
+    // bound is the same sum of the bounds.
+    const int t = o.densityTensor.empty() ? -1 : p.tensorIndex(o.densityTensor);
+    if (t >= 0 && !o.densities.empty()) {
+        lb.objective = 0.0;
+        for (double d : o.densities) {
+            Problem q = p;
+            q.tensors[std::size_t(t)].density = d;
+            lb.objective += boundAt(q, a, o).objective / d;
+        }
+    }
     return lb;
 }
 
