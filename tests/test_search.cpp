@@ -107,6 +107,7 @@ class TestSearch : public QObject {
     void badSettings();
     void networkSearch();
     void lowerBoundHolds();
+    void exhaustedSpaceEndsTheSearch();
 };
 
 void TestSearch::movesKeepProductsExact() {
@@ -677,6 +678,20 @@ void TestSearch::lowerBoundHolds() {
         const Problem r = conv2dProblem("d2", 1, 1, 1, 1, 5, 1, 3, 1, 1, 1, 2, 1);
         QCOMPARE(r.touchedElements(inputs(r)), std::int64_t(9));
     }
+    {
+        // One dimension twice in a coordinate: P + 3P takes the 64 values 4p,
+        // though its bounding box has 253 coordinates.
+        const Problem p = makeProblem(
+            "P+3P", {{"P", 64}},
+            {{"Inputs", {{{"P", 1}, {"P", 3}}}, false}, {"Outputs", {{{"P", 1}}}, true}});
+        QCOMPARE(p.touchedElements(inputs(p)), std::int64_t(64));
+        QCOMPARE(p.tensorSize(inputs(p)), std::int64_t(253));
+        const Architecture a = eyeriss();
+        SearchSettings s = budget(3000);
+        s.objective = SearchObjective::parse("energy");
+        const SearchResult g = runSearch(MapSpace(p, a), "gamma", s);
+        QVERIFY(g.found && g.bestEvaluation.energy >= lowerBound(p, a, s.objective).energy);
+    }
     std::vector<Problem> problems = {conv3x3(), conv2dProblem("1x1", 1, 1, 512, 1024, 14, 14, 1, 1),
                                      conv2dProblem("1x1/2", 1, 1, 256, 512, 28, 28, 1, 1, 2, 2)};
     problems.push_back(conv3x3());
@@ -716,6 +731,38 @@ void TestSearch::lowerBoundHolds() {
         }
     }
     QVERIFY(checked > 3000);
+}
+
+// A space with fewer legal mappings than the budget (a 64-point vector copy on
+// the tutorial's 3-level architecture: 444 of them) cannot spend the budget,
+// since repeats are not charged; every searcher must still end, with its best.
+void TestSearch::exhaustedSpaceEndsTheSearch() {
+    const Problem p = makeProblem("copy", {{"P", 64}},
+                                  {{"In", {{{"P", 1}}}, false}, {"Out", {{{"P", 1}}}, true}});
+    const Architecture a = smallCase().arch;
+    const MapSpace space(p, a);
+    for (const auto& name : searcherNames()) {
+        if (oneShot(name))
+            continue;
+        const auto t0 = std::chrono::steady_clock::now();
+        SearchSettings settings = budget(3000);
+        settings.params.erase("victory"); // random-pruned may end at its victory condition
+        const SearchResult r = runSearch(space, name, settings);
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        // Charged legal mappings are distinct; only illegal ones (which
+        // random-pruned charges, as Timeloop does) can spend the rest.
+        QVERIFY2(r.found && r.evaluations - r.illegal <= 444,
+                 qPrintable(QString("%1: %2 evaluations, %3 illegal")
+                                .arg(QString::fromStdString(name))
+                                .arg(r.evaluations)
+                                .arg(r.illegal)));
+        if (r.evaluations < 3000)
+            QVERIFY2(r.stopReason != "evaluation budget spent" && !r.stopReason.empty(),
+                     r.stopReason.c_str());
+        QVERIFY2(seconds < 60, qPrintable(QString::fromStdString(name)));
+        QVERIFY(evaluate(p, a, r.best).valid);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestSearch)

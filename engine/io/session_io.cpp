@@ -11,6 +11,15 @@ namespace mw {
 
 namespace {
 
+// A searcher's figures; JSON has no NaN or infinity, so those are left out.
+Json statsJson(const std::map<std::string, double>& stats) {
+    Json j = Json::object();
+    for (const auto& [name, value] : stats)
+        if (std::isfinite(value))
+            j[name] = value;
+    return j;
+}
+
 // JSON has no infinity: costs of illegal candidates are written as null.
 Json costJson(double v) {
     return v >= SearchContext::kInfinity || !std::isfinite(v) ? Json(nullptr) : Json(v);
@@ -95,7 +104,7 @@ Json toJson(const Session& s) {
                 {"seconds", res.seconds},
                 {"cancelled", res.cancelled},
                 {"stop_reason", res.stopReason},
-                {"stats", res.stats},
+                {"stats", statsJson(res.stats)},
                 {"trace", trace}};
             if (res.found) {
                 const int li = s.network.layerIndex(r.layer);
@@ -174,6 +183,8 @@ Session sessionFromJson(const Json& j, const std::string& where) {
                 if (!stats.is_object())
                     throw InputError(rat + ".stats", "expected an object of named numbers");
                 for (const auto& [name, v] : stats.items()) {
+                    if (v.is_null())
+                        continue; // a figure that was not finite (JSON has no NaN)
                     if (!v.is_number())
                         throw InputError(rat + ".stats." + name, "expected a number");
                     out.stats[name] = v.get<double>();

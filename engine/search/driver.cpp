@@ -429,13 +429,23 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const Generator& gen
         double known;
         if (dedup && s.legal && !seen_.insert(s.hash, cost, known)) {
             ++result_.duplicates; // seen before: not charged again
+            ++unchargedStreak_;
             costs[i] = known;
             continue;
         }
         costs[i] = cost;
         record(cost, out[i], s.legal);
+        unchargedStreak_ = 0;
         ++charged;
     }
+    // A million repeats in a row (about a second of hashing) means the
+    // searcher cannot find a new mapping: without this, a budget larger than
+    // the space would never be spent.
+    constexpr std::int64_t kMaxUnchargedStreak = 1'000'000;
+    if (unchargedStreak_ >= kMaxUnchargedStreak)
+        stop("no new mapping in " + std::to_string(kMaxUnchargedStreak) +
+             " proposals in a row: the space looks exhausted (" +
+             std::to_string(result_.evaluations) + " distinct mappings evaluated)");
     for (std::size_t i = limit; i < n; ++i)
         costs[i] = std::numeric_limits<double>::quiet_NaN();
     reportProgress(false);

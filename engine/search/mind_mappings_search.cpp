@@ -5,12 +5,14 @@
 //   the spot with the scaled defaults unless param train = 0.
 //   Phase 2 (paper Sec. 4.2, App. A; reference code's refinements):
 //     start from a random legal mapping; each step moves the continuous
-//     encoding against the gradient of the predicted log(EDP / lower bound),
+//     encoding against the gradient of the predicted log(EDP / the paper's
+//     algorithmic minimum),
 //     learning rate 1 (the paper's alpha) in z-scored units, and projects it
 //     to the nearest legal mapping; when the projection does not move, the
 //     step doubles (up to 8 times); every 10 steps a random legal mapping is
 //     injected and accepted with simulated-annealing odds (T0 = 50, x0.75
-//     every 50 injections; costs in EDP / lower bound as the paper's).
+//     every 50 injections; costs in EDP / algorithmic minimum, as the
+//     paper's).
 //     The state keeps the unprojected vector (the reference code's CNN mode).
 //   The true model is charged only to re-check candidates: every
 //   `steps_per_evaluation` surrogate steps (default 20) the best predicted
@@ -111,7 +113,7 @@ class MindMappingsSearch : public Searcher {
             }
         };
         consider(current, currentCost);
-        std::int64_t steps = 0, injections = 0, checks = 0;
+        std::int64_t steps = 0, injections = 0, checks = 0, idleCheckpoints = 0;
         // The comparison: what a surrogate step costs against a true
         // evaluation (both in microseconds, from the same clock).
         using Clock = std::chrono::steady_clock;
@@ -126,7 +128,7 @@ class MindMappingsSearch : public Searcher {
                     codec.encode(fresh, y.data() + P);
                     const double cost = surrogate.predict(y.data());
                     consider(fresh, cost);
-                    // Odds on EDP / lower bound (the predictions are its log).
+                    // Odds on EDP / algorithmic minimum (the predictions are its log).
                     const double delta = std::exp(cost) - std::exp(currentCost);
                     if (delta < 0 || rng.uniform() < std::exp(-delta / temperature)) {
                         x = y;
@@ -154,6 +156,15 @@ class MindMappingsSearch : public Searcher {
                 current = next;
                 currentCost = surrogate.predict(snapped.data());
                 consider(current, currentCost);
+            }
+            // Every candidate is new to this search (seen filters them), so an
+            // empty queue at many checkpoints in a row means the space is spent.
+            if (steps % stepsPerEval == 0)
+                idleCheckpoints = pending.empty() ? idleCheckpoints + 1 : 0;
+            if (idleCheckpoints >= 1000) {
+                ctx.stop("Mind Mappings: no new mapping in " + std::to_string(1000 * stepsPerEval) +
+                         " steps: the space looks exhausted");
+                break;
             }
             if (steps % stepsPerEval == 0 && !pending.empty()) {
                 const auto t0 = Clock::now();

@@ -164,6 +164,9 @@ class SearchContext {
     std::unique_ptr<WorkerPool> pool_;
     SeenCosts seen_;
     std::int64_t batches_ = 0;
+    // Candidates proposed in a row without a charge (all seen before): a space
+    // with fewer legal mappings than the budget ends the search here.
+    std::int64_t unchargedStreak_ = 0;
     std::int64_t traceStride_ = 1;
     double lastProgress_ = -1.0;
     double start_ = 0.0;

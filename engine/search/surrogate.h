@@ -1,7 +1,7 @@
 #pragma once
 // Mind Mappings' surrogate (Hegde et al., ASPLOS'21, Sec. 4-5): an MLP that
 // predicts a mapping's meta-statistics (energy per level, utilization, total
-// energy and cycles, each relative to the problem's lower bound) from the
+// energy and cycles, each relative to the paper's "algorithmic minimum") from the
 // problem shape and a continuous encoding of the mapping. Trained offline on
 // random legal mappings of problems of one family (same dimensions and
 // tensors, varied bounds) on one architecture, and cached on disk.
@@ -77,7 +77,8 @@ struct SurrogateReport {
 class Surrogate {
   public:
     // Outputs, in order: energy of each non-dummy storage level, utilization,
-    // energy, cycles; all but utilization as log(value / lower bound).
+    // energy, cycles; all but utilization as log(value / algorithmic minimum)
+    // (every word once at every level; surrogate.cpp).
     static int outputCount(const Architecture& a);
 
     // Trains on problems of p's family on a's (unconstrained) map space.
@@ -86,7 +87,7 @@ class Surrogate {
                            SurrogateReport& report,
                            const std::function<bool(double)>& progress = {});
 
-    // Predicted log(EDP / EDP lower bound) of x (problem + mapping features,
+    // Predicted log(EDP / EDP algorithmic minimum) of x (problem + mapping features,
     // raw); when grad is given, d/dx of it (raw units) for the mapping part.
     double predict(const float* x, float* grad = nullptr);
     const MappingCodec& codec() const { return codec_; }

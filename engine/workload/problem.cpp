@@ -48,34 +48,49 @@ namespace {
 
 // The number of distinct values of sum coef_i x_i over 0 <= x_i < bound_i:
 // the reachable offsets, one term at a time (a sliding window per residue of
-// the coefficient keeps each term linear in the extent). Too wide to
+// the coefficient keeps each term linear in the extent). Terms on the same
+// dimension are one term (P + 3P takes the values 4p). Too wide to
 // enumerate: the largest single bound, which is still a lower bound.
 std::int64_t distinctRankValues(const Rank& rank, const std::vector<Dimension>& dims) {
-    std::int64_t extent = 1, widest = 1;
+    struct Term {
+        std::int64_t coef, bound;
+    };
+    Term terms[kMaxTerms];
+    int dimOf[kMaxTerms];
+    int n = 0;
     for (int i = 0; i < rank.numTerms; ++i) {
-        const std::int64_t c = std::abs(rank.terms[i].coef);
-        const std::int64_t b = dims[rank.terms[i].dim].bound;
-        if (c == 0 || b <= 1)
-            continue;
-        extent += c * (b - 1);
-        widest = std::max(widest, b);
+        int k = 0;
+        while (k < n && dimOf[k] != rank.terms[i].dim)
+            ++k;
+        if (k == n) {
+            dimOf[n] = rank.terms[i].dim;
+            terms[n++] = {0, dims[rank.terms[i].dim].bound};
+        }
+        terms[k].coef += rank.terms[i].coef;
     }
-    if (extent == widest) // one term with coefficient 1, or several that tile it
+    std::int64_t extent = 1, widest = 1;
+    for (int i = 0; i < n; ++i) {
+        terms[i].coef = std::abs(terms[i].coef); // a negative one only mirrors its term
+        if (terms[i].coef == 0 || terms[i].bound <= 1)
+            continue;
+        extent += terms[i].coef * (terms[i].bound - 1);
+        widest = std::max(widest, terms[i].bound);
+    }
+    if (extent == widest) // at most one term, with coefficient 1
         return extent;
     constexpr std::int64_t kMaxExtent = std::int64_t(1) << 22;
     if (extent > kMaxExtent)
         return widest;
-    // (Negative coefficients only mirror a term, so |coef| gives the same count.)
     const auto width = static_cast<std::size_t>(extent);
     std::vector<char> reach(width, 0), next(width, 0);
     reach[0] = 1;
-    for (int i = 0; i < rank.numTerms; ++i) {
-        const std::int64_t c = std::abs(rank.terms[i].coef);
-        const std::int64_t b = dims[rank.terms[i].dim].bound;
+    for (int i = 0; i < n; ++i) {
+        const std::int64_t c = terms[i].coef;
+        const std::int64_t b = terms[i].bound;
         if (c == 0 || b <= 1)
             continue;
         for (std::int64_t r = 0; r < c && r < extent; ++r) {
-            std::int64_t inWindow = 0; // reachable among v - c, ..., v - (b - 1) c and v
+            std::int64_t inWindow = 0; // reachable among v - (b - 1) c, ..., v - c and v
             for (std::int64_t v = r, k = 0; v < extent; v += c, ++k) {
                 inWindow += reach[std::size_t(v)];
                 if (k >= b)
