@@ -1568,10 +1568,13 @@ class CosaSearch : public Searcher {
             }
             return s;
         };
-        auto fail = [&](const Solution& s) {
+        auto reportSolves = [&] {
             ctx.setStat("solve_seconds", solveSeconds);
             ctx.setStat("mip_nodes", solveNodes);
             ctx.setStat("time_limited", timeLimited ? 1 : 0);
+        };
+        auto fail = [&](const Solution& s) {
+            reportSolves();
             ctx.setStat("proven_optimal", 0);
             ctx.stop(s.infeasible ? "CoSA: the MIP is infeasible: " + model.infeasibleReason()
                      : !s.failure.empty() ? "CoSA: " + s.failure + " on this layer's MIP"
@@ -1680,9 +1683,7 @@ class CosaSearch : public Searcher {
         m = raw;
         model.pruneKeeps(m);
         alternatives.insert(alternatives.begin(), raw);
-        ctx.setStat("solve_seconds", solveSeconds);
-        ctx.setStat("mip_nodes", solveNodes);
-        ctx.setStat("time_limited", timeLimited ? 1 : 0);
+        reportSolves();
         ctx.setStat("mip_solves", solves);
         ctx.setStat("proven_optimal", sol.optimal ? 1 : 0);
         ctx.setStat("mip_objective", sol.objective);

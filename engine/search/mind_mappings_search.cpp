@@ -114,6 +114,7 @@ class MindMappingsSearch : public Searcher {
         };
         consider(current, currentCost);
         std::int64_t steps = 0, injections = 0, checks = 0, idleCheckpoints = 0;
+        constexpr std::int64_t kMaxIdleCheckpoints = 1000;
         // The comparison: what a surrogate step costs against a true
         // evaluation (both in microseconds, from the same clock).
         using Clock = std::chrono::steady_clock;
@@ -161,8 +162,9 @@ class MindMappingsSearch : public Searcher {
             // empty queue at many checkpoints in a row means the space is spent.
             if (steps % stepsPerEval == 0)
                 idleCheckpoints = pending.empty() ? idleCheckpoints + 1 : 0;
-            if (idleCheckpoints >= 1000) {
-                ctx.stop("Mind Mappings: no new mapping in " + std::to_string(1000 * stepsPerEval) +
+            if (idleCheckpoints >= kMaxIdleCheckpoints) {
+                ctx.stop("Mind Mappings: no new mapping in " +
+                         std::to_string(kMaxIdleCheckpoints * stepsPerEval) +
                          " steps: the space looks exhausted");
                 break;
             }
