@@ -17,9 +17,6 @@ std::uint64_t splitmix(std::uint64_t& x) {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
 }
-std::uint64_t rotl(std::uint64_t x, int k) {
-    return (x << k) | (x >> (64 - k));
-}
 } // namespace
 
 Rng::Rng(std::uint64_t seed) {
@@ -32,22 +29,6 @@ Rng Rng::stream(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {
     const std::uint64_t h = splitmix(x) ^ (a * 0xd1342543de82ef95ull);
     std::uint64_t y = h;
     return Rng(splitmix(y) ^ (b * 0x9e3779b97f4a7c15ull));
-}
-
-Rng::result_type Rng::operator()() {
-    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
-    const std::uint64_t t = s_[1] << 17;
-    s_[2] ^= s_[0];
-    s_[3] ^= s_[1];
-    s_[1] ^= s_[2];
-    s_[0] ^= s_[3];
-    s_[2] ^= t;
-    s_[3] = rotl(s_[3], 45);
-    return result;
-}
-
-double Rng::uniform() {
-    return double((*this)() >> 11) * 0x1.0p-53;
 }
 
 std::vector<std::int64_t> primeFactors(std::int64_t n) {
@@ -140,6 +121,8 @@ MapSpace::MapSpace(const Problem& p, const Architecture& a, MapSpaceConstraints 
         fanX_.push_back(a.fanoutX(l));
         fanY_.push_back(a.fanoutY(l));
         fansOut_.push_back(fanX_.back() * fanY_.back() > 1);
+        if (fansOut_.back())
+            fanningLevels_.push_back(l);
         // What the fixed spatial factors leave of each axis for free primes.
         std::int64_t fixedX = 1, fixedY = 1;
         for (int d = 0; d < D; ++d) {
@@ -344,8 +327,9 @@ bool MapSpace::isLegalQuick(const Mapping& m) const {
 }
 
 bool MapSpace::fanoutsFit(const Mapping& m) const {
+    // Spatial factors sit in slots, and only levels that fan out have those.
     const int D = problem_->numDims();
-    for (int l = 0; l < m.numLevels; ++l)
+    for (const int l : fanningLevels_)
         if (axisUsed(m.levels[l], 1, D) > fanX_[l] || axisUsed(m.levels[l], 2, D) > fanY_[l])
             return false;
     return true;
@@ -658,61 +642,64 @@ bool MapSpace::repairFit(Mapping& m, Rng& rng, Evaluation& scratch) const {
     const int L = arch_->numLevels();
     const int D = problem_->numDims();
     fixFanouts(m, rng);
-    // Buffers: move factors from the innermost overflowing level (or inside it)
-    // outwards. That only shrinks the tiles at and inside the level (and never
-    // widens a fan-out), so each level is fixed against a direct occupancy count.
     for (int attempt = 0; attempt < 4 * L * D; ++attempt) {
-        const int level = innermostOverflow(m);
-        if (level < 0) {
-            if (meetsConstraints(m))
-                return true; // products, orders, fan-outs and buffers all hold
-            // Only the minimum utilization can still fail (the rest was restored
-            // above): widen a fan-out, else resample a dimension.
-            if (!raiseParallelism(m, rng)) {
-                resampleDimension(m, static_cast<int>(rng.below(std::uint64_t(D))), rng);
-                fixFanouts(m, rng);
-            }
-            continue;
-        }
-        const StorageLevel& buffer = arch_->levels[level];
-        const int target = nearestTemporalAbove(level - 1);
-        // The level's extents and the factors that may leave it, kept up to
-        // date as primes move out (one prime at a time: the nearest fit).
-        std::int64_t ext[kMaxDims];
-        DimSlot sources[kMaxDims * kMaxSlots]; // uninitialised: filled below
-        std::size_t n = 0;
-        for (int d = 0; d < D; ++d) {
+        // Buffers, innermost first: a level that overflows sends primes from
+        // itself and inside it outwards, past it. That only shrinks the tiles
+        // inside the level and leaves those outside it as they were, so one pass
+        // outwards fixes every level against a direct occupancy count.
+        std::int64_t ext[kMaxDims]; // extents of the current level's tiles
+        for (int d = 0; d < D; ++d)
             ext[d] = 1;
-            for (int l = level; l < L; ++l)
-                ext[d] *= std::int64_t(m.levels[l].temporal[d]) * m.levels[l].spatialX[d] *
-                          m.levels[l].spatialY[d];
-            for (const Slot& s : slots_[d])
-                if (s.level >= level && factorAt(m, d, s) > 1)
-                    sources[n++] = {d, s};
-        }
-        while (double(tileWords(ext, m.levels[level].keepMask)) * buffer.multipleBuffering >
-               double(buffer.capacityWords)) {
-            if (n == 0) {
-                // Tiles of size one still overflow: bypass a tensor here if allowed.
-                bool changed = false;
-                for (int t = 0; t < problem_->numTensors() && !changed; ++t)
-                    if (m.levels[level].keeps(t) &&
-                        !((constraints_.levels[level].keepFixed >> t) & 1u)) {
-                        m.levels[level].setKeep(t, false);
-                        changed = true;
-                    }
-                if (!changed)
-                    return false;
+        for (int level = L - 1; level >= 1; --level) { // the outermost level is never bounded
+            const LevelMapping& lm = m.levels[level];
+            for (int d = 0; d < D; ++d)
+                ext[d] *= std::int64_t(lm.temporal[d]) * lm.spatialX[d] * lm.spatialY[d];
+            const StorageLevel& buffer = arch_->levels[level];
+            if (buffer.unbounded() || lm.keepMask == 0 ||
+                double(tileWords(ext, lm.keepMask)) * buffer.multipleBuffering <=
+                    double(buffer.capacityWords))
                 continue;
+            const int target = nearestTemporalAbove(level - 1);
+            // The factors that may leave, kept up to date as primes move out
+            // (one prime at a time: the nearest fit).
+            DimSlot sources[kMaxDims * kMaxSlots]; // uninitialised: filled below
+            std::size_t n = 0;
+            for (int d = 0; d < D; ++d)
+                for (const Slot& s : slots_[d])
+                    if (s.level >= level && factorAt(m, d, s) > 1)
+                        sources[n++] = {d, s};
+            while (double(tileWords(ext, m.levels[level].keepMask)) * buffer.multipleBuffering >
+                   double(buffer.capacityWords)) {
+                if (n == 0) {
+                    // Tiles of size one still overflow: bypass a tensor here if allowed.
+                    bool changed = false;
+                    for (int t = 0; t < problem_->numTensors() && !changed; ++t)
+                        if (m.levels[level].keeps(t) &&
+                            !((constraints_.levels[level].keepFixed >> t) & 1u)) {
+                            m.levels[level].setKeep(t, false);
+                            changed = true;
+                        }
+                    if (!changed)
+                        return false;
+                    continue;
+                }
+                const std::size_t k = rng.below(n);
+                const auto [d, s] = sources[k];
+                const std::uint32_t prime = smallestPrime(factorAt(m, d, s));
+                factorAt(m, d, s) /= prime;
+                m.levels[target].temporal[d] *= prime;
+                ext[d] /= prime;
+                if (factorAt(m, d, s) == 1)
+                    sources[k] = sources[--n];
             }
-            const std::size_t k = rng.below(n);
-            const auto [d, s] = sources[k];
-            const std::uint32_t prime = smallestPrime(factorAt(m, d, s));
-            factorAt(m, d, s) /= prime;
-            m.levels[target].temporal[d] *= prime;
-            ext[d] /= prime;
-            if (factorAt(m, d, s) == 1)
-                sources[k] = sources[--n];
+        }
+        if (meetsConstraints(m))
+            return true; // products, orders, fan-outs and buffers all hold
+        // Only the minimum utilization can still fail (the rest was restored
+        // above): widen a fan-out, else resample a dimension, and fit again.
+        if (!raiseParallelism(m, rng)) {
+            resampleDimension(m, static_cast<int>(rng.below(std::uint64_t(D))), rng);
+            fixFanouts(m, rng);
         }
     }
     return isLegal(m, scratch);
@@ -754,7 +741,7 @@ bool MapSpace::raiseParallelism(Mapping& m, Rng& rng) const {
 
 void MapSpace::fixFanouts(Mapping& m, Rng& rng) const {
     const int D = problem_->numDims();
-    for (int l = 0; l < m.numLevels; ++l)
+    for (const int l : fanningLevels_) // spatial factors sit in slots
         for (int axis = 1; axis <= 2; ++axis) {
             const int limit = axis == 1 ? fanX_[l] : fanY_[l];
             if (axisUsed(m.levels[l], axis, D) <= limit)

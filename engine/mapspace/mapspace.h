@@ -26,8 +26,19 @@ class Rng {
     static Rng stream(std::uint64_t seed, std::uint64_t a, std::uint64_t b = 0);
     static constexpr result_type min() { return 0; }
     static constexpr result_type max() { return ~result_type(0); }
-    result_type operator()();
-    double uniform(); // [0, 1)
+    // Inline: searchers draw several numbers per candidate.
+    result_type operator()() {
+        const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+        const std::uint64_t t = s_[1] << 17;
+        s_[2] ^= s_[0];
+        s_[3] ^= s_[1];
+        s_[1] ^= s_[2];
+        s_[0] ^= s_[3];
+        s_[2] ^= t;
+        s_[3] = rotl(s_[3], 45);
+        return result;
+    }
+    double uniform() { return double((*this)() >> 11) * 0x1.0p-53; } // [0, 1)
     // Uniform in [0, n), n > 0 (Lemire's multiply-shift; bias below 2^-40 here).
     std::uint64_t below(std::uint64_t n) {
         return static_cast<std::uint64_t>((static_cast<unsigned __int128>((*this)()) * n) >> 64);
@@ -38,6 +49,7 @@ class Rng {
     }
 
   private:
+    static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
     std::uint64_t s_[4];
 };
 
@@ -92,8 +104,9 @@ class MapSpace {
     // Constraints respected and the model finds no violation (costs not computed).
     bool isLegal(const Mapping& m, Evaluation& scratch) const;
     bool meetsConstraints(const Mapping& m) const;
-    // The same answer as isLegal for mappings whose factor products and loop
-    // orders are intact (everything sample, the moves and repair produce):
+    // The same answer as isLegal for mappings whose factors sit in the space's
+    // slots with exact products and whose loop orders are permutations
+    // (everything sample, the moves and repair produce):
     // constraints, fan-outs and buffer capacities, counted directly without
     // running the model. The search loops call it for every candidate.
     bool isLegalQuick(const Mapping& m) const;
@@ -165,6 +178,7 @@ class MapSpace {
     std::vector<std::vector<std::uint32_t>> freePrimes_; // prime factors of freeBound_
     bool unconstrained_ = true;                        // no user constraint at all: a faster check
     std::vector<char> fansOut_;                        // per level: any fan-out below it
+    std::vector<int> fanningLevels_;                   // the levels that fan out
     std::vector<int> fanX_, fanY_;                     // per level: fan-out on each axis
     std::vector<std::array<std::int64_t, 2>> fanRoom_; // per level and axis: room for free primes
     Mapping trivial_{};                                // all factors 1, the start of every sample

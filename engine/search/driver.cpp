@@ -317,9 +317,16 @@ bool SearchContext::isLegal(const Mapping& m) {
     return space_.isLegal(m, scratch_);
 }
 
-bool SearchContext::isKnown(const Mapping& m) const {
+bool SearchContext::isKnown(const Mapping& m, CandidateNote* note) const {
+    if (!settings_.deduplicate)
+        return false;
+    const std::uint64_t h = space_.hash(m);
+    if (note) {
+        note->hash = h;
+        note->hashed = true;
+    }
     double cost;
-    return settings_.deduplicate && seen_.find(space_.hash(m), cost);
+    return seen_.find(h, cost);
 }
 
 void SearchContext::record(double cost, const Mapping& m, bool legal) {
@@ -365,6 +372,13 @@ void SearchContext::reportProgress(bool finished) {
 
 std::size_t SearchContext::evaluateGenerated(std::size_t n, const Generator& gen, Mapping* out,
                                              double* costs) {
+    return evaluateGenerated(
+        n, [&gen](std::size_t i, Rng& rng, Mapping& m, CandidateNote&) { return gen(i, rng, m); },
+        out, costs);
+}
+
+std::size_t SearchContext::evaluateGenerated(std::size_t n, const NotingGenerator& gen,
+                                             Mapping* out, double* costs) {
     for (std::size_t i = 0; i < n; ++i)
         costs[i] = std::numeric_limits<double>::quiet_NaN();
     if (stopped())
@@ -398,21 +412,23 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const Generator& gen
             return;
         Rng rng = Rng::stream(settings_.seed, batch + 1, i);
         CandidateSlot& s = slots[i];
-        if (!gen(i, rng, out[i]))
+        CandidateNote note;
+        if (!gen(i, rng, out[i], note))
             return;
         s.proposed = true;
+        const bool withinConstraints = note.quickLegal || space_.meetsConstraints(out[i]);
         if (lookUpFirst) {
-            s.hash = space_.hash(out[i]);
-            if (seen_.find(s.hash, s.cost) && space_.meetsConstraints(out[i])) {
+            s.hash = note.hashed ? note.hash : space_.hash(out[i]);
+            if (seen_.find(s.hash, s.cost) && withinConstraints) {
                 s.legal = s.evaluated = true; // a duplicate: its merge charges nothing
                 return;
             }
         }
         Evaluation& e = workerScratch_[static_cast<std::size_t>(worker)];
-        s.legal = space_.meetsConstraints(out[i]) && score(out[i], e, s.cost);
+        s.legal = withinConstraints && score(out[i], e, s.cost);
         s.evaluated = true;
         if (s.legal && dedup && !lookUpFirst) // duplicates are found at merge time
-            s.hash = space_.hash(out[i]);
+            s.hash = note.hashed ? note.hash : space_.hash(out[i]);
     });
     std::size_t charged = 0;
     for (std::size_t i = 0; i < limit; ++i) {

@@ -103,7 +103,7 @@ class GammaSearch : public Searcher {
                 // (Rng::below: cheaper than std::uniform_int_distribution.)
                 const Mapping& dad = pop[rank[rng.below(parents)]];
                 const Mapping& mom = pop[rank[rng.below(parents)]];
-                child = dad;
+                copyLevelsInUse(child, dad);
                 if (rng.uniform() < pCross) {
                     switch (rng.below(4)) {
                     case 0: // tiling of one dimension, at every level
@@ -160,15 +160,15 @@ class GammaSearch : public Searcher {
             };
             ctx.evaluateGenerated(
                 nChildren,
-                [&](std::size_t i, Rng& rng, Mapping& child) {
+                [&](std::size_t i, Rng& rng, Mapping& child, CandidateNote& note) {
                     thread_local Evaluation scratch;
                     if (i >= nChildren - fresh) {
                         // Injection: a uniform legal mapping when a few draws find one
                         // (small spaces), else a random mapping repaired.
                         if (space.sampleLegal(rng, child, scratch, injectionTries))
-                            return true;
+                            return note.quickLegal = true;
                         child = space.sample(rng);
-                        return space.repairFit(child, rng, scratch);
+                        return note.quickLegal = space.repairFit(child, rng, scratch);
                     }
                     // Vary two parents; an illegal child is varied again from scratch a
                     // few times (cheap) before it is repaired (moves factors outwards).
@@ -185,11 +185,13 @@ class GammaSearch : public Searcher {
                                 space.swapLoops(child, rng);
                         const bool legal = space.isLegalQuick(child);
                         const bool last = attempt + 1 >= varyAttempts;
-                        // (On the last attempt a known child is kept: no need to look it up.)
-                        if (legal && (last || !novelty || !ctx.isKnown(child)))
-                            return true;
-                        if (last)
-                            return legal || space.repairFit(child, rng, scratch);
+                        // The look-up's hash goes to the driver with the child, so a
+                        // child kept on its last attempt is looked up too (no extra cost).
+                        note = {};
+                        if (legal && (!novelty || !ctx.isKnown(child, &note) || last))
+                            return note.quickLegal = true;
+                        if (last) // illegal: repair it (the driver hashes the result)
+                            return note.quickLegal = space.repairFit(child, rng, scratch);
                     }
                 },
                 next.data() + elites, nextFit.data() + elites);

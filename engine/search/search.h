@@ -102,6 +102,15 @@ class SeenCosts {
     std::size_t size_ = 0;
 };
 
+// What a generator found out about the candidate it returns: its canonical
+// hash (from isKnown), and that it passed MapSpace::isLegalQuick (constraints
+// included). Both must describe the mapping as returned.
+struct CandidateNote {
+    std::uint64_t hash = 0;
+    bool hashed = false;
+    bool quickLegal = false;
+};
+
 class SearchContext {
   public:
     SearchContext(const MapSpace& space, const SearchSettings& settings, ProgressFn progress,
@@ -120,6 +129,11 @@ class SearchContext {
     // evaluated. Returns how many were charged.
     using Generator = std::function<bool(std::size_t, Rng&, Mapping&)>;
     std::size_t evaluateGenerated(std::size_t n, const Generator& gen, Mapping* out, double* costs);
+    // The same, for generators that already know something of their candidate
+    // (see CandidateNote), so the driver does not work it out again.
+    using NotingGenerator = std::function<bool(std::size_t, Rng&, Mapping&, CandidateNote&)>;
+    std::size_t evaluateGenerated(std::size_t n, const NotingGenerator& gen, Mapping* out,
+                                  double* costs);
     std::size_t evaluateBatch(const Mapping* candidates, std::size_t n, double* costs);
     double evaluate(const Mapping& m); // one candidate
 
@@ -133,7 +147,8 @@ class SearchContext {
     bool isLegal(const Mapping& m);
     // Whether m (up to canonical form) was evaluated already. Safe to call from
     // generators: the record only changes between batches.
-    bool isKnown(const Mapping& m) const;
+    // With a note, m's hash is kept in it for the driver.
+    bool isKnown(const Mapping& m, CandidateNote* note = nullptr) const;
 
     // Records a searcher-specific figure in the result (see SearchResult::stats).
     void setStat(const std::string& name, double value) { result_.stats[name] = value; }
