@@ -490,6 +490,7 @@ int cmdBenchSearch(const Args& args) {
         names = searcherList(args);
     for (const auto& name : names) {
         double rate[2] = {0, 0};
+        std::string idle; // why a run made no evaluation at all
         for (int k = 0; k < 2; ++k) {
             mw::SearchSettings s;
             s.budget.seconds = seconds;
@@ -500,15 +501,20 @@ int cmdBenchSearch(const Args& args) {
             addParams(args, s);
             const auto r = mw::runSearch(space, name, s);
             rate[k] = r.seconds > 0 ? double(r.evaluations) / r.seconds : 0.0;
+            if (r.evaluations == 0)
+                idle = r.stopReason;
         }
         std::cout << std::left << std::setw(15) << name << std::right << std::fixed
                   << std::setprecision(0) << std::setw(16) << rate[0] << std::setw(16) << rate[1]
                   << std::setw(10) << std::setprecision(2) << rate[1] / std::max(rate[0], 1.0)
-                  << "\n";
-        rows.push_back({{"searcher", name},
-                        {"evaluations_per_second_1_thread", rate[0]},
-                        {"evaluations_per_second_all_threads", rate[1]},
-                        {"threads", all}});
+                  << (idle.empty() ? "" : "  (no evaluations: " + idle + ")") << "\n";
+        json row = {{"searcher", name},
+                    {"evaluations_per_second_1_thread", rate[0]},
+                    {"evaluations_per_second_all_threads", rate[1]},
+                    {"threads", all}};
+        if (!idle.empty())
+            row["no_evaluations_because"] = idle;
+        rows.push_back(row);
     }
     if (args.flag("json"))
         std::cout << rows.dump(1) << "\n";

@@ -536,6 +536,28 @@ void TestSearch::mindMappingsNeedsSurrogate() {
     QCOMPARE(r.evaluations, 0LL);
     QVERIFY2(r.stopReason.find("no trained surrogate") != std::string::npos, r.stopReason.c_str());
     QVERIFY(r.stopReason.find(empty.path().toStdString()) != std::string::npos);
+
+    // A time budget that ends during training says how to get a surrogate; a
+    // cancel says it was cancelled.
+    // The stop comes within a shape of data, not after all of it (these
+    // samples take about 7 s to generate on one core).
+    s.params["train"] = 1;
+    s.params["samples"] = 500000;
+    s.budget = {};
+    s.budget.seconds = 0.2;
+    const SearchResult late = runSearch(space, "mind-mappings", s);
+    QCOMPARE(late.evaluations, 0LL);
+    QVERIFY2(late.seconds < 3.0, QByteArray::number(late.seconds));
+    QVERIFY2(late.stopReason.find("budget ran out while training") != std::string::npos &&
+                 late.stopReason.find("train-surrogate") != std::string::npos,
+             late.stopReason.c_str());
+    std::atomic<bool> cancel{true};
+    s.budget.seconds = 0;
+    s.budget.evaluations = 100;
+    const SearchResult cancelled = runSearch(space, "mind-mappings", s, {}, &cancel);
+    QCOMPARE(cancelled.evaluations, 0LL);
+    QVERIFY(cancelled.cancelled);
+    QCOMPARE(cancelled.stopReason, std::string("cancelled"));
 }
 
 void TestSearch::surrogateSavesAndPredicts() {

@@ -60,7 +60,12 @@ class MindMappingsSearch : public Searcher {
                 surrogate =
                     Surrogate::train(p, a, o, report, [&](double) { return !ctx.stopped(); });
             } catch (const std::runtime_error&) {
-                ctx.stop("Mind Mappings: cancelled while training its surrogate");
+                // The budget ended training (a cancel reads "cancelled" whatever
+                // is said here): say what would let the next run search.
+                ctx.stop("Mind Mappings: the budget ran out while training its surrogate "
+                         "(none saved for this architecture and problem family yet); "
+                         "train it once with 'mapwright-cli train-surrogate' or give "
+                         "this run more time");
                 return;
             }
             surrogate.save(path);

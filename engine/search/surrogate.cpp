@@ -278,7 +278,9 @@ Surrogate Surrogate::train(const Problem& p, const Architecture& a, const Surrog
     double t0 = seconds();
     std::atomic<int> nextShape{0}, done{0};
     std::atomic<bool> cancelled{false};
-    auto work = [&] {
+    // Only the calling thread reports progress (and so may be told to stop),
+    // after each shape it finishes: a cancel is seen within one shape.
+    auto work = [&](bool reports) {
         Evaluation e;
         for (int i = nextShape++; i < shapes && !cancelled; i = nextShape++) {
             Rng rng = Rng::stream(o.seed, 0x5a11, std::uint64_t(i));
@@ -306,17 +308,19 @@ Surrogate Surrogate::train(const Problem& p, const Architecture& a, const Surrog
                     double(Y(s.energyOutput_, col) + Y(s.cyclesOutput_, col));
             }
             ++done;
+            if (reports && progress && !progress(0.3 * double(done) / shapes))
+                cancelled = true;
         }
     };
     std::vector<std::thread> pool;
     for (int t = 1; t < o.threads; ++t)
-        pool.emplace_back(work);
-    work(); // the calling thread takes part
+        pool.emplace_back(work, false);
+    work(true); // the calling thread takes part
 
     for (auto& t : pool)
         t.join();
     report.generateSeconds = seconds() - t0;
-    if (progress && !progress(0.3))
+    if (cancelled || (progress && !progress(0.3)))
         throw std::runtime_error("surrogate training cancelled");
 
     // Hold out 10 % (the last shapes) for the accuracy report.
@@ -345,6 +349,7 @@ Surrogate Surrogate::train(const Problem& p, const Architecture& a, const Surrog
     Eigen::MatrixXf xb, yb, grad;
     const int decayEvery = std::max(1, o.epochs / 4);
     float lr = o.learningRate;
+    int batches = 0;
     for (int epoch = 0; epoch < o.epochs; ++epoch) {
         if (epoch > 0 && epoch % decayEvery == 0)
             lr *= 0.1f;
@@ -360,6 +365,11 @@ Surrogate Surrogate::train(const Problem& p, const Architecture& a, const Surrog
             huberLoss(s.net_.forward(xb), yb, grad);
             s.net_.backward(grad);
             s.net_.step(lr, 0.9f);
+            // Every 16 batches, not every epoch: an epoch of the paper's layers
+            // takes tens of seconds, too long to wait for a cancel.
+            if (progress && ++batches % 16 == 0 &&
+                !progress(0.3 + 0.7 * (epoch + double(start + n) / trainN) / o.epochs))
+                throw std::runtime_error("surrogate training cancelled");
         }
         if (progress && !progress(0.3 + 0.7 * double(epoch + 1) / o.epochs))
             throw std::runtime_error("surrogate training cancelled");
