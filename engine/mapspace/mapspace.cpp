@@ -135,6 +135,11 @@ MapSpace::MapSpace(const Problem& p, const Architecture& a, MapSpaceConstraints 
     for (int t = 0; t < p.numTensors(); ++t) {
         tensorTerms_[t] = static_cast<int>(tileTerms_.size());
         const DataSpace& ds = p.tensors[t];
+        density_[t] = ds.density;
+        projection_[t] = true;
+        for (int r = 0; r < ds.numRanks; ++r)
+            projection_[t] = projection_[t] && ds.ranks[r].numTerms == 1 &&
+                             std::abs(ds.ranks[r].terms[0].coef) == 1;
         for (int r = 0; r < ds.numRanks; ++r)
             for (int i = 0; i < ds.ranks[r].numTerms; ++i)
                 tileTerms_.push_back({ds.ranks[r].terms[i].dim, i + 1 == ds.ranks[r].numTerms,
@@ -337,20 +342,28 @@ bool MapSpace::fanoutsFit(const Mapping& m) const {
 
 std::int64_t MapSpace::tileWords(const std::int64_t* ext, std::uint8_t keepMask) const {
     // Per rank, 1 + sum |coef| x (extent of the dim - 1), as the model counts.
+    // (It runs several times per candidate a search proposes.)
     std::int64_t words = 0;
-    for (int t = 0; t < problem_->numTensors(); ++t) {
-        if (!((keepMask >> t) & 1u))
-            continue;
-        std::int64_t tile = 1, e = 1;
-        for (int k = tensorTerms_[t]; k < tensorTerms_[t + 1]; ++k) {
-            const TileTerm& term = tileTerms_[static_cast<std::size_t>(k)];
-            e += term.coef * (ext[term.dim] - 1);
-            if (term.lastOfRank) {
-                tile *= e;
-                e = 1;
+    for (unsigned kept = keepMask & ((1u << problem_->numTensors()) - 1); kept != 0;
+         kept &= kept - 1) {
+        const int t = __builtin_ctz(kept);
+        std::int64_t tile = 1;
+        const TileTerm* term = tileTerms_.data() + tensorTerms_[t];
+        const TileTerm* end = tileTerms_.data() + tensorTerms_[t + 1];
+        if (projection_[t]) {
+            for (; term != end; ++term)
+                tile *= ext[term->dim];
+        } else {
+            std::int64_t e = 1;
+            for (; term != end; ++term) {
+                e += term->coef * (ext[term->dim] - 1);
+                if (term->lastOfRank) {
+                    tile *= e;
+                    e = 1;
+                }
             }
         }
-        const double density = problem_->tensors[t].density;
+        const double density = density_[t];
         words +=
             density < 1.0
                 ? std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(tile * density)))
@@ -832,11 +845,18 @@ std::uint64_t MapSpace::hash(const Mapping& m) const {
             const std::uint64_t y = ((word >> 1) & low31) + low31;
             return std::uint32_t(((y >> 31) & 1u) | ((y >> 62) & 2u));
         };
+        // Which loops are real matters only where loops have an order: temporal
+        // loops off dummy levels, spatial ones where the level fans out (the
+        // factors themselves are hashed at every level).
+        // (A malformed mapping may have more levels than the architecture.)
+        const bool known = l < arch_->numLevels();
         std::uint32_t realT = 0, realS = 0;
-        for (int k = 0; k < kWords; ++k) {
-            realT |= above1(w[k]) << (2 * k);
-            realS |= above1(w[kWords + k] | w[2 * kWords + k]) << (2 * k);
-        }
+        if (!known || levelHasTemporal(l))
+            for (int k = 0; k < kWords; ++k)
+                realT |= above1(w[k]) << (2 * k);
+        if (!known || fansOut_[static_cast<std::size_t>(l)])
+            for (int k = 0; k < kWords; ++k)
+                realS |= above1(w[kWords + k] | w[2 * kWords + k]) << (2 * k);
         realT &= dimMask;
         realS &= dimMask;
         mix(factors);

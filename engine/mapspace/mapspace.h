@@ -191,6 +191,10 @@ class MapSpace {
     };
     std::vector<TileTerm> tileTerms_;
     std::array<int, kMaxTensors + 1> tensorTerms_{}; // tensor t: [tensorTerms_[t], [t+1])
+    // Per tensor: every rank one dimension with coefficient 1 (its tile is a
+    // plain product of extents), and its density.
+    std::array<bool, kMaxTensors> projection_{};
+    std::array<double, kMaxTensors> density_{};
 };
 
 } // namespace mw
