@@ -232,6 +232,19 @@ void TestCli::networkTotals() {
     QVERIFY(r.out.contains("6 layers (6 unique), 1800 evaluations"));
     QVERIFY(r.out.contains("warm from"));
     QVERIFY(r.out.contains("totals"));
+    QVERIFY(r.out.contains("seconds"));
+    // Each searched layer's time and searcher figures reach network.json.
+    QTemporaryDir tmp;
+    const Run rl = run({"network", "--arch", q(kSamples + "architectures/eyeriss_like.json"),
+                        "--workload", q(kSamples + "networks/transformer_block.json"), "--searcher",
+                        "reinforce", "--budget", "200", "--out", tmp.path()});
+    QVERIFY2(rl.exitCode == 0, qPrintable(rl.err));
+    const mw::Json nj = mw::readJsonFile(tmp.filePath("network.json").toStdString());
+    QCOMPARE(nj["layers"].size(), std::size_t(6));
+    for (const auto& layer : nj["layers"]) {
+        QVERIFY(layer["seconds"].get<double>() > 0.0);
+        QVERIFY(layer["stats"]["episodes"].get<double>() > 0.0);
+    }
     // Constraints apply to every layer of a network.
     const Run c =
         run({"network", "--arch", q(kSamples + "architectures/eyeriss_like.json"), "--workload",
