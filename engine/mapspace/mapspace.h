@@ -26,7 +26,8 @@ class Rng {
     static Rng stream(std::uint64_t seed, std::uint64_t a, std::uint64_t b = 0);
     static constexpr result_type min() { return 0; }
     static constexpr result_type max() { return ~result_type(0); }
-    // Inline: searchers draw several numbers per candidate.
+    // Inline: searchers draw about 30 numbers per candidate; out of line,
+    // the calls cost 0.8 % of GAMMA's instructions (callgrind, conv3_x/Eyeriss).
     result_type operator()() {
         const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
         const std::uint64_t t = s_[1] << 17;
