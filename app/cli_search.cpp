@@ -380,9 +380,7 @@ int cmdNetwork(const Args& args) {
     for (std::size_t i = 0; i < r.layers.size(); ++i) {
         const auto& l = r.layers[i];
         const auto& e = l.result.bestEvaluation;
-        std::string note = l.sameAs >= 0     ? "same as " + r.layers[l.sameAs].name
-                           : l.warmFrom >= 0 ? "warm from " + r.layers[l.warmFrom].name
-                                             : "";
+        std::string note = mw::layerNote(r, i);
         if (!l.result.found)
             note += " (no legal mapping)";
         const bool searched = l.sameAs < 0;

@@ -415,6 +415,23 @@ class TestGui : public QObject {
         QCOMPARE(view->outcome().layers.size(), std::size_t(54));
         QVERIFY(view->outcome().energy > 0);
         QVERIFY(view->outcome().uniqueLayers < 54); // repeated layers searched once
+        // The per-layer table: every layer, a time for searched ones, repeats named.
+        const QTableWidget* table = view->layerTable();
+        QCOMPARE(table->rowCount(), 54);
+        int repeats = 0;
+        for (int r = 0; r < table->rowCount(); ++r) {
+            QCOMPARE(table->item(r, 0)->text().toStdString(), view->outcome().layers[r].name);
+            if (table->item(r, 8)->text().startsWith("same as"))
+                ++repeats;
+            else
+                QVERIFY(table->item(r, 2)->text().toDouble() >= 0.0 &&
+                        table->item(r, 2)->text() != "—");
+            if (view->outcome().layers[r].result.found) // never below the bound
+                QVERIFY(table->item(r, 6)->text().toDouble() >= 1.0);
+            else // (random's 50 draws may all be illegal)
+                QCOMPARE(table->item(r, 6)->text(), QString("—"));
+        }
+        QCOMPARE(repeats, 54 - view->outcome().uniqueLayers);
     }
 
     void scriptedScreenshot() {

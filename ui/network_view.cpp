@@ -10,11 +10,13 @@
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTableWidget>
 #include <QVBoxLayout>
 
 #include <thread>
@@ -72,9 +74,21 @@ NetworkView::NetworkView(QWidget* parent) : QWidget(parent) {
     cycles_ = new QCustomPlot;
     setupBarPlot(energy_, "Energy per layer", "µJ");
     setupBarPlot(cycles_, "Cycles per layer", "cycles");
+    layers_ = new QTableWidget(0, 9);
+    layers_->setHorizontalHeaderLabels({"Layer", "Evaluations", "Time (s)", "Energy (µJ)", "Cycles",
+                                        "EDP", "EDP / bound", "Searcher figures", "Note"});
+    layers_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    layers_->horizontalHeader()->setStretchLastSection(true);
+    layers_->verticalHeader()->setVisible(false);
+    layers_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(energy_);
     split->addWidget(cycles_);
+    split->addWidget(layers_);
+    // The bars need height to stay readable; the table scrolls.
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 3);
+    split->setStretchFactor(2, 2);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(totals_);
@@ -200,6 +214,35 @@ void NetworkView::draw() {
             top = std::max(top, v);
         plot->yAxis->setRange(0, top > 0 ? top * 1.1 : 1.0);
         plot->replot();
+    }
+    // The table: a repeated layer shows the searched one's mapping, not its time.
+    layers_->setRowCount(int(outcome_.layers.size()));
+    for (std::size_t i = 0; i < outcome_.layers.size(); ++i) {
+        const mw::LayerOutcome& l = outcome_.layers[i];
+        const mw::Evaluation& e = l.result.bestEvaluation;
+        const bool searched = l.sameAs < 0;
+        QString note = QString::fromStdString(mw::layerNote(outcome_, i));
+        if (!l.result.found)
+            note = (note + " " + QString::fromStdString(l.result.stopReason)).trimmed();
+        const QStringList cells = {
+            QString::fromStdString(l.name),
+            searched ? QString::number(l.result.evaluations) : QString("—"),
+            searched ? QString::number(l.result.seconds, 'f', 2) : QString("—"),
+            l.result.found ? QString::number(e.energy * 1e-6, 'f', 3) : QString("—"),
+            l.result.found ? QString::number(e.cycles) : QString("—"),
+            l.result.found ? QString::number(e.edp, 'g', 5) : QString("—"),
+            l.result.found && l.bound.edp > 0 ? QString::number(e.edp / l.bound.edp, 'f', 2)
+                                              : QString("—"),
+            searched ? searcherFigures(l.result, ", ", false) : QString(),
+            note};
+        for (int c = 0; c < cells.size(); ++c) {
+            auto* item = new QTableWidgetItem(cells[c]);
+            if (c >= 1 && c <= 6)
+                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            if (c == 7 && searched)
+                item->setToolTip(searcherFigures(l.result, "\n", true));
+            layers_->setItem(int(i), c, item);
+        }
     }
     totals_->setText(
         QString("<b>%1</b> on <b>%2</b> with <b>%3</b>%4: %5 layers (%6 unique) · energy "

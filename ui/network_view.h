@@ -1,6 +1,7 @@
 #pragma once
 // Whole-network search: one searcher over every layer (identical layers once,
-// optional warm start), per-layer energy and cycles bars and network totals.
+// optional warm start), per-layer energy and cycles bars, a per-layer table
+// (time, figures, EDP against the lower bound) and network totals.
 #include "search/network_search.h"
 
 #include <QWidget>
@@ -14,6 +15,7 @@ class QCheckBox;
 class QPushButton;
 class QLabel;
 class QProgressBar;
+class QTableWidget;
 
 namespace mw::ui {
 
@@ -36,6 +38,7 @@ class NetworkView : public QWidget {
     bool hasOutcome() const { return hasOutcome_; }
     const mw::NetworkOutcome& outcome() const { return outcome_; }
     QCustomPlot* energyPlot() const { return energy_; }
+    QTableWidget* layerTable() const { return layers_; }
     QString lastError() const { return lastError_; }
 
   signals:
@@ -61,6 +64,7 @@ class NetworkView : public QWidget {
     QLabel* totals_;
     QCustomPlot* energy_;
     QCustomPlot* cycles_;
+    QTableWidget* layers_;
 };
 
 } // namespace mw::ui

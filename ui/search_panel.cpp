@@ -53,11 +53,6 @@ QString runLabel(const mw::SessionRun& r, int index) {
         .arg(QString::fromStdString(r.layer));
 }
 
-namespace {
-
-// A searcher's own figures as "name value" joined by sep: the headline ones
-// (MIP solve time and nodes, surrogate steps, episodes) only, or all of them
-// (the cell's tooltip), headline ones first.
 QString searcherFigures(const mw::SearchResult& r, const QString& sep, bool all) {
     static const char* const kHeadline[] = {
         "solve_seconds",   "mip_nodes",         "time_limited",       "proven_optimal",
@@ -77,6 +72,8 @@ QString searcherFigures(const mw::SearchResult& r, const QString& sep, bool all)
                 add(name, value);
     return parts.join(sep);
 }
+
+namespace {
 
 QString formatCost(double v) {
     return v >= mw::SearchContext::kInfinity ? QString("—") : QString::number(v, 'g', 5);

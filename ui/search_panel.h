@@ -31,6 +31,10 @@ class SearchJob;
 QColor searcherColor(const std::string& searcher);
 // How every view names a finished run: "#3 gamma · seed 1 · conv3".
 QString runLabel(const mw::SessionRun& run, int index);
+// A searcher's own figures as "name value" joined by sep: the headline ones
+// (MIP solve time and nodes, surrogate steps, episodes) only, or all of them
+// (for a tooltip), headline ones first.
+QString searcherFigures(const mw::SearchResult& r, const QString& sep, bool all);
 
 class SearchPanel : public QWidget {
     Q_OBJECT

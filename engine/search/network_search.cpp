@@ -33,6 +33,15 @@ bool sameShape(const Problem& a, const Problem& b) {
 
 } // namespace
 
+std::string layerNote(const NetworkOutcome& n, std::size_t layer) {
+    const LayerOutcome& l = n.layers[layer];
+    if (l.sameAs >= 0)
+        return "same as " + n.layers[static_cast<std::size_t>(l.sameAs)].name;
+    if (l.warmFrom >= 0)
+        return "warm from " + n.layers[static_cast<std::size_t>(l.warmFrom)].name;
+    return "";
+}
+
 int shapeDistance(const Problem& a, const Problem& b) {
     if (a.numDims() != b.numDims() || a.numTensors() != b.numTensors())
         return -1;

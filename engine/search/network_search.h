@@ -39,6 +39,10 @@ struct NetworkSearchOptions {
     std::function<MapSpaceConstraints(const Problem&)> constraints;
 };
 
+// How a layer's result came about, for tables: "same as L" (a repeated layer),
+// "warm from L", or empty.
+std::string layerNote(const NetworkOutcome& n, std::size_t layer);
+
 // Per-dimension mismatch count between two problems of the same kind; -1 when
 // their dimensions or tensors differ (not comparable).
 int shapeDistance(const Problem& a, const Problem& b);
