@@ -349,7 +349,6 @@ Surrogate Surrogate::train(const Problem& p, const Architecture& a, const Surrog
     Eigen::MatrixXf xb, yb, grad;
     const int decayEvery = std::max(1, o.epochs / 4);
     float lr = o.learningRate;
-    int batches = 0;
     for (int epoch = 0; epoch < o.epochs; ++epoch) {
         if (epoch > 0 && epoch % decayEvery == 0)
             lr *= 0.1f;
@@ -365,10 +364,9 @@ Surrogate Surrogate::train(const Problem& p, const Architecture& a, const Surrog
             huberLoss(s.net_.forward(xb), yb, grad);
             s.net_.backward(grad);
             s.net_.step(lr, 0.9f);
-            // Every 16 batches, not every epoch: an epoch of the paper's layers
-            // takes tens of seconds, too long to wait for a cancel.
-            if (progress && ++batches % 16 == 0 &&
-                !progress(0.3 + 0.7 * (epoch + double(start + n) / trainN) / o.epochs))
+            // After every batch, not every epoch: an epoch of the paper's
+            // layers takes tens of seconds, too long to wait for a cancel.
+            if (progress && !progress(0.3 + 0.7 * (epoch + double(start + n) / trainN) / o.epochs))
                 throw std::runtime_error("surrogate training cancelled");
         }
         if (progress && !progress(0.3 + 0.7 * double(epoch + 1) / o.epochs))
