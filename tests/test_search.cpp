@@ -98,6 +98,7 @@ class TestSearch : public QObject {
     void cosaCancelStopsTheSolver();
     void cosaSchedules();
     void cosaReportsInfeasibleMip();
+    void cosaKeepsOperandsInRegisters();
     void constraintsRespected();
     void exhaustiveFindsOptimum();
     void timeBudget();
@@ -422,6 +423,29 @@ void TestSearch::cosaSchedules() {
 
 // A keep and a factor fixed so that a buffer cannot hold its tile: CBC proves
 // the MIP infeasible, and the message names the level.
+// ResNet-50's conv2_x 3x3 layer on Simba-like: the MIP's decode leaves the
+// 1-word registers keeping nothing, so every MAC reads and updates its output
+// in the accumulation buffer, although the R and S loops just above would let
+// a register hold it. The decode with that keep added is a candidate and wins.
+void TestSearch::cosaKeepsOperandsInRegisters() {
+    const Architecture a = loadArchitecture(kSamples + "architectures/simba_like.json");
+    const Problem p = conv2dProblem("conv2_x", 1, 1, 64, 64, 56, 56, 3, 3);
+    const MapSpace space(p, a);
+    SearchSettings s = budget(20);
+    s.params["max_nodes"] = 200; // the effect needs a decode near CBC's 1,000-node one
+    s.params["operand_keeps"] = 0;
+    const SearchResult without = runSearch(space, "cosa", s);
+    s.params["operand_keeps"] = 1;
+    const SearchResult with = runSearch(space, "cosa", s);
+    QVERIFY(without.found && with.found);
+    QVERIFY2(with.bestCost < 0.8 * without.bestCost,
+             qPrintable(QString("%1 vs %2").arg(with.bestCost).arg(without.bestCost)));
+    QVERIFY(evaluate(p, a, with.best).valid);
+    const int registers = a.numLevels() - 1;
+    QVERIFY(without.best.levels[registers].keepMask == 0);
+    QVERIFY(with.best.levels[registers].keepMask != 0);
+}
+
 void TestSearch::cosaReportsInfeasibleMip() {
     const Architecture a = eyeriss();
     const Problem p = conv3x3();
