@@ -1703,6 +1703,10 @@ class CosaSearch : public Searcher {
                 Mapping c = model.decode(other.x);
                 model.pruneKeeps(c);
                 alternatives.push_back(c);
+                if (ctx.param("operand_keeps", 1) != 0 && model.addOperandKeeps(c)) {
+                    model.pruneKeeps(c);
+                    alternatives.push_back(c);
+                }
             }
         }
         if (!sol.feasible)
