@@ -1578,7 +1578,7 @@ class CosaSearch : public Searcher {
         // the time limit stays as a cap. 1,000 nodes per solve take 3.5-8.5 s
         // per ResNet-50 layer on Simba-like (2 solves each, on the 2-core dev
         // VM) and, with operand keeps, keep all 24 layers within 2x of
-        // GAMMA-10K (geomean 1.38; 800 nodes: 24, geomean 1.41); 1,500 nodes
+        // GAMMA-10K (geomean 1.37; 800 nodes: 24, geomean 1.41); 1,500 nodes
         // did no better and ran into the time limit on 4 layers. With the time
         // limit alone, a layer's result varied from run to run (input.77:
         // 2.5x and 3.9x of GAMMA).
