@@ -372,6 +372,12 @@ std::int64_t MapSpace::tileWords(const std::int64_t* ext, std::uint8_t keepMask)
     return words;
 }
 
+bool MapSpace::overflows(int level, const std::int64_t* ext, std::uint8_t keepMask) const {
+    const StorageLevel& s = arch_->levels[level];
+    return !s.unbounded() && keepMask != 0 &&
+           double(tileWords(ext, keepMask)) * s.multipleBuffering > double(s.capacityWords);
+}
+
 int MapSpace::innermostOverflow(const Mapping& m) const {
     const int D = problem_->numDims();
     std::int64_t ext[kMaxDims];
@@ -381,10 +387,7 @@ int MapSpace::innermostOverflow(const Mapping& m) const {
         const LevelMapping& lm = m.levels[l];
         for (int d = 0; d < D; ++d)
             ext[d] *= std::int64_t(lm.temporal[d]) * lm.spatialX[d] * lm.spatialY[d];
-        const StorageLevel& s = arch_->levels[l];
-        if (s.unbounded() || lm.keepMask == 0)
-            continue;
-        if (double(tileWords(ext, lm.keepMask)) * s.multipleBuffering > double(s.capacityWords))
+        if (overflows(l, ext, lm.keepMask))
             return l;
     }
     return -1;
@@ -667,10 +670,7 @@ bool MapSpace::repairFit(Mapping& m, Rng& rng, Evaluation& scratch) const {
             const LevelMapping& lm = m.levels[level];
             for (int d = 0; d < D; ++d)
                 ext[d] *= std::int64_t(lm.temporal[d]) * lm.spatialX[d] * lm.spatialY[d];
-            const StorageLevel& buffer = arch_->levels[level];
-            if (buffer.unbounded() || lm.keepMask == 0 ||
-                double(tileWords(ext, lm.keepMask)) * buffer.multipleBuffering <=
-                    double(buffer.capacityWords))
+            if (!overflows(level, ext, lm.keepMask))
                 continue;
             const int target = nearestTemporalAbove(level - 1);
             // The factors that may leave, kept up to date as primes move out
@@ -681,8 +681,7 @@ bool MapSpace::repairFit(Mapping& m, Rng& rng, Evaluation& scratch) const {
                 for (const Slot& s : slots_[d])
                     if (s.level >= level && factorAt(m, d, s) > 1)
                         sources[n++] = {d, s};
-            while (double(tileWords(ext, m.levels[level].keepMask)) * buffer.multipleBuffering >
-                   double(buffer.capacityWords)) {
+            while (overflows(level, ext, m.levels[level].keepMask)) {
                 if (n == 0) {
                     // Tiles of size one still overflow: bypass a tensor here if allowed.
                     bool changed = false;

@@ -153,6 +153,9 @@ class MapSpace {
     // (product of the factors there and inside) are ext: the model's tile rule,
     // sparse tensors stored compressed.
     std::int64_t tileWords(const std::int64_t* ext, std::uint8_t keepMask) const;
+    // Whether those tiles overflow the level (multiple buffering counted; an
+    // unbounded level never overflows).
+    bool overflows(int level, const std::int64_t* ext, std::uint8_t keepMask) const;
 
     // Spreads the factors of dimension d randomly over its slots.
     void resampleDimension(Mapping& m, int d, Rng& rng) const;

@@ -591,15 +591,6 @@ class CosaModel {
         return m;
     }
 
-    // Drops every keep that saves no parent accesses. Keeping t at level l
-    // between its parent keeper and its child keeper c (or the MACs) pays off
-    // when fills(c) > fills(l), i.e. when (a) among the loops l serves (the
-    // temporal loops of levels l..c-1) one that t ignores sits outside one t
-    // depends on, or (b) l's tile stays put across a loop above it that t
-    // ignores (inside the innermost loop above l that t depends on) while c's
-    // tile changes under l; the MACs read their operand at every iteration, so
-    // for them any loop t ignores counts. Otherwise each word passes through l
-    // once and keeping it there only adds accesses. Dropping never overflows.
     // Whether t's tile at level l stays put across a loop above l: among the
     // loops above l, innermost first, one t ignores comes before any t depends on.
     bool stationaryAbove(const Mapping& m, int l, int t) const {
@@ -615,6 +606,15 @@ class CosaModel {
         return false;
     }
 
+    // Drops every keep that saves no parent accesses. Keeping t at level l
+    // between its parent keeper and its child keeper c (or the MACs) pays off
+    // when fills(c) > fills(l), i.e. when (a) among the loops l serves (the
+    // temporal loops of levels l..c-1) one that t ignores sits outside one t
+    // depends on, or (b) l's tile stays put across a loop above it that t
+    // ignores (inside the innermost loop above l that t depends on) while c's
+    // tile changes under l; the MACs read their operand at every iteration, so
+    // for them any loop t ignores counts. Otherwise each word passes through l
+    // once and keeping it there only adds accesses. Dropping never overflows.
     void pruneKeeps(Mapping& m) const {
         const int L = a_.numLevels();
         const int D = p_.numDims();
@@ -679,13 +679,9 @@ class CosaModel {
                     ext[d] *= std::int64_t(lm.temporal[d]) * lm.spatialX[d] * lm.spatialY[d];
                     irrelevantInside = irrelevantInside || (lm.temporal[d] > 1 && !depends(t, d));
                 }
-                const StorageLevel& s = a_.levels[static_cast<std::size_t>(l)];
                 const LevelConstraint& lc = cons[static_cast<std::size_t>(l)];
-                if (!space_.levelHasTemporal(l) || ((lc.keepFixed >> t) & 1u))
-                    continue;
-                const auto mask = static_cast<std::uint8_t>(lm.keepMask | (1u << t));
-                if (!s.unbounded() && double(space_.tileWords(ext, mask)) * s.multipleBuffering >
-                                          double(s.capacityWords))
+                if (!space_.levelHasTemporal(l) || ((lc.keepFixed >> t) & 1u) ||
+                    space_.overflows(l, ext, static_cast<std::uint8_t>(lm.keepMask | (1u << t))))
                     continue;
                 const bool stationary = stationaryAbove(m, l, t);
                 if (!irrelevantInside && !stationary)
