@@ -369,8 +369,6 @@ Surrogate Surrogate::train(const Problem& p, const Architecture& a, const Surrog
             if (progress && !progress(0.3 + 0.7 * (epoch + double(start + n) / trainN) / o.epochs))
                 throw std::runtime_error("surrogate training cancelled");
         }
-        if (progress && !progress(0.3 + 0.7 * double(epoch + 1) / o.epochs))
-            throw std::runtime_error("surrogate training cancelled");
     }
     report.trainSeconds = seconds() - t0;
     report.samples = N;
