@@ -178,6 +178,8 @@ MapSpace::MapSpace(const Problem& p, const Architecture& a, MapSpaceConstraints 
         if (freeBound_[d] > 1 && slots_[d].empty())
             throw InputError("constraints", "dimension " + p.dims[d].name +
                                                 " has factors left but no level may hold them");
+        if (freeBound_[d] > 1 && slots_[d].size() > 1)
+            movableDims_.push_back(d);
     }
 }
 
@@ -406,13 +408,9 @@ bool MapSpace::sampleLegal(Rng& rng, Mapping& out, Evaluation&, int maxTries) co
 }
 
 bool MapSpace::moveTileFactor(Mapping& m, Rng& rng) const {
-    ShortList<int, kMaxDims> dims;
-    for (int d = 0; d < problem_->numDims(); ++d)
-        if (freeBound_[d] > 1 && slots_[d].size() > 1)
-            dims.push(d);
-    if (dims.empty())
+    if (movableDims_.empty())
         return false;
-    const int d = dims.pick(rng);
+    const int d = pickOne(movableDims_, rng);
     ShortList<Slot, kMaxSlots> sources;
     for (const Slot& s : slots_[d])
         if (factorAt(m, d, s) > 1)

@@ -180,6 +180,7 @@ class MapSpace {
     std::vector<std::vector<Slot>> slots_;               // per dimension, free slots
     std::vector<std::int64_t> freeBound_;                // bound divided by fixed factors
     std::vector<std::vector<std::uint32_t>> freePrimes_; // prime factors of freeBound_
+    std::vector<int> movableDims_;                       // free primes, more than one slot
     bool unconstrained_ = true;                        // no user constraint at all: a faster check
     std::vector<char> fansOut_;                        // per level: any fan-out below it
     std::vector<int> fanningLevels_;                   // the levels that fan out
