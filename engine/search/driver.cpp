@@ -122,34 +122,42 @@ double now() {
 constexpr std::size_t kMaxTrace = 20000; // beyond this, non-improving points are thinned
 } // namespace
 
+std::size_t SeenCosts::home(std::uint64_t key) const {
+    return ((key | 1) * 0x9e3779b97f4a7c15ull) >> 20 & (slots_.size() - 1);
+}
+
+void SeenCosts::prefetch(std::uint64_t key) const {
+    if (!slots_.empty())
+        __builtin_prefetch(&slots_[home(key)]);
+}
+
 bool SeenCosts::find(std::uint64_t key, double& cost) const {
-    if (keys_.empty())
+    if (slots_.empty())
         return false;
     key |= 1; // never 0
-    const std::size_t mask = keys_.size() - 1;
-    for (std::size_t i = (key * 0x9e3779b97f4a7c15ull) >> 20 & mask;; i = (i + 1) & mask) {
-        if (keys_[i] == key) {
-            cost = costs_[i];
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = home(key);; i = (i + 1) & mask) {
+        if (slots_[i].key == key) {
+            cost = slots_[i].cost;
             return true;
         }
-        if (keys_[i] == 0)
+        if (slots_[i].key == 0)
             return false;
     }
 }
 
 bool SeenCosts::insert(std::uint64_t key, double cost, double& known) {
-    if (2 * (size_ + 1) > keys_.size())
+    if (2 * (size_ + 1) > slots_.size())
         grow();
     key |= 1;
-    const std::size_t mask = keys_.size() - 1;
-    for (std::size_t i = (key * 0x9e3779b97f4a7c15ull) >> 20 & mask;; i = (i + 1) & mask) {
-        if (keys_[i] == key) {
-            known = costs_[i];
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = home(key);; i = (i + 1) & mask) {
+        if (slots_[i].key == key) {
+            known = slots_[i].cost;
             return false;
         }
-        if (keys_[i] == 0) {
-            keys_[i] = key;
-            costs_[i] = cost;
+        if (slots_[i].key == 0) {
+            slots_[i] = {key, cost};
             ++size_;
             return true;
         }
@@ -157,15 +165,13 @@ bool SeenCosts::insert(std::uint64_t key, double cost, double& known) {
 }
 
 void SeenCosts::grow() {
-    std::vector<std::uint64_t> oldKeys(keys_.empty() ? 1024 : keys_.size() * 2, 0);
-    std::vector<double> oldCosts(oldKeys.size(), 0.0);
-    oldKeys.swap(keys_);
-    oldCosts.swap(costs_);
+    std::vector<Slot> old(slots_.empty() ? 1024 : slots_.size() * 2, Slot{0, 0.0});
+    old.swap(slots_);
     size_ = 0;
     double unused;
-    for (std::size_t i = 0; i < oldKeys.size(); ++i)
-        if (oldKeys[i] != 0)
-            insert(oldKeys[i], oldCosts[i], unused);
+    for (const Slot& s : old)
+        if (s.key != 0)
+            insert(s.key, s.cost, unused);
 }
 
 double SearchObjective::value(const Evaluation& e) const {
@@ -431,7 +437,15 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const NotingGenerato
             s.hash = note.hashed ? note.hash : space_.hash(out[i]);
     });
     std::size_t charged = 0;
+    // The merge probes the table once per candidate, each probe a likely cache
+    // miss once the table is large: ask for a few candidates ahead.
+    constexpr std::size_t kAhead = 4;
+    for (std::size_t i = 0; dedup && i < std::min(limit, kAhead); ++i)
+        if (slots[i].legal)
+            seen_.prefetch(slots[i].hash);
     for (std::size_t i = 0; i < limit; ++i) {
+        if (dedup && i + kAhead < limit && slots[i + kAhead].legal)
+            seen_.prefetch(slots[i + kAhead].hash);
         CandidateSlot& s = slots[i];
         if (!s.proposed)
             continue;

@@ -94,11 +94,19 @@ class SeenCosts {
     bool find(std::uint64_t key, double& cost) const;
     // Adds key; when it is already present, returns false and its cost in `known`.
     bool insert(std::uint64_t key, double cost, double& known);
+    // Starts loading key's slot into the cache (a hint: nothing changes).
+    void prefetch(std::uint64_t key) const;
 
   private:
     void grow();
-    std::vector<std::uint64_t> keys_; // 0 marks an empty slot
-    std::vector<double> costs_;
+    std::size_t home(std::uint64_t key) const; // where key's probe starts (table not empty)
+    // Key and cost side by side: a probe touches one cache line (the table
+    // outgrows the caches within seconds of search).
+    struct Slot {
+        std::uint64_t key; // 0 marks an empty slot
+        double cost;
+    };
+    std::vector<Slot> slots_;
     std::size_t size_ = 0;
 };
 
