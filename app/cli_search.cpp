@@ -1,4 +1,5 @@
 // Search commands: search, compare, network and bench search.
+#include "bench/model_bench.h"
 #include "cli_common.h"
 #include "io/session_io.h"
 #include "io/timeloop.h"
@@ -486,17 +487,26 @@ int cmdBenchSearch(const Args& args) {
     const double seconds = number(args, "seconds", 2.0);
     const int all = std::max(1, int(std::thread::hardware_concurrency()));
     json rows = json::array();
-    std::cout << std::left << std::setw(15) << "searcher" << std::right << std::setw(16)
-              << "1 thread /s" << std::setw(16) << (std::to_string(all) + " threads /s")
-              << std::setw(10) << "scaling"
-              << "\n";
+    const bool asJson = args.flag("json"); // then only the JSON, as bench model does
+    if (!asJson)
+        std::cout << std::left << std::setw(15) << "searcher" << std::right << std::setw(16)
+                  << "1 thread /s" << std::setw(10) << "of model" << std::setw(16)
+                  << (std::to_string(all) + " threads /s") << std::setw(10) << "scaling"
+                  << "\n";
     std::vector<std::string> names = mw::searcherNames();
     if (args.has("searchers"))
         names = searcherList(args);
     for (const auto& name : names) {
         double rate[2] = {0, 0};
         std::string idle; // why a run made no evaluation at all
+        // The searcher's one-thread rate as a share of the cost model's own
+        // (bench model), timed just before and just after it in this process:
+        // this machine's speed drifts between separate runs by more than the
+        // share's margins.
+        double modelRate = 0.0;
         for (int k = 0; k < 2; ++k) {
+            if (k == 0)
+                modelRate += 0.5 * mw::benchModel(arch, 3, 0.2).evaluationsPerSecond;
             mw::SearchSettings s;
             s.budget.seconds = seconds;
             s.seed = 1;
@@ -508,20 +518,27 @@ int cmdBenchSearch(const Args& args) {
             rate[k] = r.seconds > 0 ? double(r.evaluations) / r.seconds : 0.0;
             if (r.evaluations == 0)
                 idle = r.stopReason;
+            if (k == 0)
+                modelRate += 0.5 * mw::benchModel(arch, 3, 0.2).evaluationsPerSecond;
         }
-        std::cout << std::left << std::setw(15) << name << std::right << std::fixed
-                  << std::setprecision(0) << std::setw(16) << rate[0] << std::setw(16) << rate[1]
-                  << std::setw(10) << std::setprecision(2) << rate[1] / std::max(rate[0], 1.0)
-                  << (idle.empty() ? "" : "  (no evaluations: " + idle + ")") << "\n";
+        const double share = modelRate > 0 ? rate[0] / modelRate : 0.0;
+        if (!asJson)
+            std::cout << std::left << std::setw(15) << name << std::right << std::fixed
+                      << std::setprecision(0) << std::setw(16) << rate[0] << std::setw(8)
+                      << 100.0 * share << " %" << std::setw(16) << rate[1] << std::setw(10)
+                      << std::setprecision(2) << rate[1] / std::max(rate[0], 1.0)
+                      << (idle.empty() ? "" : "  (no evaluations: " + idle + ")") << "\n";
         json row = {{"searcher", name},
                     {"evaluations_per_second_1_thread", rate[0]},
                     {"evaluations_per_second_all_threads", rate[1]},
+                    {"model_evaluations_per_second", modelRate},
+                    {"share_of_model_rate", share},
                     {"threads", all}};
         if (!idle.empty())
             row["no_evaluations_because"] = idle;
         rows.push_back(row);
     }
-    if (args.flag("json"))
+    if (asJson)
         std::cout << rows.dump(1) << "\n";
     return 0;
 }

@@ -61,6 +61,7 @@ class TestCli : public QObject {
     void evaluateInvalidMapping();
     void importAndExportTimeloop();
     void benchModel();
+    void benchSearch();
     void searchList();
     void searchWritesResults();
     void compareTable();
@@ -141,6 +142,22 @@ void TestCli::benchModel() {
     const mw::Json j = mw::Json::parse(r.out.toStdString());
     QVERIFY(j.at("evaluations_per_second").get<double>() > 1000.0);
     QCOMPARE(j.at("threads").get<int>(), 1);
+}
+
+void TestCli::benchSearch() {
+    const Run r = run({"bench", "search", "--searchers", "gamma", "--seconds", "0.1", "--json"});
+    QCOMPARE(r.exitCode, 0);
+    const mw::Json rows = mw::Json::parse(r.out.toStdString()); // JSON only, no table
+    QCOMPARE(rows.size(), std::size_t(1));
+    const mw::Json& row = rows[0];
+    QCOMPARE(row.at("searcher").get<std::string>(), std::string("gamma"));
+    const double rate = row.at("evaluations_per_second_1_thread").get<double>();
+    const double model = row.at("model_evaluations_per_second").get<double>();
+    QVERIFY(rate > 1000.0);
+    QVERIFY(model > 1000.0);
+    // The share is the searcher's rate over the model's, both from this run.
+    QVERIFY(std::abs(row.at("share_of_model_rate").get<double>() - rate / model) < 1e-9);
+    QVERIFY(!row.contains("no_evaluations_because"));
 }
 
 void TestCli::searchList() {
