@@ -65,14 +65,22 @@ class WorkerPool {
 
   private:
     void work(int worker) {
-        // Indices are claimed in small chunks: neighbouring results then come
-        // from one thread (no cache line shared between writers) and the
-        // counter is touched less often. Which thread runs an index does not
-        // change its result, so runs stay reproducible.
-        const std::size_t chunk = std::max<std::size_t>(1, count_ / (8 * (threads_.size() + 1)));
-        for (std::size_t i = next_.fetch_add(chunk); i < count_; i = next_.fetch_add(chunk))
+        // Indices are claimed in chunks of a share of what is left (guided
+        // scheduling): large ones first, so neighbouring results come from one
+        // thread and the counter is touched rarely, single ones at the end, so
+        // no thread waits long for another's last chunk before the serial
+        // merge. Which thread runs an index does not change its result, so
+        // runs stay reproducible.
+        const std::size_t share = 2 * (threads_.size() + 1);
+        std::size_t i = next_.load(std::memory_order_relaxed);
+        while (i < count_) {
+            const std::size_t chunk = std::max<std::size_t>(1, (count_ - i) / share);
+            if (!next_.compare_exchange_weak(i, i + chunk, std::memory_order_relaxed))
+                continue; // i now holds the counter's current value
             for (std::size_t k = i; k < std::min(count_, i + chunk); ++k)
                 (*job_)(k, worker);
+            i = next_.load(std::memory_order_relaxed);
+        }
     }
     void loop(int worker) {
         std::uint64_t seen = 0;
