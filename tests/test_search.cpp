@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "io/json_io.h"
 #include "io/timeloop.h"
+#include "learn/mlp.h"
 #include "model/cost_model.h"
 #include "search/network_search.h"
 #include "search/search.h"
@@ -105,6 +106,7 @@ class TestSearch : public QObject {
     void sparsityAwareScore();
     void mindMappingsNeedsSurrogate();
     void surrogateSavesAndPredicts();
+    void mlpInputGradient();
     void badSettings();
     void networkSearch();
     void lowerBoundHolds();
@@ -623,6 +625,36 @@ void TestSearch::surrogateSavesAndPredicts() {
         QVERIFY(std::string(err.what()).find(path) != std::string::npos);
     }
     QVERIFY_THROWS_EXCEPTION(InputError, Surrogate::load(dir.filePath("none").toStdString(), p, a));
+}
+
+void TestSearch::mlpInputGradient() {
+    Rng rng(3);
+    Mlp net({5, 8, 8, 3}, rng);
+    Eigen::MatrixXf x(5, 1);
+    x << 0.3f, -1.2f, 0.7f, 2.0f, -0.4f;
+    Eigen::MatrixXf dy(3, 1);
+    dy << 1.0f, -0.5f, 0.25f;
+    const Eigen::MatrixXf y0 = net.forward(x);
+    const Eigen::MatrixXf dx = net.inputGradient(dy);
+    // It matches finite differences of dy . output.
+    for (int i = 0; i < 5; ++i) {
+        Eigen::MatrixXf xp = x, xm = x;
+        xp(i, 0) += 1e-2f;
+        xm(i, 0) -= 1e-2f;
+        const float up = (dy.transpose() * net.forward(xp))(0, 0);
+        const float down = (dy.transpose() * net.forward(xm))(0, 0);
+        QVERIFY(std::abs((up - down) / 2e-2f - dx(i, 0)) < 1e-2f * (1.0f + std::abs(dx(i, 0))));
+    }
+    // It leaves the parameters' gradients alone: a step after it changes nothing...
+    net.forward(x);
+    net.inputGradient(dy);
+    net.step(1.0f, 0.0f);
+    QVERIFY(net.forward(x) == y0);
+    // ...while backward() gives the same input gradient and accumulates them.
+    const Eigen::MatrixXf dxb = net.backward(dy);
+    QVERIFY(dxb == dx);
+    net.step(1.0f, 0.0f);
+    QVERIFY(net.forward(x) != y0);
 }
 
 void TestSearch::timeBudget() {

@@ -403,8 +403,7 @@ double Surrogate::predict(const float* x, float* grad) {
         Eigen::MatrixXf dy = Eigen::MatrixXf::Zero(y.rows(), 1);
         dy(energyOutput_, 0) = out_.stddev[energyOutput_];
         dy(cyclesOutput_, 0) = out_.stddev[cyclesOutput_];
-        const Eigen::MatrixXf dx = net_.backward(dy);
-        net_.clearGradients(); // the weights stay frozen
+        const Eigen::MatrixXf dx = net_.inputGradient(dy); // the weights stay frozen
         for (int i = 0; i < F; ++i)
             grad[i] = dx(i, 0) / in_.stddev[i]; // back to raw units
     }
