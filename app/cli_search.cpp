@@ -497,31 +497,48 @@ int cmdBenchSearch(const Args& args) {
     if (args.has("searchers"))
         names = searcherList(args);
     for (const auto& name : names) {
-        double rate[2] = {0, 0};
         std::string idle; // why a run made no evaluation at all
-        // The searcher's one-thread rate as a share of the cost model's own
-        // (bench model), timed just before and just after it in this process:
-        // this machine's speed drifts between separate runs by more than the
-        // share's margins.
-        double modelRate = 0.0;
-        for (int k = 0; k < 2; ++k) {
-            if (k == 0)
-                modelRate += 0.5 * mw::benchModel(arch, 3, 0.2).evaluationsPerSecond;
+        auto runFor = [&](int threads, double budgetSeconds) {
             mw::SearchSettings s;
-            s.budget.seconds = seconds;
+            s.budget.seconds = budgetSeconds;
             s.seed = 1;
-            s.threads = k == 0 ? 1 : all;
+            s.threads = threads;
             s.params["victory"] = 0; // time, not convergence, ends the run
             s.params["timeout"] = 0;
             addParams(args, s);
             const auto r = mw::runSearch(space, name, s);
-            rate[k] = r.seconds > 0 ? double(r.evaluations) / r.seconds : 0.0;
             if (r.evaluations == 0)
                 idle = r.stopReason;
-            if (k == 0)
-                modelRate += 0.5 * mw::benchModel(arch, 3, 0.2).evaluationsPerSecond;
+            return r;
+        };
+        // One thread, in slices that alternate with the cost model's own rate
+        // (bench model), so that both see the same machine speed: this machine's
+        // speed drifts within seconds by more than the share's margins. The
+        // share is the median over slices.
+        constexpr int kSlices = 4;
+        std::vector<double> shares, modelRates;
+        double evaluations = 0.0, elapsed = 0.0;
+        for (int i = 0; i < kSlices; ++i) {
+            const double before = mw::benchModel(arch, 1, 0.15).evaluationsPerSecond;
+            const auto r = runFor(1, seconds / kSlices);
+            const double after = mw::benchModel(arch, 1, 0.15).evaluationsPerSecond;
+            evaluations += double(r.evaluations);
+            elapsed += r.seconds;
+            modelRates.push_back(0.5 * (before + after));
+            shares.push_back(r.seconds > 0 ? double(r.evaluations) / r.seconds / modelRates.back()
+                                           : 0.0);
         }
-        const double share = modelRate > 0 ? rate[0] / modelRate : 0.0;
+        auto median = [](std::vector<double> v) {
+            std::sort(v.begin(), v.end());
+            return 0.5 * (v[(v.size() - 1) / 2] + v[v.size() / 2]);
+        };
+        const double share = median(shares);
+        const double modelRate = median(modelRates);
+        double rate[2] = {elapsed > 0 ? evaluations / elapsed : 0.0, 0.0};
+        {
+            const auto r = runFor(all, seconds);
+            rate[1] = r.seconds > 0 ? double(r.evaluations) / r.seconds : 0.0;
+        }
         if (!asJson)
             std::cout << std::left << std::setw(15) << name << std::right << std::fixed
                       << std::setprecision(0) << std::setw(16) << rate[0] << std::setw(8)
@@ -533,6 +550,7 @@ int cmdBenchSearch(const Args& args) {
                     {"evaluations_per_second_all_threads", rate[1]},
                     {"model_evaluations_per_second", modelRate},
                     {"share_of_model_rate", share},
+                    {"share_of_model_rate_per_slice", shares},
                     {"threads", all}};
         if (!idle.empty())
             row["no_evaluations_because"] = idle;
