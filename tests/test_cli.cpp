@@ -62,6 +62,7 @@ class TestCli : public QObject {
     void importAndExportTimeloop();
     void benchModel();
     void benchSearch();
+    void benchSearchPrintsOnce();
     void searchList();
     void searchWritesResults();
     void compareTable();
@@ -163,6 +164,18 @@ void TestCli::benchSearch() {
     QCOMPARE(row.at("share_of_model_rate").get<double>(), 0.5 * (slices[1] + slices[2]));
     QVERIFY(slices.front() > 0.0);
     QVERIFY(!row.contains("no_evaluations_because"));
+}
+
+void TestCli::benchSearchPrintsOnce() {
+    // CoSA solves in a forked child: rows printed before it must not be
+    // written again by the child (they were, once per solve).
+    const Run r = run({"bench", "search", "--searchers", "random,cosa", "--seconds", "0.2"});
+    QCOMPARE(r.exitCode, 0);
+    const QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 3);
+    QVERIFY(lines[0].startsWith("searcher"));
+    QVERIFY(lines[1].startsWith("random"));
+    QVERIFY(lines[2].startsWith("cosa"));
 }
 
 void TestCli::searchList() {

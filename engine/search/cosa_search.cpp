@@ -110,6 +110,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -361,6 +362,9 @@ class CosaModel {
         int fds[2];
         if (pipe(fds) != 0)
             return failedSolve("could not create a pipe for the CBC process");
+        // Whatever the program has printed but not yet written would be written
+        // again by the child if CBC flushes stdout there.
+        std::fflush(nullptr);
         const pid_t pid = fork();
         if (pid < 0) {
             close(fds[0]);
