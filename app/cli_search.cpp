@@ -497,7 +497,8 @@ int cmdBenchSearch(const Args& args) {
     if (args.has("searchers"))
         names = searcherList(args);
     for (const auto& name : names) {
-        std::string idle; // why a run made no evaluation at all
+        std::string idle;               // why a run made no evaluation
+        double charged[2] = {0.0, 0.0}; // evaluations, one thread and all
         auto runFor = [&](int threads, double budgetSeconds) {
             mw::SearchSettings s;
             s.budget.seconds = budgetSeconds;
@@ -507,14 +508,17 @@ int cmdBenchSearch(const Args& args) {
             s.params["timeout"] = 0;
             addParams(args, s);
             const auto r = mw::runSearch(space, name, s);
+            charged[threads == 1 ? 0 : 1] += double(r.evaluations);
             if (r.evaluations == 0)
                 idle = r.stopReason;
             return r;
         };
-        // One thread, in slices that alternate with the cost model's own rate
-        // (bench model), so that both see the same machine speed: this machine's
-        // speed drifts within seconds by more than the share's margins. The
-        // share is the median over slices.
+        // One thread: four runs of a quarter of the time each (each from the
+        // same seed, so each repeats the search's start), alternating with the
+        // cost model's own rate (bench model) just before and after, so that
+        // both see the same machine speed: this machine's speed drifts within
+        // seconds by more than the share's margins. The share is the median
+        // over the four; all threads: one run of the whole time.
         constexpr int kSlices = 4;
         std::vector<double> shares, modelRates;
         double evaluations = 0.0, elapsed = 0.0;
@@ -532,6 +536,8 @@ int cmdBenchSearch(const Args& args) {
             std::sort(v.begin(), v.end());
             return 0.5 * (v[(v.size() - 1) / 2] + v[v.size() / 2]);
         };
+        if (charged[0] > 0 && charged[1] > 0)
+            idle.clear(); // only a searcher that never evaluated is reported idle
         const double share = median(shares);
         const double modelRate = median(modelRates);
         double rate[2] = {elapsed > 0 ? evaluations / elapsed : 0.0, 0.0};

@@ -87,7 +87,7 @@ struct SearchResult {
 class WorkerPool;
 
 // Costs of the mappings evaluated so far, by canonical hash: open addressing
-// with linear probing in flat arrays (a node-based map would cost a cache miss
+// with linear probing in one flat array (a node-based map would cost a cache miss
 // and an allocation per candidate).
 class SeenCosts {
   public:
