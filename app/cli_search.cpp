@@ -521,12 +521,11 @@ int cmdBenchSearch(const Args& args) {
         // over the four; all threads: one run of the whole time.
         constexpr int kSlices = 4;
         std::vector<double> shares, modelRates;
-        double evaluations = 0.0, elapsed = 0.0;
+        double elapsed = 0.0;
         for (int i = 0; i < kSlices; ++i) {
             const double before = mw::benchModel(arch, 1, 0.15).evaluationsPerSecond;
             const auto r = runFor(1, seconds / kSlices);
             const double after = mw::benchModel(arch, 1, 0.15).evaluationsPerSecond;
-            evaluations += double(r.evaluations);
             elapsed += r.seconds;
             modelRates.push_back(0.5 * (before + after));
             shares.push_back(r.seconds > 0 ? double(r.evaluations) / r.seconds / modelRates.back()
@@ -540,7 +539,7 @@ int cmdBenchSearch(const Args& args) {
             idle.clear(); // only a searcher that never evaluated is reported idle
         const double share = median(shares);
         const double modelRate = median(modelRates);
-        double rate[2] = {elapsed > 0 ? evaluations / elapsed : 0.0, 0.0};
+        double rate[2] = {elapsed > 0 ? charged[0] / elapsed : 0.0, 0.0};
         {
             const auto r = runFor(all, seconds);
             rate[1] = r.seconds > 0 ? double(r.evaluations) / r.seconds : 0.0;

@@ -1586,11 +1586,11 @@ class CosaSearch : public Searcher {
         // the time limit stays as a cap. 1,000 nodes per solve take 3.5-8.5 s
         // per ResNet-50 layer on Simba-like (2 solves each, on the 2-core dev
         // VM; up to 10.4 s on its slow days, when the cap cuts a few layers
-        // short: stat time_limited) and, with operand keeps, keep all 24 layers within 2x of
-        // GAMMA-10K (geomean 1.37; 800 nodes: 24, geomean 1.41); 1,500 nodes
-        // did no better and ran into the time limit on 4 layers. With the time
-        // limit alone, a layer's result varied from run to run (input.77:
-        // 2.5x and 3.9x of GAMMA).
+        // short: stat time_limited) and, with operand keeps, keep all 24
+        // layers within 2x of GAMMA-10K (geomean 1.37; 800 nodes: 24, geomean
+        // 1.41); 1,500 nodes did no better and ran into the time limit on 4
+        // layers. With the time limit alone, a layer's result varied from run
+        // to run (input.77: 2.5x and 3.9x of GAMMA).
         const int maxNodes = static_cast<int>(std::clamp(ctx.param("max_nodes", 1000), 0.0, 1e9));
         const int resolves = std::max(0, static_cast<int>(ctx.param("resolves", 3)));
         CosaModel model(space, ctx.param("w_util", 0.1), ctx.param("w_comp", 10.0),
@@ -1675,6 +1675,15 @@ class CosaSearch : public Searcher {
         // a slow day of the dev VM (input.73: 2.03x of GAMMA-10K, 1.61x with
         // its full node count), against 5 with 5 % (24 within 2x, geomean 1.37).
         const double first = resolves > 0 ? 0.95 * limit : limit;
+        // A decode with inner operand keeps added, pruned again (see
+        // addOperandKeeps); false when nothing was added or the step is off.
+        const bool operandKeeps = ctx.param("operand_keeps", 1) != 0;
+        auto addOperandKeeps = [&](Mapping& c) {
+            if (!operandKeeps || !model.addOperandKeeps(c))
+                return false;
+            model.pruneKeeps(c);
+            return true;
+        };
         const int startMode = model.greedyStartMode;
         const bool twoRuns = startMode > 0 && ctx.param("two_runs", 1) != 0;
         // The paper tunes its weights per architecture. Here the first run
@@ -1716,10 +1725,8 @@ class CosaSearch : public Searcher {
                 Mapping c = model.decode(other.x);
                 model.pruneKeeps(c);
                 alternatives.push_back(c);
-                if (ctx.param("operand_keeps", 1) != 0 && model.addOperandKeeps(c)) {
-                    model.pruneKeeps(c);
+                if (addOperandKeeps(c))
                     alternatives.push_back(c);
-                }
             }
         }
         if (!sol.feasible)
@@ -1759,11 +1766,8 @@ class CosaSearch : public Searcher {
         alternatives.insert(alternatives.begin(), raw);
         // The decode with inner operand keeps added goes first among the
         // refinement candidates (see addOperandKeeps).
-        if (Mapping withKeeps = m;
-            ctx.param("operand_keeps", 1) != 0 && model.addOperandKeeps(withKeeps)) {
-            model.pruneKeeps(withKeeps);
+        if (Mapping withKeeps = m; addOperandKeeps(withKeeps))
             alternatives.insert(alternatives.begin(), withKeeps);
-        }
         reportSolves();
         ctx.setStat("mip_solves", solves);
         ctx.setStat("proven_optimal", sol.optimal ? 1 : 0);

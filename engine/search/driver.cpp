@@ -76,8 +76,8 @@ class WorkerPool {
         while (i < count_) {
             const std::size_t chunk = std::max<std::size_t>(1, (count_ - i) / share);
             if (!next_.compare_exchange_weak(i, i + chunk, std::memory_order_relaxed))
-                continue; // i now holds the counter's current value
-            for (std::size_t k = i; k < std::min(count_, i + chunk); ++k)
+                continue;                               // i now holds the counter's current value
+            for (std::size_t k = i; k < i + chunk; ++k) // chunk <= count_ - i
                 (*job_)(k, worker);
             i = next_.load(std::memory_order_relaxed);
         }
