@@ -5,6 +5,7 @@
 // fixed-size value so searchers can copy and mutate it freely.
 #include "common/limits.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -31,6 +32,15 @@ struct Mapping {
     std::array<LevelMapping, kMaxLevels> levels{};
     int numLevels = 0;
 };
+
+// to = from over the levels in use. A Mapping holds kMaxLevels levels, and
+// copying the unused ones is a measurable part of breeding and sampling (both
+// copy a mapping per candidate they try). Levels past numLevels are never
+// read, and within one search they stay as every mapping there is made: default.
+inline void copyLevelsInUse(Mapping& to, const Mapping& from) {
+    to.numLevels = from.numLevels;
+    std::copy(from.levels.begin(), from.levels.begin() + from.numLevels, to.levels.begin());
+}
 
 // All factors 1, identity loop order, every tensor kept at every real level
 // (dummy levels keep nothing).

@@ -86,6 +86,15 @@ std::int64_t axisUsed(const LevelMapping& lm, int kind, int D) {
         used *= kind == 1 ? lm.spatialX[d] : lm.spatialY[d];
     return used;
 }
+// Both axes in one pass (the fan-out checks run for every candidate).
+std::pair<std::int64_t, std::int64_t> axesUsed(const LevelMapping& lm, int D) {
+    std::int64_t x = 1, y = 1;
+    for (int d = 0; d < D; ++d) {
+        x *= lm.spatialX[d];
+        y *= lm.spatialY[d];
+    }
+    return {x, y};
+}
 
 // A plain struct, not std::pair: arrays of it are not zeroed on every call.
 struct DimSlot {
@@ -239,7 +248,7 @@ Mapping MapSpace::sample(Rng& rng) const {
 }
 
 bool MapSpace::drawTiling(Rng& rng, Mapping& m, bool stopAtFullFanout) const {
-    m = trivial_;
+    copyLevelsInUse(m, trivial_); // callers start m from trivial_ or a default Mapping
     const int D = problem_->numDims();
     // Fan-out use only grows as primes are placed, so a draw that has already
     // overfilled one fails whatever comes next: stopping there leaves the
@@ -330,16 +339,29 @@ bool MapSpace::isLegal(const Mapping& m, Evaluation& scratch) const {
 }
 
 bool MapSpace::isLegalQuick(const Mapping& m) const {
-    return fanoutsFit(m) && innermostOverflow(m) < 0 && meetsConstraints(m);
+    return fanoutsFit(m) && innermostOverflow(m) < 0 && constraintsHold(m);
+}
+
+bool MapSpace::constraintsHold(const Mapping& m) const {
+    // With no user constraint, meetsConstraints checks only that dummy levels
+    // have no temporal loops, which factors in slots cannot break.
+    return unconstrained_ || meetsConstraints(m);
 }
 
 bool MapSpace::fanoutsFit(const Mapping& m) const {
     // Spatial factors sit in slots, and only levels that fan out have those.
     const int D = problem_->numDims();
-    for (const int l : fanningLevels_)
-        if (axisUsed(m.levels[l], 1, D) > fanX_[l] || axisUsed(m.levels[l], 2, D) > fanY_[l])
+    for (const int l : fanningLevels_) {
+        const auto [x, y] = axesUsed(m.levels[l], D);
+        if (x > fanX_[l] || y > fanY_[l])
             return false;
+    }
     return true;
+}
+
+bool MapSpace::fixFanoutsThenCheck(Mapping& m, Rng& rng) const {
+    fixFanouts(m, rng);
+    return innermostOverflow(m) < 0 && constraintsHold(m); // fan-outs now fit
 }
 
 std::int64_t MapSpace::tileWords(const std::int64_t* ext, std::uint8_t keepMask) const {
@@ -387,8 +409,14 @@ int MapSpace::innermostOverflow(const Mapping& m) const {
         ext[d] = 1;
     for (int l = m.numLevels - 1; l >= 1; --l) { // the outermost level is never bounded
         const LevelMapping& lm = m.levels[l];
-        for (int d = 0; d < D; ++d)
-            ext[d] *= std::int64_t(lm.temporal[d]) * lm.spatialX[d] * lm.spatialY[d];
+        // Factors sit in slots (see the header): no spatial ones where the
+        // level does not fan out, no temporal ones at dummy levels.
+        if (fansOut_[static_cast<std::size_t>(l)])
+            for (int d = 0; d < D; ++d)
+                ext[d] *= std::int64_t(lm.temporal[d]) * lm.spatialX[d] * lm.spatialY[d];
+        else if (levelHasTemporal(l))
+            for (int d = 0; d < D; ++d)
+                ext[d] *= lm.temporal[d];
         if (overflows(l, ext, lm.keepMask))
             return l;
     }
@@ -397,9 +425,11 @@ int MapSpace::innermostOverflow(const Mapping& m) const {
 
 bool MapSpace::sampleLegal(Rng& rng, Mapping& out, Evaluation&, int maxTries) const {
     // Legality does not depend on loop order, so the orders are drawn only for
-    // a tiling that fits (most draws do not).
+    // a tiling that fits (most draws do not). A draw that returns fits its
+    // fan-outs, so only buffers and constraints are left to check.
+    out = trivial_;
     for (int i = 0; i < maxTries; ++i) {
-        if (drawTiling(rng, out, true) && isLegalQuick(out)) {
+        if (drawTiling(rng, out, true) && innermostOverflow(out) < 0 && constraintsHold(out)) {
             drawOrders(rng, out);
             return true;
         }
@@ -751,11 +781,12 @@ bool MapSpace::raiseParallelism(Mapping& m, Rng& rng) const {
 
 void MapSpace::fixFanouts(Mapping& m, Rng& rng) const {
     const int D = problem_->numDims();
-    for (const int l : fanningLevels_) // spatial factors sit in slots
+    for (const int l : fanningLevels_) { // spatial factors sit in slots
+        const auto [x, y] = axesUsed(m.levels[l], D);
+        if (x <= fanX_[l] && y <= fanY_[l])
+            continue; // the common case: nothing to move
         for (int axis = 1; axis <= 2; ++axis) {
             const int limit = axis == 1 ? fanX_[l] : fanY_[l];
-            if (axisUsed(m.levels[l], axis, D) <= limit)
-                continue; // the common case: nothing to move
             for (;;) {
                 std::int64_t used = 1;
                 int dims[kMaxDims];
@@ -778,6 +809,7 @@ void MapSpace::fixFanouts(Mapping& m, Rng& rng) const {
                 m.levels[nearestTemporalAbove(l)].temporal[d] *= prime;
             }
         }
+    }
 }
 
 Mapping MapSpace::canonical(const Mapping& m) const {

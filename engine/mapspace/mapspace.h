@@ -130,6 +130,10 @@ class MapSpace {
     // The second half of repair, for mappings whose factor products and orders
     // are intact (as for isLegalQuick): fan-outs, buffers, minimum utilization.
     bool repairFit(Mapping& m, Rng& rng, Evaluation& scratch) const;
+    // Moves primes from over-full fan-outs to the temporal loops above them
+    // (no tile grows, so no buffer overflows that did not before), then
+    // answers as isLegalQuick.
+    bool fixFanoutsThenCheck(Mapping& m, Rng& rng) const;
 
     // Loops of factor 1 have no place in the order; the canonical form fixes
     // them, so equal mappings hash equally.
@@ -169,7 +173,8 @@ class MapSpace {
     void applyFixed(Mapping& m) const;
     int innermostOverflow(const Mapping& m) const; // a level whose tiles overflow it, or -1
     bool fanoutsFit(const Mapping& m) const;
-    void fixFanouts(Mapping& m, Rng& rng) const; // moves primes from over-full fan-outs outwards
+    bool constraintsHold(const Mapping& m) const; // meetsConstraints, for factors in slots
+    void fixFanouts(Mapping& m, Rng& rng) const;  // moves primes from over-full fan-outs outwards
     bool raiseParallelism(Mapping& m,
                           Rng& rng) const; // one temporal prime into a fan-out with room
     int nearestTemporalAbove(int l) const; // a level at or above l that may hold temporal loops

@@ -12,16 +12,6 @@
 
 namespace mw {
 
-// child = parent over the levels in use. A Mapping holds kMaxLevels levels,
-// and copying the unused ones is a measurable part of breeding (GAMMA copies a
-// parent for every child it tries). Levels past numLevels are never read, and
-// within one search they stay as every mapping there is made: default.
-inline void copyLevelsInUse(Mapping& child, const Mapping& parent) {
-    child.numLevels = parent.numLevels;
-    std::copy(parent.levels.begin(), parent.levels.begin() + parent.numLevels,
-              child.levels.begin());
-}
-
 inline void takeDimension(Mapping& child, const Mapping& parent, int d) {
     for (int l = 0; l < child.numLevels; ++l) {
         child.levels[l].temporal[d] = parent.levels[l].temporal[d];
