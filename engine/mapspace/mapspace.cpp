@@ -785,28 +785,33 @@ void MapSpace::fixFanouts(Mapping& m, Rng& rng) const {
         const auto [x, y] = axesUsed(m.levels[l], D);
         if (x <= fanX_[l] && y <= fanY_[l])
             continue; // the common case: nothing to move
+        const int target = nearestTemporalAbove(l);
+        const LevelConstraint& lc = constraints_.levels[l];
         for (int axis = 1; axis <= 2; ++axis) {
             const int limit = axis == 1 ? fanX_[l] : fanY_[l];
-            for (;;) {
-                std::int64_t used = 1;
-                int dims[kMaxDims];
-                int n = 0;
-                const LevelConstraint& lc = constraints_.levels[l];
-                for (int d = 0; d < D; ++d) {
-                    const std::uint32_t f =
-                        axis == 1 ? m.levels[l].spatialX[d] : m.levels[l].spatialY[d];
-                    const bool fixed = (axis == 1 ? lc.spatialX[d] : lc.spatialY[d]) > 0;
-                    used *= f;
-                    if (f > 1 && !fixed)
-                        dims[n++] = d;
+            auto& factors = axis == 1 ? m.levels[l].spatialX : m.levels[l].spatialY;
+            const auto& fixed = axis == 1 ? lc.spatialX : lc.spatialY;
+            // The free factors above 1, in dimension order, kept so as primes
+            // move out one at a time (the smallest first) until the axis fits.
+            std::int64_t used = 1;
+            int dims[kMaxDims];
+            int n = 0;
+            for (int d = 0; d < D; ++d) {
+                used *= factors[d];
+                if (factors[d] > 1 && fixed[d] == 0)
+                    dims[n++] = d;
+            }
+            while (used > limit && n > 0) {
+                const int k = int(rng.below(std::uint64_t(n)));
+                const int d = dims[k];
+                const std::uint32_t prime = smallestPrime(factors[d]);
+                factors[d] /= prime;
+                used /= prime;
+                m.levels[target].temporal[d] *= prime;
+                if (factors[d] == 1) {
+                    std::copy(dims + k + 1, dims + n, dims + k);
+                    --n;
                 }
-                if (used <= limit || n == 0)
-                    break;
-                const int d = dims[rng.below(std::uint64_t(n))];
-                std::uint32_t& f = axis == 1 ? m.levels[l].spatialX[d] : m.levels[l].spatialY[d];
-                const std::uint32_t prime = smallestPrime(f);
-                f /= prime;
-                m.levels[nearestTemporalAbove(l)].temporal[d] *= prime;
             }
         }
     }
