@@ -205,7 +205,7 @@ int main(int argc, char** argv) {
         if (cmd == "export-timeloop")
             return cmdExportTimeloop(parseArgs(argc, argv, 2, {}));
         if (cmd == "bench")
-            return cmdBench(parseArgs(argc, argv, 2, {"json"}));
+            return cmdBench(parseArgs(argc, argv, 2, {"json"}, {"param"}));
         if (cmd == "search")
             return cmdSearch(parseArgs(argc, argv, 2, {"list"}, {"param"}));
         if (cmd == "intrinsic")

@@ -559,6 +559,9 @@ int cmdBenchSearch(const Args& args) {
                     {"threads", all}};
         if (!idle.empty())
             row["no_evaluations_because"] = idle;
+        mw::SearchSettings given; // the hyperparameters set with --param, as run
+        addParams(args, given);
+        row["params"] = given.params;
         rows.push_back(row);
     }
     if (asJson)

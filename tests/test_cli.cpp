@@ -63,6 +63,7 @@ class TestCli : public QObject {
     void benchModel();
     void benchSearch();
     void benchSearchPrintsOnce();
+    void benchSearchTakesParams();
     void searchList();
     void searchWritesResults();
     void compareTable();
@@ -164,6 +165,19 @@ void TestCli::benchSearch() {
     std::sort(slices.begin(), slices.end());
     QCOMPARE(row.at("share_of_model_rate").get<double>(), 0.5 * (slices[1] + slices[2]));
     QVERIFY(!row.contains("no_evaluations_because"));
+    QVERIFY(row.at("params").empty());
+}
+
+void TestCli::benchSearchTakesParams() {
+    // --param reaches the searchers (it was once dropped without a word).
+    const Run r = run({"bench", "search", "--searchers", "gamma", "--seconds", "0.4", "--param",
+                       "population=20", "--param", "injection=0", "--json"});
+    QCOMPARE(r.exitCode, 0);
+    const mw::Json row = mw::Json::parse(r.out.toStdString()).at(0);
+    QCOMPARE(row.at("params").at("population").get<double>(), 20.0);
+    QCOMPARE(row.at("params").at("injection").get<double>(), 0.0);
+    expectOneLineError(run({"bench", "search", "--searchers", "gamma", "--param", "population"}),
+                       "--param: 'population': expected NAME=VALUE");
 }
 
 void TestCli::benchSearchPrintsOnce() {
