@@ -4,6 +4,7 @@
 #include "model/cost_model.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -850,6 +851,7 @@ Mapping MapSpace::canonical(const Mapping& m) const {
 std::uint64_t MapSpace::hash(const Mapping& m) const {
     // The canonical form, hashed on the fly: factors, then the order of the
     // real loops only (unit loops have no place), then the keep choices.
+    // (It runs once or twice for every child GAMMA breeds.)
     std::uint64_t h = 0x243f6a8885a308d3ull;
     auto mix = [&h](std::uint64_t v) {
         h = (h ^ v) * 0x9e3779b97f4a7c15ull;
@@ -857,40 +859,56 @@ std::uint64_t MapSpace::hash(const Mapping& m) const {
     };
     const int D = problem_->numDims();
     const std::uint32_t dimMask = (1u << D) - 1;
-    static_assert(sizeof(LevelMapping::temporal) % 8 == 0 && kMaxDims <= 16);
+    // The factors are read two to a 64-bit word, over the problem's dimensions
+    // only (the canonical form sets the rest to 1): the half of a last word past
+    // them is masked off.
+    constexpr int kMaxWords = (kMaxDims + 1) / 2;
+    static_assert(kMaxDims <= 16 && std::endian::native == std::endian::little);
+    const int words = (D + 1) / 2;
+    const std::uint64_t lastMask = D % 2 ? 0xffffffffull : ~0ull;
+    auto word = [&](const std::array<std::uint32_t, kMaxDims>& a, int k) {
+        std::uint64_t w;
+        std::memcpy(&w, a.data() + 2 * k, sizeof w);
+        return k + 1 == words ? w & lastMask : w;
+    };
+    // Odd multipliers, one per word of each factor array: the factors are summed
+    // with independent multiplies, no chain through h.
+    static constexpr std::uint64_t kMul[3][kMaxWords] = {
+        {0x9e3779b97f4a7c15ull, 0xbf58476d1ce4e5b9ull, 0x94d049bb133111ebull, 0xd6e8feb86659fd93ull,
+         0xa0761d6478bd642full},
+        {0xe7037ed1a0b428dbull, 0x8ebc6af09c88c6e3ull, 0x589965cc75374cc3ull, 0x1d8e4e27c47d124full,
+         0xc2b2ae3d27d4eb4full},
+        {0x165667b19e3779f9ull, 0x85ebca77c2b2ae63ull, 0x27d4eb2f165667c5ull, 0xff51afd7ed558ccdull,
+         0xc4ceb9fe1a85ec53ull}};
+    static_assert(kMaxWords <= 5);
+    // Bit 31 of each half of ((w >> 1) & 0x7fffffff) + 0x7fffffff is set when
+    // that half's factor exceeds 1 (factors are >= 1; a masked half is 0).
+    auto above1 = [](std::uint64_t w) {
+        constexpr std::uint64_t low31 = 0x7fffffff7fffffffull;
+        const std::uint64_t y = ((w >> 1) & low31) + low31;
+        return std::uint32_t(((y >> 31) & 1u) | ((y >> 62) & 2u));
+    };
     for (int l = 0; l < m.numLevels; ++l) {
         const LevelMapping& lm = m.levels[l];
-        // The factors as whole words, over every dimension slot (those past the
-        // problem's are 1 in every mapping made from makeTrivialMapping), with
-        // independent multiplies; and which loops are real, as bit masks.
-        constexpr int kWords = int(sizeof(LevelMapping::temporal)) / 8;
-        std::uint64_t w[3 * kWords];
-        std::memcpy(w, lm.temporal.data(), sizeof(lm.temporal));
-        std::memcpy(w + kWords, lm.spatialX.data(), sizeof(lm.spatialX));
-        std::memcpy(w + 2 * kWords, lm.spatialY.data(), sizeof(lm.spatialY));
         std::uint64_t factors = 0;
-        for (int k = 0; k < 3 * kWords; ++k)
-            factors +=
-                w[k] * (0x9e3779b97f4a7c15ull + 2 * std::uint64_t(k) * 0xd1342543de82ef95ull);
-        // Two factors per word: bit 31 of each half of ((f >> 1) & 0x7fffffff)
-        // + 0x7fffffff is set when that factor exceeds 1 (factors are >= 1).
-        auto above1 = [](std::uint64_t word) {
-            constexpr std::uint64_t low31 = 0x7fffffff7fffffffull;
-            const std::uint64_t y = ((word >> 1) & low31) + low31;
-            return std::uint32_t(((y >> 31) & 1u) | ((y >> 62) & 2u));
-        };
+        std::uint32_t realT = 0, realS = 0;
+        for (int k = 0; k < words; ++k) {
+            const std::uint64_t t = word(lm.temporal, k);
+            const std::uint64_t x = word(lm.spatialX, k);
+            const std::uint64_t y = word(lm.spatialY, k);
+            factors += t * kMul[0][k] + x * kMul[1][k] + y * kMul[2][k];
+            realT |= above1(t) << (2 * k);
+            realS |= above1(x | y) << (2 * k);
+        }
         // Which loops are real matters only where loops have an order: temporal
         // loops off dummy levels, spatial ones where the level fans out (the
         // factors themselves are hashed at every level).
         // (A malformed mapping may have more levels than the architecture.)
         const bool known = l < arch_->numLevels();
-        std::uint32_t realT = 0, realS = 0;
-        if (!known || levelHasTemporal(l))
-            for (int k = 0; k < kWords; ++k)
-                realT |= above1(w[k]) << (2 * k);
-        if (!known || fansOut_[static_cast<std::size_t>(l)])
-            for (int k = 0; k < kWords; ++k)
-                realS |= above1(w[kWords + k] | w[2 * kWords + k]) << (2 * k);
+        if (known && !levelHasTemporal(l))
+            realT = 0;
+        if (known && !fansOut_[static_cast<std::size_t>(l)])
+            realS = 0;
         realT &= dimMask;
         realS &= dimMask;
         mix(factors);
