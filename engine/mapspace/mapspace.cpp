@@ -683,57 +683,70 @@ bool MapSpace::repair(Mapping& m, Rng& rng, Evaluation& scratch) const {
     return repairFit(m, rng, scratch);
 }
 
+bool MapSpace::fitBuffers(Mapping& m, Rng& rng) const {
+    // Buffers, innermost first: a level that overflows sends primes from
+    // itself and inside it outwards, past it. That only shrinks the tiles
+    // inside the level and leaves those outside it as they were, so one pass
+    // outwards fixes every level against a direct occupancy count.
+    const int L = arch_->numLevels();
+    const int D = problem_->numDims();
+    std::int64_t ext[kMaxDims]; // extents of the current level's tiles
+    for (int d = 0; d < D; ++d)
+        ext[d] = 1;
+    for (int level = L - 1; level >= 1; --level) { // the outermost level is never bounded
+        const LevelMapping& lm = m.levels[level];
+        for (int d = 0; d < D; ++d)
+            ext[d] *= std::int64_t(lm.temporal[d]) * lm.spatialX[d] * lm.spatialY[d];
+        if (!overflows(level, ext, lm.keepMask))
+            continue;
+        const int target = nearestTemporalAbove(level - 1);
+        // The factors that may leave, kept up to date as primes move out
+        // (one prime at a time: the nearest fit).
+        DimSlot sources[kMaxDims * kMaxSlots]; // uninitialised: filled below
+        std::size_t n = 0;
+        for (int d = 0; d < D; ++d)
+            for (const Slot& s : slots_[d])
+                if (s.level >= level && factorAt(m, d, s) > 1)
+                    sources[n++] = {d, s};
+        while (overflows(level, ext, m.levels[level].keepMask)) {
+            if (n == 0) {
+                // Tiles of size one still overflow: bypass a tensor here if allowed.
+                bool changed = false;
+                for (int t = 0; t < problem_->numTensors() && !changed; ++t)
+                    if (m.levels[level].keeps(t) &&
+                        !((constraints_.levels[level].keepFixed >> t) & 1u)) {
+                        m.levels[level].setKeep(t, false);
+                        changed = true;
+                    }
+                if (!changed)
+                    return false;
+                continue;
+            }
+            const std::size_t k = rng.below(n);
+            const auto [d, s] = sources[k];
+            const std::uint32_t prime = smallestPrime(factorAt(m, d, s));
+            factorAt(m, d, s) /= prime;
+            m.levels[target].temporal[d] *= prime;
+            ext[d] /= prime;
+            if (factorAt(m, d, s) == 1)
+                sources[k] = sources[--n];
+        }
+    }
+    return true;
+}
+
+bool MapSpace::fitThenCheck(Mapping& m, Rng& rng) const {
+    fixFanouts(m, rng);
+    return fitBuffers(m, rng) && constraintsHold(m); // fan-outs and buffers now fit
+}
+
 bool MapSpace::repairFit(Mapping& m, Rng& rng, Evaluation& scratch) const {
     const int L = arch_->numLevels();
     const int D = problem_->numDims();
     fixFanouts(m, rng);
     for (int attempt = 0; attempt < 4 * L * D; ++attempt) {
-        // Buffers, innermost first: a level that overflows sends primes from
-        // itself and inside it outwards, past it. That only shrinks the tiles
-        // inside the level and leaves those outside it as they were, so one pass
-        // outwards fixes every level against a direct occupancy count.
-        std::int64_t ext[kMaxDims]; // extents of the current level's tiles
-        for (int d = 0; d < D; ++d)
-            ext[d] = 1;
-        for (int level = L - 1; level >= 1; --level) { // the outermost level is never bounded
-            const LevelMapping& lm = m.levels[level];
-            for (int d = 0; d < D; ++d)
-                ext[d] *= std::int64_t(lm.temporal[d]) * lm.spatialX[d] * lm.spatialY[d];
-            if (!overflows(level, ext, lm.keepMask))
-                continue;
-            const int target = nearestTemporalAbove(level - 1);
-            // The factors that may leave, kept up to date as primes move out
-            // (one prime at a time: the nearest fit).
-            DimSlot sources[kMaxDims * kMaxSlots]; // uninitialised: filled below
-            std::size_t n = 0;
-            for (int d = 0; d < D; ++d)
-                for (const Slot& s : slots_[d])
-                    if (s.level >= level && factorAt(m, d, s) > 1)
-                        sources[n++] = {d, s};
-            while (overflows(level, ext, m.levels[level].keepMask)) {
-                if (n == 0) {
-                    // Tiles of size one still overflow: bypass a tensor here if allowed.
-                    bool changed = false;
-                    for (int t = 0; t < problem_->numTensors() && !changed; ++t)
-                        if (m.levels[level].keeps(t) &&
-                            !((constraints_.levels[level].keepFixed >> t) & 1u)) {
-                            m.levels[level].setKeep(t, false);
-                            changed = true;
-                        }
-                    if (!changed)
-                        return false;
-                    continue;
-                }
-                const std::size_t k = rng.below(n);
-                const auto [d, s] = sources[k];
-                const std::uint32_t prime = smallestPrime(factorAt(m, d, s));
-                factorAt(m, d, s) /= prime;
-                m.levels[target].temporal[d] *= prime;
-                ext[d] /= prime;
-                if (factorAt(m, d, s) == 1)
-                    sources[k] = sources[--n];
-            }
-        }
+        if (!fitBuffers(m, rng))
+            return false;
         if (meetsConstraints(m))
             return true; // products, orders, fan-outs and buffers all hold
         // Only the minimum utilization can still fail (the rest was restored

@@ -134,6 +134,10 @@ class MapSpace {
     // (no tile grows, so no buffer overflows that did not before), then
     // answers as isLegalQuick.
     bool fixFanoutsThenCheck(Mapping& m, Rng& rng) const;
+    // The same, then over-full buffers as repairFit fits them (primes move out
+    // past the level, innermost level first): the cheap way to a legal child
+    // of recombination. Answers as isLegalQuick.
+    bool fitThenCheck(Mapping& m, Rng& rng) const;
 
     // Loops of factor 1 have no place in the order; the canonical form fixes
     // them, so equal mappings hash equally.
@@ -172,6 +176,9 @@ class MapSpace {
     void drawOrders(Rng& rng, Mapping& m) const;
     void applyFixed(Mapping& m) const;
     int innermostOverflow(const Mapping& m) const; // a level whose tiles overflow it, or -1
+    // One outward pass that moves primes out of every over-full buffer (false:
+    // a level overflows with tiles of size one and nothing it may bypass).
+    bool fitBuffers(Mapping& m, Rng& rng) const;
     bool fanoutsFit(const Mapping& m) const;
     bool constraintsHold(const Mapping& m) const; // meetsConstraints, for factors in slots
     void fixFanouts(Mapping& m, Rng& rng) const;  // moves primes from over-full fan-outs outwards
