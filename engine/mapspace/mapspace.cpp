@@ -97,12 +97,6 @@ std::pair<std::int64_t, std::int64_t> axesUsed(const LevelMapping& lm, int D) {
     return {x, y};
 }
 
-// A plain struct, not std::pair: arrays of it are not zeroed on every call.
-struct DimSlot {
-    int d;
-    MapSpace::Slot s;
-};
-
 double log10Binomial(int n, int k) {
     return (std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0)) /
            std::log(10.0);
@@ -191,6 +185,12 @@ MapSpace::MapSpace(const Problem& p, const Architecture& a, MapSpaceConstraints 
         if (freeBound_[d] > 1 && slots_[d].size() > 1)
             movableDims_.push_back(d);
     }
+    slotsInside_.assign(static_cast<std::size_t>(L), {});
+    for (int l = 0; l < L; ++l)
+        for (int d = 0; d < D; ++d)
+            for (const Slot& s : slots_[d])
+                if (s.level >= l)
+                    slotsInside_[static_cast<std::size_t>(l)].push_back({d, s});
 }
 
 bool MapSpace::levelHasTemporal(int l) const {
@@ -704,10 +704,10 @@ bool MapSpace::fitBuffers(Mapping& m, Rng& rng) const {
         // (one prime at a time: the nearest fit).
         DimSlot sources[kMaxDims * kMaxSlots]; // uninitialised: filled below
         std::size_t n = 0;
-        for (int d = 0; d < D; ++d)
-            for (const Slot& s : slots_[d])
-                if (s.level >= level && factorAt(m, d, s) > 1)
-                    sources[n++] = {d, s};
+        for (const DimSlot& e : slotsInside_[static_cast<std::size_t>(level)]) {
+            sources[n] = e; // kept when its factor is above 1 (no branch to mispredict)
+            n += factorAt(m, e.d, e.s) > 1;
+        }
         while (overflows(level, ext, m.levels[level].keepMask)) {
             if (n == 0) {
                 // Tiles of size one still overflow: bypass a tensor here if allowed.

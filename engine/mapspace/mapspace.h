@@ -189,7 +189,15 @@ class MapSpace {
     const Problem* problem_;
     const Architecture* arch_;
     MapSpaceConstraints constraints_;
-    std::vector<std::vector<Slot>> slots_;               // per dimension, free slots
+    std::vector<std::vector<Slot>> slots_; // per dimension, free slots
+    // A plain struct, not std::pair: arrays of it are not zeroed on every call.
+    struct DimSlot {
+        int d;
+        Slot s;
+    };
+    // Per level, the free slots at or inside it, by dimension then slot order:
+    // the factors an over-full buffer there may send out (fitBuffers).
+    std::vector<std::vector<DimSlot>> slotsInside_;
     std::vector<std::int64_t> freeBound_;                // bound divided by fixed factors
     std::vector<std::vector<std::uint32_t>> freePrimes_; // prime factors of freeBound_
     std::vector<int> movableDims_;                       // free primes, more than one slot
