@@ -904,42 +904,43 @@ std::uint64_t MapSpace::hash(const Mapping& m) const {
     for (int l = 0; l < m.numLevels; ++l) {
         const LevelMapping& lm = m.levels[l];
         std::uint64_t factors = 0;
-        std::uint32_t realT = 0, realS = 0;
-        for (int k = 0; k < words; ++k) {
-            const std::uint64_t t = word(lm.temporal, k);
-            const std::uint64_t x = word(lm.spatialX, k);
-            const std::uint64_t y = word(lm.spatialY, k);
-            factors += t * kMul[0][k] + x * kMul[1][k] + y * kMul[2][k];
-            realT |= above1(t) << (2 * k);
-            realS |= above1(x | y) << (2 * k);
-        }
+        for (int k = 0; k < words; ++k)
+            factors += word(lm.temporal, k) * kMul[0][k] + word(lm.spatialX, k) * kMul[1][k] +
+                       word(lm.spatialY, k) * kMul[2][k];
+        mix(factors);
         // Which loops are real matters only where loops have an order: temporal
         // loops off dummy levels, spatial ones where the level fans out (the
         // factors themselves are hashed at every level).
         // (A malformed mapping may have more levels than the architecture.)
         const bool known = l < arch_->numLevels();
-        if (known && !levelHasTemporal(l))
-            realT = 0;
-        if (known && !fansOut_[static_cast<std::size_t>(l)])
-            realS = 0;
+        std::uint32_t realT = 0, realS = 0;
+        if (!known || levelHasTemporal(l))
+            for (int k = 0; k < words; ++k)
+                realT |= above1(word(lm.temporal, k)) << (2 * k);
+        if (!known || fansOut_[static_cast<std::size_t>(l)])
+            for (int k = 0; k < words; ++k)
+                realS |= above1(word(lm.spatialX, k) | word(lm.spatialY, k)) << (2 * k);
         realT &= dimMask;
         realS &= dimMask;
-        mix(factors);
-        std::uint64_t order = 0, spatialOrder = 0;
-        // With fewer than two real loops there is no order to tell apart (most
-        // levels have at most one real spatial loop).
-        // (& 31 keeps the shift defined for a malformed order; such a mapping
-        // fails the model anyway.)
-        if (realT & (realT - 1))
-            for (int i = 0; i < D; ++i) {
-                const unsigned d = lm.order[i] & 31u;
-                order = (realT >> d) & 1u ? (order << 4) | (d + 1) : order;
-            }
-        if (realS & (realS - 1))
-            for (int i = 0; i < D; ++i) {
-                const unsigned d = lm.spatialOrder[i] & 31u;
-                spatialOrder = (realS >> d) & 1u ? (spatialOrder << 4) | (d + 1) : spatialOrder;
-            }
+        // The real loops in their order, 4 bits each: their positions as a bit
+        // mask first, then read in position order (no chain through a
+        // conditional per position). With fewer than two real loops there is
+        // no order to tell apart (most levels have at most one real spatial
+        // loop). (& 31 keeps the shift defined for a malformed order; such a
+        // mapping fails the model anyway.)
+        auto realOrder = [D](const std::array<std::uint8_t, kMaxDims>& order, std::uint32_t real) {
+            std::uint64_t key = 0;
+            if ((real & (real - 1)) == 0)
+                return key;
+            std::uint32_t at = 0;
+            for (int i = 0; i < D; ++i)
+                at |= ((real >> (order[i] & 31u)) & 1u) << i;
+            for (; at != 0; at &= at - 1)
+                key = (key << 4) | ((order[std::size_t(__builtin_ctz(at))] & 31u) + 1);
+            return key;
+        };
+        const std::uint64_t order = realOrder(lm.order, realT);
+        const std::uint64_t spatialOrder = realOrder(lm.spatialOrder, realS);
         mix(order ^ (spatialOrder << 40) ^ (std::uint64_t(lm.keepMask) << 60));
     }
     return h;
