@@ -111,9 +111,11 @@ class GammaSearch : public Searcher {
         while (!ctx.stopped()) {
             next.resize(popSize);
             nextFit.resize(popSize);
-            const std::vector<std::size_t> rank = rankByCost(fit);
             const std::size_t parents = std::max<std::size_t>(
                 2, std::min(pop.size(), std::size_t(parentsRatio * pop.size())));
+            // Only the parents and elites need an order (a full sort of the
+            // population is a measurable part of the serial step between batches).
+            std::vector<std::size_t> rank = rankByCost(fit, std::max(parents, elites));
             const double pCross = generation == 0 ? crossFirst : cross;
             auto vary = [&](Rng& rng, Mapping& child) {
                 // (Rng::below: cheaper than std::uniform_int_distribution.)
@@ -229,6 +231,8 @@ class GammaSearch : public Searcher {
                     }
                     ++n;
                 }
+            if (n < popSize) // children lost to the budget: the next best of pop fill in
+                rank = rankByCost(fit);
             for (std::size_t k = elites; n < popSize && k < rank.size(); ++k, ++n) {
                 next[n] = pop[rank[k]];
                 nextFit[n] = fit[rank[k]];

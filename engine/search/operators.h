@@ -30,14 +30,20 @@ inline void takeKeep(Mapping& child, const Mapping& parent, int l, int t) {
 }
 
 // Population indices, best first; unevaluated (NaN) costs count as infinite.
-inline std::vector<std::size_t> rankByCost(std::vector<double>& cost) {
+// Ties go to the lower index (as a stable sort orders them). With `first`,
+// only that many are put in order; the rest follow in no particular order.
+inline std::vector<std::size_t> rankByCost(std::vector<double>& cost,
+                                           std::size_t first = std::size_t(-1)) {
     for (double& c : cost)
         if (std::isnan(c))
             c = SearchContext::kInfinity;
     std::vector<std::size_t> rank(cost.size());
     std::iota(rank.begin(), rank.end(), 0);
-    std::stable_sort(rank.begin(), rank.end(),
-                     [&](std::size_t a, std::size_t b) { return cost[a] < cost[b]; });
+    const auto better = [&](std::size_t a, std::size_t b) {
+        return cost[a] < cost[b] || (cost[a] == cost[b] && a < b);
+    };
+    std::partial_sort(rank.begin(), rank.begin() + std::ptrdiff_t(std::min(first, rank.size())),
+                      rank.end(), better);
     return rank;
 }
 
