@@ -513,23 +513,29 @@ int cmdBenchSearch(const Args& args) {
                 idle = r.stopReason;
             return r;
         };
-        // One thread: four runs of a quarter of the time each (each from the
-        // same seed, so each repeats the search's start), alternating with the
-        // cost model's own rate (bench model) just before and after, so that
-        // both see the same machine speed: this machine's speed drifts within
-        // seconds by more than the share's margins. The share is the median
-        // over the four; all threads: one run of the whole time.
+        // Four slices of a quarter of the time each, every slice one run on one
+        // thread and one on all (each from the same seed, so each repeats the
+        // search's start), the one-thread run between two timings of the cost
+        // model's own rate (bench model). Each ratio is taken within its slice,
+        // where both sides see the same machine speed: this machine's speed
+        // drifts within seconds by more than the targets' margins. The share
+        // and the scaling reported are the medians over the slices.
         constexpr int kSlices = 4;
-        std::vector<double> shares, modelRates;
-        double elapsed = 0.0;
+        std::vector<double> shares, scalings, modelRates;
+        double elapsed[2] = {0.0, 0.0};
         for (int i = 0; i < kSlices; ++i) {
             const double before = mw::benchModel(arch, 1, 0.15).evaluationsPerSecond;
-            const auto r = runFor(1, seconds / kSlices);
+            const auto one = runFor(1, seconds / kSlices);
             const double after = mw::benchModel(arch, 1, 0.15).evaluationsPerSecond;
-            elapsed += r.seconds;
+            const auto many = runFor(all, seconds / kSlices);
+            elapsed[0] += one.seconds;
+            elapsed[1] += many.seconds;
+            const double oneRate = one.seconds > 0 ? double(one.evaluations) / one.seconds : 0.0;
+            const double manyRate =
+                many.seconds > 0 ? double(many.evaluations) / many.seconds : 0.0;
             modelRates.push_back(0.5 * (before + after));
-            shares.push_back(r.seconds > 0 ? double(r.evaluations) / r.seconds / modelRates.back()
-                                           : 0.0);
+            shares.push_back(oneRate / modelRates.back());
+            scalings.push_back(oneRate > 0 ? manyRate / oneRate : 0.0);
         }
         auto median = [](std::vector<double> v) {
             std::sort(v.begin(), v.end());
@@ -538,17 +544,15 @@ int cmdBenchSearch(const Args& args) {
         if (charged[0] > 0 && charged[1] > 0)
             idle.clear(); // only a searcher that never evaluated is reported idle
         const double share = median(shares);
+        const double scaling = median(scalings);
         const double modelRate = median(modelRates);
-        double rate[2] = {elapsed > 0 ? charged[0] / elapsed : 0.0, 0.0};
-        {
-            const auto r = runFor(all, seconds);
-            rate[1] = r.seconds > 0 ? double(r.evaluations) / r.seconds : 0.0;
-        }
+        const double rate[2] = {elapsed[0] > 0 ? charged[0] / elapsed[0] : 0.0,
+                                elapsed[1] > 0 ? charged[1] / elapsed[1] : 0.0};
         if (!asJson)
             std::cout << std::left << std::setw(15) << name << std::right << std::fixed
                       << std::setprecision(0) << std::setw(16) << rate[0] << std::setw(8)
                       << 100.0 * share << " %" << std::setw(16) << rate[1] << std::setw(10)
-                      << std::setprecision(2) << rate[1] / std::max(rate[0], 1.0)
+                      << std::setprecision(2) << scaling
                       << (idle.empty() ? "" : "  (no evaluations: " + idle + ")") << "\n";
         json row = {{"searcher", name},
                     {"evaluations_per_second_1_thread", rate[0]},
@@ -556,6 +560,8 @@ int cmdBenchSearch(const Args& args) {
                     {"model_evaluations_per_second", modelRate},
                     {"share_of_model_rate", share},
                     {"share_of_model_rate_per_slice", shares},
+                    {"scaling", scaling},
+                    {"scaling_per_slice", scalings},
                     {"threads", all}};
         if (!idle.empty())
             row["no_evaluations_because"] = idle;

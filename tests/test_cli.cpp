@@ -164,6 +164,12 @@ void TestCli::benchSearch() {
     QCOMPARE(slices.size(), std::size_t(4));
     std::sort(slices.begin(), slices.end());
     QCOMPARE(row.at("share_of_model_rate").get<double>(), 0.5 * (slices[1] + slices[2]));
+    // The scaling too: all threads against one, slice by slice.
+    std::vector<double> scalings = row.at("scaling_per_slice").get<std::vector<double>>();
+    QCOMPARE(scalings.size(), std::size_t(4));
+    std::sort(scalings.begin(), scalings.end());
+    QCOMPARE(row.at("scaling").get<double>(), 0.5 * (scalings[1] + scalings[2]));
+    QVERIFY(scalings[0] > 0.0);
     QVERIFY(!row.contains("no_evaluations_because"));
     QVERIFY(row.at("params").empty());
 }
