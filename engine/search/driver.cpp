@@ -134,6 +134,15 @@ std::size_t SeenCosts::home(std::uint64_t key) const {
     return ((key | 1) * 0x9e3779b97f4a7c15ull) >> 20 & (slots_.size() - 1);
 }
 
+std::uint64_t SeenCosts::filterBits(std::uint64_t key) const {
+    // Bits of the key that neither home nor filterWord draws on most.
+    return (1ull << ((key >> 52) & 63)) | (1ull << ((key >> 58) & 63));
+}
+
+std::size_t SeenCosts::filterWord(std::uint64_t key) const {
+    return ((key | 1) * 0xd6e8feb86659fd93ull) >> 24 & (filter_.size() - 1);
+}
+
 void SeenCosts::prefetch(std::uint64_t key) const {
     if (!slots_.empty())
         __builtin_prefetch(&slots_[home(key)]);
@@ -143,6 +152,9 @@ bool SeenCosts::find(std::uint64_t key, double& cost) const {
     if (slots_.empty())
         return false;
     key |= 1; // never 0
+    const std::uint64_t bits = filterBits(key);
+    if ((filter_[filterWord(key)] & bits) != bits)
+        return false; // the common answer for a new mapping: no table probe
     const std::size_t mask = slots_.size() - 1;
     for (std::size_t i = home(key);; i = (i + 1) & mask) {
         if (slots_[i].key == key) {
@@ -166,6 +178,7 @@ bool SeenCosts::insert(std::uint64_t key, double cost, double& known) {
         }
         if (slots_[i].key == 0) {
             slots_[i] = {key, cost};
+            filter_[filterWord(key)] |= filterBits(key);
             ++size_;
             return true;
         }
@@ -175,6 +188,7 @@ bool SeenCosts::insert(std::uint64_t key, double cost, double& known) {
 void SeenCosts::grow() {
     std::vector<Slot> old(slots_.empty() ? 1024 : slots_.size() * 2, Slot{0, 0.0});
     old.swap(slots_);
+    filter_.assign(slots_.size() / 16, 0); // 4 bits per slot
     size_ = 0;
     double unused;
     for (const Slot& s : old)
