@@ -90,6 +90,7 @@ class TestSearch : public QObject {
     void parallelismGrowthAndAging();
     void quickLegalityMatchesModel();
     void canonicalHash();
+    void seenCostsFindsWhatItHolds();
     void spaceSize();
     void budgetsExact_data();
     void budgetsExact();
@@ -303,6 +304,33 @@ void TestSearch::quickLegalityMatchesModel() {
         QVERIFY2(legal > 20 && illegal > 20,
                  (c.name + ": " + std::to_string(legal) + " legal").c_str());
     }
+}
+
+void TestSearch::seenCostsFindsWhatItHolds() {
+    // Through many grows: every key added is found with its cost, a key added
+    // again reports the first cost, and keys never added are not found (the
+    // filter in front of the table may only say "maybe").
+    SeenCosts seen;
+    Rng rng(11);
+    std::vector<std::uint64_t> keys(200'000);
+    for (auto& k : keys)
+        k = rng() << 1; // even: distinct from every other key after key | 1
+    double known = 0.0;
+    for (std::size_t i = 0; i < keys.size(); ++i)
+        QVERIFY(seen.insert(keys[i], double(i), known));
+    QVERIFY(!seen.insert(keys[7], -1.0, known));
+    QCOMPARE(known, 7.0);
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        double cost = -1.0;
+        QVERIFY(seen.find(keys[i], cost));
+        QCOMPARE(cost, double(i));
+    }
+    int found = 0;
+    for (int i = 0; i < 200'000; ++i) {
+        double cost;
+        found += seen.find(rng() << 1, cost);
+    }
+    QCOMPARE(found, 0);
 }
 
 void TestSearch::canonicalHash() {
