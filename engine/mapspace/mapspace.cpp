@@ -695,8 +695,13 @@ bool MapSpace::fitBuffers(Mapping& m, Rng& rng) const {
         ext[d] = 1;
     for (int level = L - 1; level >= 1; --level) { // the outermost level is never bounded
         const LevelMapping& lm = m.levels[level];
-        for (int d = 0; d < D; ++d)
-            ext[d] *= std::int64_t(lm.temporal[d]) * lm.spatialX[d] * lm.spatialY[d];
+        // Factors sit in slots (see the header), as for innermostOverflow.
+        if (fansOut_[static_cast<std::size_t>(level)])
+            for (int d = 0; d < D; ++d)
+                ext[d] *= std::int64_t(lm.temporal[d]) * lm.spatialX[d] * lm.spatialY[d];
+        else if (levelHasTemporal(level))
+            for (int d = 0; d < D; ++d)
+                ext[d] *= lm.temporal[d];
         if (!overflows(level, ext, lm.keepMask))
             continue;
         const int target = nearestTemporalAbove(level - 1);
