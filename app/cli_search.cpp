@@ -496,6 +496,7 @@ int cmdBenchSearch(const Args& args) {
     std::vector<std::string> names = mw::searcherNames();
     if (args.has("searchers"))
         names = searcherList(args);
+    mw::ModelBench modelBench(arch);
     for (const auto& name : names) {
         std::string idle;               // why a run made no evaluation
         double charged[2] = {0.0, 0.0}; // evaluations, one thread and all
@@ -524,9 +525,9 @@ int cmdBenchSearch(const Args& args) {
         std::vector<double> shares, scalings, modelRates;
         double elapsed[2] = {0.0, 0.0};
         for (int i = 0; i < kSlices; ++i) {
-            const double before = mw::benchModel(arch, 1, 0.15).evaluationsPerSecond;
+            const double before = modelBench.rate(0.15);
             const auto one = runFor(1, seconds / kSlices);
-            const double after = mw::benchModel(arch, 1, 0.15).evaluationsPerSecond;
+            const double after = modelBench.rate(0.15);
             const auto many = runFor(all, seconds / kSlices);
             elapsed[0] += one.seconds;
             elapsed[1] += many.seconds;

@@ -1,5 +1,6 @@
 // mapwright-cli as scripts use it: the documented command forms, the JSON
 // fields other tools read, and a one-line error with a non-zero exit on bad input.
+#include "bench/model_bench.h"
 #include "io/json_io.h"
 
 #include <QProcess>
@@ -143,6 +144,8 @@ void TestCli::benchModel() {
     QCOMPARE(r.exitCode, 0);
     const mw::Json j = mw::Json::parse(r.out.toStdString());
     QVERIFY(j.at("evaluations_per_second").get<double>() > 1000.0);
+    QVERIFY(j.at("repeated_set_evaluations_per_second").get<double>() > 1000.0);
+    QCOMPARE(j.at("mappings_per_layer").get<int>(), mw::ModelBench::kMappingsPerLayer);
     QCOMPARE(j.at("threads").get<int>(), 1);
 }
 

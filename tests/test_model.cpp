@@ -1,5 +1,6 @@
 // The cost model's rules on small hand-checked cases, its violations, and the
 // promise that evaluate() never touches the heap.
+#include "bench/model_bench.h"
 #include "common/error.h"
 #include "io/json_io.h"
 #include "io/timeloop.h"
@@ -13,6 +14,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <new>
+#include <set>
 
 // Counting allocator for the whole test binary.
 static std::atomic<long long> gAllocations{0};
@@ -110,6 +112,7 @@ class TestModel : public QObject {
     void presetsBuild();
     void deterministic();
     void noHeapAllocation();
+    void benchTimesDistinctLegalMappings();
     void sparseTensorsMoveNonzeros();
     void badDensities();
 };
@@ -439,6 +442,33 @@ void TestModel::badDensities() {
     const Network n = networkFromJson(good);
     QCOMPARE(buildProblem(n.layers[0]).tensors[0].density, 0.25);
     QCOMPARE(networkFromJson(toJson(n)).layers[0].densities.size(), std::size_t(1));
+}
+
+// bench model's rate stands for the model on mappings it has not seen: every
+// mapping of its set is legal and none repeats within its layer; the repeated
+// set (the old benchmark, kept for comparison) is a prefix of each layer's.
+void TestModel::benchTimesDistinctLegalMappings() {
+    const Architecture a = loadArchitecture(std::string(MAPWRIGHT_SOURCE_DIR) +
+                                            "/samples/architectures/eyeriss_like.json");
+    ModelBench bench(a, 300);
+    QCOMPARE(bench.layers(), 5);
+    QCOMPARE(int(bench.items().size()), 5 * 300);
+    Evaluation e;
+    for (int l = 0; l < bench.layers(); ++l) {
+        const MapSpace space(bench.layer(l), a);
+        std::set<std::uint64_t> seen;
+        for (const auto& it : bench.items())
+            if (it.layer == l) {
+                evaluate(bench.layer(l), a, it.mapping, e);
+                QVERIFY2(e.valid, bench.layer(l).name.c_str());
+                QVERIFY2(seen.insert(space.hash(it.mapping)).second, bench.layer(l).name.c_str());
+            }
+        QCOMPARE(int(seen.size()), 300);
+    }
+    QVERIFY(bench.rate(0.01) > 0.0);
+    QCOMPARE(bench.lastRunEvaluations() % (5 * 300), 0LL); // whole passes
+    QVERIFY(bench.repeatedSetRate(0.01) > 0.0);
+    QCOMPARE(bench.lastRunEvaluations() % (5 * ModelBench::kRepeatedPerLayer), 0LL);
 }
 
 void TestModel::noHeapAllocation() {
