@@ -145,8 +145,10 @@ std::size_t SeenCosts::filterWord(std::uint64_t key) const {
 }
 
 void SeenCosts::prefetch(std::uint64_t key) const {
-    if (!slots_.empty())
+    if (!slots_.empty()) {
         __builtin_prefetch(&slots_[home(key)]);
+        __builtin_prefetch(&filter_[filterWord(key)]);
+    }
 }
 
 bool SeenCosts::find(std::uint64_t key, double& cost) const {
@@ -187,9 +189,9 @@ bool SeenCosts::insert(std::uint64_t key, double cost, double& known) {
 }
 
 void SeenCosts::grow() {
-    std::vector<Slot> old(slots_.empty() ? 1024 : slots_.size() * 2, Slot{0, 0.0});
-    old.swap(slots_);
-    filter_.assign(slots_.size() / 16, 0); // 4 bits per slot
+    ZeroedArray<Slot> old(slots_.empty() ? 1024 : slots_.size() * 2); // all keys 0: empty
+    std::swap(old, slots_);
+    filter_ = ZeroedArray<std::uint64_t>(slots_.size() / 16); // 4 bits per slot
     size_ = 0;
     double unused;
     for (const Slot& s : old)
@@ -467,6 +469,11 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const NotingGenerato
             s.evaluated = true;
             if (s.legal && dedup && !s.hashed) // duplicates are found at merge time
                 s.hash = space_.hash(out[i]);
+            // The merge will look the hash up: start loading its slot now,
+            // while the merge is still ahead (for the caller's own candidates
+            // it then finds them in its cache).
+            if (s.legal && dedup)
+                seen_.prefetch(s.hash);
         }
     });
     std::size_t charged = 0;

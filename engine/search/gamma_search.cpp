@@ -220,13 +220,13 @@ class GammaSearch : public Searcher {
             // budget) the next best of pop.
             std::size_t n = 0;
             for (; n < elites && n < rank.size(); ++n) {
-                next[n] = pop[rank[n]];
+                copyLevelsInUse(next[n], pop[rank[n]]);
                 nextFit[n] = fit[rank[n]];
             }
             for (std::size_t i = elites; i < elites + nChildren; ++i)
                 if (!std::isnan(nextFit[i])) {
                     if (n != i) {
-                        next[n] = next[i];
+                        copyLevelsInUse(next[n], next[i]);
                         nextFit[n] = nextFit[i];
                     }
                     ++n;
@@ -234,7 +234,7 @@ class GammaSearch : public Searcher {
             if (n < popSize) // children lost to the budget: the next best of pop fill in
                 rank = rankByCost(fit);
             for (std::size_t k = elites; n < popSize && k < rank.size(); ++k, ++n) {
-                next[n] = pop[rank[k]];
+                copyLevelsInUse(next[n], pop[rank[k]]);
                 nextFit[n] = fit[rank[k]];
             }
             next.resize(n);

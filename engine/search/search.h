@@ -3,6 +3,7 @@
 // seconds), the seed, the objective, the threads and the cancel flag, charges
 // every cost-model evaluation, records the trace and streams progress.
 // Searchers only propose mappings; they never call the cost model themselves.
+#include "common/zeroed_array.h"
 #include "mapspace/mapspace.h"
 #include "model/evaluation.h"
 
@@ -107,14 +108,14 @@ class SeenCosts {
     // when key may be present, at least one clear when it is not.
     std::uint64_t filterBits(std::uint64_t key) const;
     std::size_t filterWord(std::uint64_t key) const;
-    std::vector<std::uint64_t> filter_;
+    ZeroedArray<std::uint64_t> filter_;
     // Key and cost side by side: a probe touches one cache line (the table
     // outgrows the caches within seconds of search).
     struct Slot {
         std::uint64_t key; // 0 marks an empty slot
         double cost;
     };
-    std::vector<Slot> slots_;
+    ZeroedArray<Slot> slots_; // (zero bytes: empty slots)
     std::size_t size_ = 0;
 };
 
