@@ -131,29 +131,16 @@ double now() {
 constexpr std::size_t kMaxTrace = 20000; // beyond this, non-improving points are thinned
 } // namespace
 
-std::size_t SeenCosts::home(std::uint64_t key) const {
-    return ((key | 1) * 0x9e3779b97f4a7c15ull) >> 20 & (slots_.size() - 1);
-}
-
 std::uint64_t SeenCosts::filterBits(std::uint64_t key) const {
     // Bits of the key that neither home nor filterWord draws on most.
     return (1ull << ((key >> 52) & 63)) | (1ull << ((key >> 58) & 63));
 }
 
-std::size_t SeenCosts::filterWord(std::uint64_t key) const {
-    return ((key | 1) * 0xd6e8feb86659fd93ull) >> 24 & (filter_.size() - 1);
-}
-
-void SeenCosts::prefetch(std::uint64_t key) const {
-    if (!slots_.empty()) {
-        __builtin_prefetch(&slots_[home(key)]);
-        __builtin_prefetch(&filter_[filterWord(key)]);
-    }
+SeenCosts::SeenCosts() {
+    grow();
 }
 
 bool SeenCosts::find(std::uint64_t key, double& cost) const {
-    if (slots_.empty())
-        return false;
     key |= 1; // never 0
     const std::uint64_t bits = filterBits(key);
     if ((filter_[filterWord(key)] & bits) != bits)

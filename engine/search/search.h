@@ -95,19 +95,31 @@ class WorkerPool;
 // smaller).
 class SeenCosts {
   public:
+    SeenCosts(); // an empty table of a few slots (never none: see prefetch)
     bool find(std::uint64_t key, double& cost) const;
     // Adds key; when it is already present, returns false and its cost in `known`.
     bool insert(std::uint64_t key, double cost, double& known);
-    // Starts loading key's slot into the cache (a hint: nothing changes).
-    void prefetch(std::uint64_t key) const;
+    // Starts loading key's slot and filter word into the cache (a hint:
+    // nothing changes). Inline and unconditional on purpose: GCC 12 deleted
+    // the prefetches both of a call to an out-of-line version (a call without
+    // effects) and of one behind a test of the table (a branch without effects).
+    void prefetch(std::uint64_t key) const {
+        __builtin_prefetch(&slots_[home(key)]);
+        __builtin_prefetch(&filter_[filterWord(key)]);
+    }
 
   private:
     void grow();
-    std::size_t home(std::uint64_t key) const; // where key's probe starts (table not empty)
+    // Where key's probe starts.
+    std::size_t home(std::uint64_t key) const {
+        return ((key | 1) * 0x9e3779b97f4a7c15ull) >> 20 & (slots_.size() - 1);
+    }
     // Two bits of one filter word per key (a blocked Bloom filter): both set
     // when key may be present, at least one clear when it is not.
     std::uint64_t filterBits(std::uint64_t key) const;
-    std::size_t filterWord(std::uint64_t key) const;
+    std::size_t filterWord(std::uint64_t key) const {
+        return ((key | 1) * 0xd6e8feb86659fd93ull) >> 24 & (filter_.size() - 1);
+    }
     ZeroedArray<std::uint64_t> filter_;
     // Key and cost side by side: a probe touches one cache line (the table
     // outgrows the caches within seconds of search).
