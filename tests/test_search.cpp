@@ -91,6 +91,7 @@ class TestSearch : public QObject {
     void quickLegalityMatchesModel();
     void canonicalHash();
     void seenCostsFindsWhatItHolds();
+    void seenCostsGrowsOnManyThreads();
     void spaceSize();
     void budgetsExact_data();
     void budgetsExact();
@@ -327,6 +328,48 @@ void TestSearch::seenCostsFindsWhatItHolds() {
     }
     int found = 0;
     for (int i = 0; i < 200'000; ++i) {
+        double cost;
+        found += seen.find(rng() << 1, cost);
+    }
+    QCOMPARE(found, 0);
+}
+
+void TestSearch::seenCostsGrowsOnManyThreads() {
+    // reserve() places the keys of a growing table from several threads at
+    // once (the driver lends it the worker pool): every key is still found
+    // with its cost, none is lost or doubled, and new keys are not found.
+    SeenCosts seen;
+    Rng rng(12);
+    std::vector<std::uint64_t> keys(300'000);
+    for (auto& k : keys)
+        k = rng() << 1;
+    // Four threads at a time, taking turns over short ranges, so that
+    // neighbouring slots (one probe cluster) go to different threads.
+    const SeenCosts::ParallelFor fourThreads = [](std::size_t n, const SeenCosts::RangeFn& fn) {
+        std::vector<std::thread> threads;
+        for (int w = 0; w < 4; ++w)
+            threads.emplace_back([&, w] {
+                for (std::size_t b = 8 * std::size_t(w); b < n; b += 32)
+                    fn(b, std::min(n, b + 8), w);
+            });
+        for (auto& t : threads)
+            t.join();
+    };
+    double known = 0.0;
+    for (std::size_t i = 0; i < keys.size(); i += 1000) {
+        seen.reserve(1000, fourThreads); // grows several times on the way
+        for (std::size_t j = i; j < i + 1000; ++j)
+            QVERIFY(seen.insert(keys[j], double(j), known));
+    }
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        double cost = -1.0;
+        QVERIFY(seen.find(keys[i], cost));
+        QCOMPARE(cost, double(i));
+        QVERIFY(!seen.insert(keys[i], -1.0, known)); // still there once
+        QCOMPARE(known, double(i));
+    }
+    int found = 0;
+    for (int i = 0; i < 100'000; ++i) {
         double cost;
         found += seen.find(rng() << 1, cost);
     }

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <cstring>
 #include <limits>
 #include <mutex>
 #include <sstream>
@@ -131,22 +132,22 @@ double now() {
 constexpr std::size_t kMaxTrace = 20000; // beyond this, non-improving points are thinned
 } // namespace
 
-std::uint64_t SeenCosts::filterBits(std::uint64_t key) const {
+std::uint64_t SeenCosts::filterBits(std::uint64_t key) {
     // Bits of the key that neither home nor filterWord draws on most.
     return (1ull << ((key >> 52) & 63)) | (1ull << ((key >> 58) & 63));
 }
 
 SeenCosts::SeenCosts() {
-    grow();
+    grow(1024, {});
 }
 
 bool SeenCosts::find(std::uint64_t key, double& cost) const {
     key |= 1; // never 0
     const std::uint64_t bits = filterBits(key);
-    if ((filter_[filterWord(key)] & bits) != bits)
+    if ((filter_[filterWord(key, filter_.size())] & bits) != bits)
         return false; // the common answer for a new mapping: no table probe
     const std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = home(key);; i = (i + 1) & mask) {
+    for (std::size_t i = home(key, slots_.size());; i = (i + 1) & mask) {
         if (slots_[i].key == key) {
             cost = slots_[i].cost;
             return true;
@@ -157,33 +158,71 @@ bool SeenCosts::find(std::uint64_t key, double& cost) const {
 }
 
 bool SeenCosts::insert(std::uint64_t key, double cost, double& known) {
-    if (2 * (size_ + 1) > slots_.size())
-        grow();
+    reserve(1);
     key |= 1;
     const std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = home(key);; i = (i + 1) & mask) {
+    for (std::size_t i = home(key, slots_.size());; i = (i + 1) & mask) {
         if (slots_[i].key == key) {
             known = slots_[i].cost;
             return false;
         }
         if (slots_[i].key == 0) {
             slots_[i] = {key, cost};
-            filter_[filterWord(key)] |= filterBits(key);
+            filter_[filterWord(key, filter_.size())] |= filterBits(key);
             ++size_;
             return true;
         }
     }
 }
 
-void SeenCosts::grow() {
-    ZeroedArray<Slot> old(slots_.empty() ? 1024 : slots_.size() * 2); // all keys 0: empty
-    std::swap(old, slots_);
-    filter_ = ZeroedArray<std::uint64_t>(slots_.size() / 16); // 4 bits per slot
-    size_ = 0;
-    double unused;
-    for (const Slot& s : old)
-        if (s.key != 0)
-            insert(s.key, s.cost, unused);
+void SeenCosts::reserve(std::size_t more, const ParallelFor& parallelFor) {
+    std::size_t slots = slots_.size();
+    while (2 * (size_ + more) > slots) // at most half full: short probes
+        slots *= 2;
+    if (slots != slots_.size())
+        grow(slots, parallelFor);
+}
+
+void SeenCosts::grow(std::size_t slots, const ParallelFor& parallelFor) {
+    // A growth stops the search while it runs (the merge needs the table), so
+    // its two costs are shared out: the new table's pages are faulted in, in
+    // order (far cheaper than one at a time as scattered inserts touch them),
+    // then every key is placed, claiming its slot atomically (keys are
+    // distinct, so only the slot each lands in depends on the threads' timing,
+    // and no look-up's answer does).
+    auto forRanges = [&parallelFor](std::size_t n, const RangeFn& fn) {
+        if (parallelFor)
+            parallelFor(n, fn);
+        else if (n > 0)
+            fn(0, n, 0);
+    };
+    ZeroedArray<Slot> table(slots);
+    ZeroedArray<std::uint64_t> filter(std::max<std::size_t>(1, slots / 16)); // 4 bits per slot
+    constexpr std::size_t kBlock = 1 << 14;                                  // slots per range
+    forRanges((slots + kBlock - 1) / kBlock, [&](std::size_t begin, std::size_t end, int) {
+        const std::size_t from = begin * kBlock, to = std::min(slots, end * kBlock);
+        std::memset(static_cast<void*>(&table[from]), 0, (to - from) * sizeof(Slot));
+    });
+    const std::size_t mask = slots - 1;
+    forRanges(slots_.size(), [&](std::size_t begin, std::size_t end, int) {
+        for (std::size_t k = begin; k < end; ++k) {
+            const Slot s = slots_[k];
+            if (s.key == 0)
+                continue;
+            for (std::size_t i = home(s.key, slots);; i = (i + 1) & mask) {
+                std::uint64_t empty = 0;
+                if (std::atomic_ref<std::uint64_t>(table[i].key)
+                        .compare_exchange_strong(empty, s.key, std::memory_order_relaxed)) {
+                    table[i].cost = s.cost;
+                    std::atomic_ref<std::uint64_t>(filter[filterWord(s.key, filter.size())])
+                        .fetch_or(filterBits(s.key), std::memory_order_relaxed);
+                    break;
+                }
+            }
+        }
+    });
+    slots_ = std::move(table);
+    filter_ = std::move(filter);
 }
 
 double SearchObjective::value(const Evaluation& e) const {
@@ -463,6 +502,13 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const NotingGenerato
                 seen_.prefetch(s.hash);
         }
     });
+    // Room in the table for every candidate of the batch, made before the
+    // merge so that it grows nothing, and with the idle pool sharing out any
+    // growth (the serial merge is what keeps threads from scaling).
+    if (dedup)
+        seen_.reserve(limit, [this](std::size_t count, const SeenCosts::RangeFn& fn) {
+            pool_->run(count, fn);
+        });
     std::size_t charged = 0;
     // The merge probes the table once per candidate, each probe a likely cache
     // miss once the table is large: ask for a few candidates ahead.

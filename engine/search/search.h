@@ -99,26 +99,33 @@ class SeenCosts {
     bool find(std::uint64_t key, double& cost) const;
     // Adds key; when it is already present, returns false and its cost in `known`.
     bool insert(std::uint64_t key, double cost, double& known);
+    // Makes room for `more` keys beyond those held, so that as many inserts
+    // grow nothing. A growth rehashes every key: parallelFor(n, fn), when
+    // given, runs fn(begin, end, worker) over ranges that cover [0, n), at
+    // once on several threads (the driver's worker pool).
+    using RangeFn = std::function<void(std::size_t, std::size_t, int)>;
+    using ParallelFor = std::function<void(std::size_t, const RangeFn&)>;
+    void reserve(std::size_t more, const ParallelFor& parallelFor = {});
     // Starts loading key's slot and filter word into the cache (a hint:
     // nothing changes). Inline and unconditional on purpose: GCC 12 deleted
     // the prefetches both of a call to an out-of-line version (a call without
     // effects) and of one behind a test of the table (a branch without effects).
     void prefetch(std::uint64_t key) const {
-        __builtin_prefetch(&slots_[home(key)]);
-        __builtin_prefetch(&filter_[filterWord(key)]);
+        __builtin_prefetch(&slots_[home(key, slots_.size())]);
+        __builtin_prefetch(&filter_[filterWord(key, filter_.size())]);
     }
 
   private:
-    void grow();
-    // Where key's probe starts.
-    std::size_t home(std::uint64_t key) const {
-        return ((key | 1) * 0x9e3779b97f4a7c15ull) >> 20 & (slots_.size() - 1);
+    void grow(std::size_t slots, const ParallelFor& parallelFor);
+    // Where key's probe starts in a table of `slots` slots (a power of 2).
+    static std::size_t home(std::uint64_t key, std::size_t slots) {
+        return ((key | 1) * 0x9e3779b97f4a7c15ull) >> 20 & (slots - 1);
     }
     // Two bits of one filter word per key (a blocked Bloom filter): both set
     // when key may be present, at least one clear when it is not.
-    std::uint64_t filterBits(std::uint64_t key) const;
-    std::size_t filterWord(std::uint64_t key) const {
-        return ((key | 1) * 0xd6e8feb86659fd93ull) >> 24 & (filter_.size() - 1);
+    static std::uint64_t filterBits(std::uint64_t key);
+    static std::size_t filterWord(std::uint64_t key, std::size_t words) {
+        return ((key | 1) * 0xd6e8feb86659fd93ull) >> 24 & (words - 1);
     }
     ZeroedArray<std::uint64_t> filter_;
     // Key and cost side by side: a probe touches one cache line (the table
