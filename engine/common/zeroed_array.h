@@ -1,8 +1,7 @@
 #pragma once
-// A fixed-size array of zero bytes from calloc. Large blocks come as fresh
-// pages that the kernel zeroes on first touch, so a big table costs no pass
-// over it when it is made (std::vector writes every element); the driver's
-// record of seen mappings doubles this way as a search grows it.
+// A fixed-size array of zero bytes: from calloc, or zeroed by the caller's
+// own function (the driver's record of seen mappings shares the writing of a
+// large table out over its threads; std::vector would write it on one).
 #include <cstddef>
 #include <cstdlib>
 #include <new>
@@ -20,6 +19,12 @@ template <typename T> class ZeroedArray {
     explicit ZeroedArray(std::size_t n) : size_(n) {
         if (n > 0 && !(data_ = static_cast<T*>(std::calloc(n, sizeof(T)))))
             throw std::bad_alloc();
+    }
+    // Uninitialised memory that zero(data, n) must fill with zero bytes.
+    template <typename ZeroFn> ZeroedArray(std::size_t n, ZeroFn&& zero) : size_(n) {
+        if (n > 0 && !(data_ = static_cast<T*>(std::malloc(n * sizeof(T)))))
+            throw std::bad_alloc();
+        zero(data_, n);
     }
     ~ZeroedArray() { std::free(data_); }
     ZeroedArray(ZeroedArray&& o) noexcept

@@ -185,8 +185,8 @@ void SeenCosts::reserve(std::size_t more, const ParallelFor& parallelFor) {
 
 void SeenCosts::grow(std::size_t slots, const ParallelFor& parallelFor) {
     // A growth stops the search while it runs (the merge needs the table), so
-    // its two costs are shared out: the new table's pages are faulted in, in
-    // order (far cheaper than one at a time as scattered inserts touch them),
+    // its two costs are shared out: the new table is zeroed in order (its pages
+    // faulted in far more cheaply than one at a time by scattered inserts),
     // then every key is placed, claiming its slot atomically (keys are
     // distinct, so only the slot each lands in depends on the threads' timing,
     // and no look-up's answer does).
@@ -196,13 +196,14 @@ void SeenCosts::grow(std::size_t slots, const ParallelFor& parallelFor) {
         else if (n > 0)
             fn(0, n, 0);
     };
-    ZeroedArray<Slot> table(slots);
-    ZeroedArray<std::uint64_t> filter(std::max<std::size_t>(1, slots / 16)); // 4 bits per slot
-    constexpr std::size_t kBlock = 1 << 14;                                  // slots per range
-    forRanges((slots + kBlock - 1) / kBlock, [&](std::size_t begin, std::size_t end, int) {
-        const std::size_t from = begin * kBlock, to = std::min(slots, end * kBlock);
-        std::memset(static_cast<void*>(&table[from]), 0, (to - from) * sizeof(Slot));
+    constexpr std::size_t kBlock = 1 << 14; // slots per range
+    ZeroedArray<Slot> table(slots, [&](Slot* data, std::size_t n) {
+        forRanges((n + kBlock - 1) / kBlock, [&](std::size_t begin, std::size_t end, int) {
+            const std::size_t from = begin * kBlock, to = std::min(n, end * kBlock);
+            std::memset(static_cast<void*>(data + from), 0, (to - from) * sizeof(Slot));
+        });
     });
+    ZeroedArray<std::uint64_t> filter(std::max<std::size_t>(1, slots / 16)); // 4 bits per slot
     const std::size_t mask = slots - 1;
     forRanges(slots_.size(), [&](std::size_t begin, std::size_t end, int) {
         for (std::size_t k = begin; k < end; ++k) {
