@@ -400,7 +400,7 @@ void SearchContext::record(double cost, const Mapping& m, bool legal) {
     }
     // Keep every improvement; thin the rest once the trace is long, by index,
     // so the same seed gives the same trace.
-    if (improved || result_.evaluations % traceStride_ == 0 || result_.evaluations == 1) {
+    if (improved || (result_.evaluations & (traceStride_ - 1)) == 0 || result_.evaluations == 1) {
         result_.trace.push_back(
             {result_.evaluations, elapsed(), legal ? cost : kInfinity, result_.bestCost});
         if (result_.trace.size() > kMaxTrace) {
@@ -410,7 +410,7 @@ void SearchContext::record(double cost, const Mapping& m, bool legal) {
             for (const auto& t : result_.trace) {
                 const bool imp = t.best < best;
                 best = std::min(best, t.best);
-                if (imp || t.evaluation % traceStride_ == 0 || t.evaluation == 1)
+                if (imp || (t.evaluation & (traceStride_ - 1)) == 0 || t.evaluation == 1)
                     kept.push_back(t);
             }
             result_.trace.swap(kept);

@@ -218,7 +218,7 @@ class SearchContext {
     // Candidates proposed in a row without a charge (all seen before): a space
     // with fewer legal mappings than the budget ends the search here.
     std::int64_t unchargedStreak_ = 0;
-    std::int64_t traceStride_ = 1;
+    std::int64_t traceStride_ = 1; // a power of 2 (a mask, not a division, per charge)
     double lastProgress_ = -1.0;
     double start_ = 0.0;
     bool stopRequested_ = false;
