@@ -102,6 +102,7 @@ class TestSearch : public QObject {
     void cosaSchedules();
     void cosaReportsInfeasibleMip();
     void cosaKeepsOperandsInRegisters();
+    void cosaKeepsInputsOnChip();
     void constraintsRespected();
     void exhaustiveFindsOptimum();
     void timeBudget();
@@ -556,6 +557,31 @@ void TestSearch::cosaKeepsOperandsInRegisters() {
     const int registers = a.numLevels() - 1;
     QVERIFY(without.best.levels[registers].keepMask == 0);
     QVERIFY(with.best.levels[registers].keepMask != 0);
+}
+
+void TestSearch::cosaKeepsInputsOnChip() {
+    // ResNet-50's input.83 (3x3, C = M = 256, P = Q = 14) on Simba-like: the
+    // MIP's decode steps DRAM through M outside C, so every M step reads the
+    // inputs again. The DRAM-reuse decodes (dram_reuse) move the C loop into
+    // the global buffer, which then holds all inputs: each is read once.
+    const Architecture a = loadArchitecture(kSamples + "architectures/simba_like.json");
+    const Problem p = conv2dProblem("conv4_x", 1, 1, 256, 256, 14, 14, 3, 3);
+    const MapSpace space(p, a);
+    SearchSettings s = budget(30);
+    s.params["max_nodes"] = 600; // the 1,000-node decode, in less time
+    s.params["dram_reuse"] = 0;
+    const SearchResult without = runSearch(space, "cosa", s);
+    s.params["dram_reuse"] = 1;
+    const SearchResult with = runSearch(space, "cosa", s);
+    QVERIFY(without.found && with.found);
+    QVERIFY2(with.bestCost < 0.85 * without.bestCost,
+             qPrintable(QString("%1 vs %2").arg(with.bestCost).arg(without.bestCost)));
+    const int in = p.tensorIndex("Inputs");
+    const Evaluation e = evaluate(p, a, with.best);
+    QVERIFY(e.valid);
+    QCOMPARE(e.levels[0].tensors[in].reads, e.levels[0].tensors[in].tile); // each word once
+    const Evaluation before = evaluate(p, a, without.best);
+    QVERIFY(before.levels[0].tensors[in].reads > 2 * before.levels[0].tensors[in].tile);
 }
 
 void TestSearch::cosaReportsInfeasibleMip() {
