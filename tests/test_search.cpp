@@ -41,6 +41,22 @@ TimeloopCase smallCase() {
     return importTimeloop(d + "input.yaml", d + "ERT.yaml");
 }
 
+// Of keys[i] (added to seen with cost i), how many seen misses or holds with
+// another cost; and of `fresh` new keys (even, as keys are), how many it holds.
+std::pair<int, int> heldWrongly(const SeenCosts& seen, const std::vector<std::uint64_t>& keys,
+                                Rng& rng, int fresh) {
+    int wrong = 0, claimed = 0;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        double cost = -1.0;
+        wrong += !seen.find(keys[i], cost) || cost != double(i);
+    }
+    for (int i = 0; i < fresh; ++i) {
+        double cost;
+        claimed += seen.find(rng() << 1, cost);
+    }
+    return {wrong, claimed};
+}
+
 bool sameTrace(const SearchResult& a, const SearchResult& b) {
     if (a.trace.size() != b.trace.size() || a.evaluations != b.evaluations)
         return false;
@@ -72,6 +88,17 @@ SearchSettings budget(std::int64_t evaluations, std::uint64_t seed = 1, int thre
     s.params["max_nodes"] = 50;
     s.params["time_limit"] = 20;
     return s;
+}
+
+// CoSA at maxNodes nodes per solve with one of its decode steps off, then on.
+std::pair<SearchResult, SearchResult> cosaWithoutAndWith(const MapSpace& space, const char* step,
+                                                         int maxNodes) {
+    SearchSettings s = budget(30);
+    s.params["max_nodes"] = maxNodes;
+    s.params[step] = 0;
+    SearchResult without = runSearch(space, "cosa", s);
+    s.params[step] = 1;
+    return {std::move(without), runSearch(space, "cosa", s)};
 }
 
 // CoSA solves one MIP and evaluates its schedule: it neither spends a budget
@@ -322,17 +349,7 @@ void TestSearch::seenCostsFindsWhatItHolds() {
         QVERIFY(seen.insert(keys[i], double(i), known));
     QVERIFY(!seen.insert(keys[7], -1.0, known));
     QCOMPARE(known, 7.0);
-    for (std::size_t i = 0; i < keys.size(); ++i) {
-        double cost = -1.0;
-        QVERIFY(seen.find(keys[i], cost));
-        QCOMPARE(cost, double(i));
-    }
-    int found = 0;
-    for (int i = 0; i < 200'000; ++i) {
-        double cost;
-        found += seen.find(rng() << 1, cost);
-    }
-    QCOMPARE(found, 0);
+    QCOMPARE(heldWrongly(seen, keys, rng, 200'000), std::make_pair(0, 0));
 }
 
 void TestSearch::seenCostsGrowsOnManyThreads() {
@@ -362,19 +379,11 @@ void TestSearch::seenCostsGrowsOnManyThreads() {
         for (std::size_t j = i; j < i + 1000; ++j)
             QVERIFY(seen.insert(keys[j], double(j), known));
     }
-    for (std::size_t i = 0; i < keys.size(); ++i) {
-        double cost = -1.0;
-        QVERIFY(seen.find(keys[i], cost));
-        QCOMPARE(cost, double(i));
-        QVERIFY(!seen.insert(keys[i], -1.0, known)); // still there once
+    QCOMPARE(heldWrongly(seen, keys, rng, 100'000), std::make_pair(0, 0));
+    for (std::size_t i = 0; i < keys.size(); ++i) { // each there once
+        QVERIFY(!seen.insert(keys[i], -1.0, known));
         QCOMPARE(known, double(i));
     }
-    int found = 0;
-    for (int i = 0; i < 100'000; ++i) {
-        double cost;
-        found += seen.find(rng() << 1, cost);
-    }
-    QCOMPARE(found, 0);
 }
 
 void TestSearch::canonicalHash() {
@@ -534,8 +543,6 @@ void TestSearch::cosaSchedules() {
     }
 }
 
-// A keep and a factor fixed so that a buffer cannot hold its tile: CBC proves
-// the MIP infeasible, and the message names the level.
 // ResNet-50's conv2_x 3x3 layer on Simba-like: the MIP's decode leaves the
 // 1-word registers keeping nothing, so every MAC reads and updates its output
 // in the accumulation buffer, although the R and S loops just above would let
@@ -544,12 +551,8 @@ void TestSearch::cosaKeepsOperandsInRegisters() {
     const Architecture a = loadArchitecture(kSamples + "architectures/simba_like.json");
     const Problem p = conv2dProblem("conv2_x", 1, 1, 64, 64, 56, 56, 3, 3);
     const MapSpace space(p, a);
-    SearchSettings s = budget(20);
-    s.params["max_nodes"] = 200; // the effect needs a decode near CBC's 1,000-node one
-    s.params["operand_keeps"] = 0;
-    const SearchResult without = runSearch(space, "cosa", s);
-    s.params["operand_keeps"] = 1;
-    const SearchResult with = runSearch(space, "cosa", s);
+    // (The effect needs a decode near CBC's 1,000-node one.)
+    const auto [without, with] = cosaWithoutAndWith(space, "operand_keeps", 200);
     QVERIFY(without.found && with.found);
     QVERIFY2(with.bestCost < 0.8 * without.bestCost,
              qPrintable(QString("%1 vs %2").arg(with.bestCost).arg(without.bestCost)));
@@ -567,12 +570,8 @@ void TestSearch::cosaKeepsInputsOnChip() {
     const Architecture a = loadArchitecture(kSamples + "architectures/simba_like.json");
     const Problem p = conv2dProblem("conv4_x", 1, 1, 256, 256, 14, 14, 3, 3);
     const MapSpace space(p, a);
-    SearchSettings s = budget(30);
-    s.params["max_nodes"] = 600; // the 1,000-node decode, in less time
-    s.params["dram_reuse"] = 0;
-    const SearchResult without = runSearch(space, "cosa", s);
-    s.params["dram_reuse"] = 1;
-    const SearchResult with = runSearch(space, "cosa", s);
+    // (600 nodes: the 1,000-node decode, in less time.)
+    const auto [without, with] = cosaWithoutAndWith(space, "dram_reuse", 600);
     QVERIFY(without.found && with.found);
     QVERIFY2(with.bestCost < 0.85 * without.bestCost,
              qPrintable(QString("%1 vs %2").arg(with.bestCost).arg(without.bestCost)));
@@ -584,6 +583,8 @@ void TestSearch::cosaKeepsInputsOnChip() {
     QVERIFY(before.levels[0].tensors[in].reads > 2 * before.levels[0].tensors[in].tile);
 }
 
+// A keep and a factor fixed so that a buffer cannot hold its tile: CBC proves
+// the MIP infeasible, and the message names the level.
 void TestSearch::cosaReportsInfeasibleMip() {
     const Architecture a = eyeriss();
     const Problem p = conv3x3();
