@@ -64,8 +64,6 @@ ModelBench::ModelBench(const Architecture& arch, int mappingsPerLayer)
             repeated_.push_back(&items_[i]);
 }
 
-ModelBench::~ModelBench() = default;
-
 double ModelBench::timePasses(const std::vector<const Item*>& work, double seconds) {
     using clock = std::chrono::steady_clock;
     Evaluation e;

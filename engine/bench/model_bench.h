@@ -11,7 +11,6 @@
 #include "mapping/mapping.h"
 #include "workload/problem.h"
 
-#include <string>
 #include <vector>
 
 namespace mw {
@@ -39,8 +38,8 @@ class ModelBench {
 
     // Samples the mappings (a fixed seed, so every run times the same set);
     // throws InputError when a layer has no legal mapping on the architecture.
+    // The architecture must outlive the benchmark.
     explicit ModelBench(const Architecture& arch, int mappingsPerLayer = kMappingsPerLayer);
-    ~ModelBench();
 
     // Evaluations per second over whole passes, for at least `seconds`.
     double rate(double seconds);

@@ -715,6 +715,27 @@ class CosaModel {
         return added;
     }
 
+    // The outermost level below DRAM with a capacity and loops of its own (the
+    // global buffer), or -1.
+    int outermostBuffer() const {
+        for (int l = 1; l < a_.numLevels(); ++l)
+            if (space_.levelHasTemporal(l) && !a_.levels[static_cast<std::size_t>(l)].unbounded())
+                return l;
+        return -1;
+    }
+
+    // Per dimension, the extent of the tiles at level l: the product of the
+    // factors at l and inside it.
+    void extentsFrom(const Mapping& m, int l, std::int64_t* ext) const {
+        for (int d = 0; d < p_.numDims(); ++d) {
+            ext[d] = 1;
+            for (int k = l; k < a_.numLevels(); ++k) {
+                const LevelMapping& km = m.levels[static_cast<std::size_t>(k)];
+                ext[d] *= std::int64_t(km.temporal[d]) * km.spatialX[d] * km.spatialY[d];
+            }
+        }
+    }
+
     // The MIP's traffic terms are log-space estimates, and its decode often
     // re-reads a tensor from DRAM under a DRAM loop the tensor ignores (on
     // ResNet-50 / Simba-like, the inputs of 1x1 and 3x3 layers 4 to 10 times
@@ -766,26 +787,22 @@ class CosaModel {
 
     // The other way to keep t on chip across a DRAM loop it ignores, with the
     // DRAM order left as it is: the DRAM loops t depends on inside that loop
-    // move, whole, into the outermost bounded level's temporal loops
-    // (outermost there), and that level keeps t, if the larger tiles fit
-    // (3x3 layers: a global buffer holding all inputs and outputs while DRAM
-    // steps through the weights). Returns whether it applied.
+    // move, whole, into the outermost buffer's temporal loops (outermost
+    // there), and that buffer keeps t, if the larger tiles fit (3x3 layers: a
+    // global buffer holding all inputs and outputs while DRAM steps through
+    // the weights). Returns whether it applied (m is unchanged otherwise).
     bool hoistDramReuse(Mapping& m, int t) const {
-        const int L = a_.numLevels();
         const int D = p_.numDims();
         const auto& cons = space_.constraints().levels;
-        int keeper = -1; // the outermost bounded level that may hold loops
-        for (int l = 1; l < L && keeper < 0; ++l)
-            if (space_.levelHasTemporal(l) && !a_.levels[static_cast<std::size_t>(l)].unbounded())
-                keeper = l;
-        if (keeper < 0 || ((cons[static_cast<std::size_t>(keeper)].keepFixed >> t) & 1u &&
-                           !m.levels[static_cast<std::size_t>(keeper)].keeps(t)))
+        const int keeper = outermostBuffer();
+        if (keeper < 0 || cons[static_cast<std::size_t>(keeper)].orderFixed ||
+            (((cons[static_cast<std::size_t>(keeper)].keepFixed >> t) & 1u) &&
+             !m.levels[static_cast<std::size_t>(keeper)].keeps(t)))
             return false;
-        LevelMapping& dram = m.levels[0];
-        LevelMapping& km = m.levels[static_cast<std::size_t>(keeper)];
+        Mapping c = m;
+        LevelMapping& dram = c.levels[0];
+        LevelMapping& km = c.levels[static_cast<std::size_t>(keeper)];
         const LevelConstraint& kc = cons[static_cast<std::size_t>(keeper)];
-        if (kc.orderFixed)
-            return false;
         std::array<std::uint8_t, kMaxDims> moved{};
         int nMoved = 0;
         bool ignoredOutside = false;
@@ -815,29 +832,22 @@ class CosaModel {
         km.order = order;
         km.setKeep(t, true);
         std::int64_t ext[kMaxDims];
-        for (int d = 0; d < D; ++d)
-            ext[d] = 1;
-        for (int l = L - 1; l >= keeper; --l)
-            for (int d = 0; d < D; ++d)
-                ext[d] *= std::int64_t(m.levels[static_cast<std::size_t>(l)].temporal[d]) *
-                          m.levels[static_cast<std::size_t>(l)].spatialX[d] *
-                          m.levels[static_cast<std::size_t>(l)].spatialY[d];
-        return !space_.overflows(keeper, ext, km.keepMask);
+        extentsFrom(c, keeper, ext);
+        if (space_.overflows(keeper, ext, km.keepMask))
+            return false;
+        m = c;
+        return true;
     }
 
     // And the third: fewer trips of the DRAM loop t ignores. Its prime factors
-    // move, smallest first, from DRAM into the outermost bounded level (its
-    // loop outermost there) while that level's tiles still fit, so t is read
-    // from DRAM fewer times over (strided 1x1 layers: half the input re-reads
-    // for a global buffer full of weights). Returns whether any moved.
+    // move, smallest first, from DRAM into the outermost buffer (its loop
+    // outermost there) while that buffer's tiles still fit, so t is read from
+    // DRAM fewer times over (1x1 layers: fewer input re-reads for a global
+    // buffer full of weights). Returns whether any moved.
     bool sinkDramLoop(Mapping& m, int t) const {
-        const int L = a_.numLevels();
         const int D = p_.numDims();
         const auto& cons = space_.constraints().levels;
-        int keeper = -1;
-        for (int l = 1; l < L && keeper < 0; ++l)
-            if (space_.levelHasTemporal(l) && !a_.levels[static_cast<std::size_t>(l)].unbounded())
-                keeper = l;
+        const int keeper = outermostBuffer();
         if (keeper < 0 || cons[static_cast<std::size_t>(keeper)].orderFixed)
             return false;
         LevelMapping& dram = m.levels[0];
@@ -857,24 +867,16 @@ class CosaModel {
         if (sink < 0 || cons[0].temporal[sink] != 0 ||
             cons[static_cast<std::size_t>(keeper)].temporal[sink] != 0)
             return false;
-        std::int64_t below[kMaxDims]; // extents of the tiles at the keeper but its own loops
-        for (int d = 0; d < D; ++d) {
-            below[d] = 1;
-            for (int l = L - 1; l > keeper; --l)
-                below[d] *= std::int64_t(m.levels[static_cast<std::size_t>(l)].temporal[d]) *
-                            m.levels[static_cast<std::size_t>(l)].spatialX[d] *
-                            m.levels[static_cast<std::size_t>(l)].spatialY[d];
-        }
         bool moved = false;
         for (std::int64_t prime : primeFactors(dram.temporal[sink])) {
-            std::int64_t ext[kMaxDims];
-            for (int d = 0; d < D; ++d)
-                ext[d] = below[d] * std::int64_t(km.temporal[d]) * km.spatialX[d] * km.spatialY[d] *
-                         (d == sink ? prime : 1);
-            if (space_.overflows(keeper, ext, km.keepMask))
-                break;
-            dram.temporal[sink] /= static_cast<std::uint32_t>(prime);
             km.temporal[sink] *= static_cast<std::uint32_t>(prime);
+            std::int64_t ext[kMaxDims];
+            extentsFrom(m, keeper, ext);
+            if (space_.overflows(keeper, ext, km.keepMask)) {
+                km.temporal[sink] /= static_cast<std::uint32_t>(prime);
+                break;
+            }
+            dram.temporal[sink] /= static_cast<std::uint32_t>(prime);
             moved = true;
         }
         if (moved) { // the sunk loop outermost at the keeper
@@ -1949,23 +1951,14 @@ class CosaSearch : public Searcher {
         if (Mapping withKeeps = m; addOperandKeeps(withKeeps))
             firstTried.push_back(withKeeps);
         if (ctx.param("dram_reuse", 1) != 0)
-            for (int t = 0; t < T; ++t) {
-                if (Mapping c = m; model.hoistDramReuse(c, t)) {
-                    model.pruneKeeps(c);
-                    addOperandKeeps(c);
-                    firstTried.push_back(c);
-                }
-                if (Mapping c = m; model.addDramReuse(c, t)) {
-                    model.pruneKeeps(c);
-                    addOperandKeeps(c);
-                    firstTried.push_back(c);
-                }
-                if (Mapping c = m; model.sinkDramLoop(c, t)) {
-                    model.pruneKeeps(c);
-                    addOperandKeeps(c);
-                    firstTried.push_back(c);
-                }
-            }
+            for (int t = 0; t < T; ++t)
+                for (auto reuse : {&CosaModel::hoistDramReuse, &CosaModel::addDramReuse,
+                                   &CosaModel::sinkDramLoop})
+                    if (Mapping c = m; (model.*reuse)(c, t)) {
+                        model.pruneKeeps(c);
+                        addOperandKeeps(c);
+                        firstTried.push_back(c);
+                    }
         alternatives.insert(alternatives.begin(), firstTried.begin(), firstTried.end());
         reportSolves();
         ctx.setStat("mip_solves", solves);
