@@ -487,7 +487,7 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const NotingGenerato
             if (lookUpFirst && s.withinConstraints && seen_.find(s.hash, s.cost))
                 s.legal = s.evaluated = true; // a duplicate: its merge charges nothing
         }
-        Evaluation& e = workerScratch_[static_cast<std::size_t>(worker)];
+        Evaluation& e = workerScratch_[static_cast<std::size_t>(worker)].evaluation;
         for (std::size_t i = begin; i < end; ++i) {
             CandidateSlot& s = slots[i];
             if (!s.proposed || s.evaluated)

@@ -234,7 +234,13 @@ class SearchContext {
     };
     std::vector<CandidateSlot> slots_;
     std::vector<Problem> densityProblems_; // the problem at each imposed density
-    std::vector<Evaluation> workerScratch_;
+    // One evaluation per worker, each on cache lines of its own: side by side,
+    // the end of one and the start of the next would share a line that both
+    // workers write at every evaluation.
+    struct alignas(128) WorkerScratch {
+        Evaluation evaluation;
+    };
+    std::vector<WorkerScratch> workerScratch_;
 };
 
 class Searcher {
