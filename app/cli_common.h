@@ -114,5 +114,6 @@ int cmdNetwork(const Args& args);
 int cmdBenchSearch(const Args& args);
 int cmdIntrinsic(const Args& args);
 int cmdTrainSurrogate(const Args& args);
+int cmdParityCases(const Args& args);
 
 } // namespace cli

@@ -44,7 +44,10 @@ constexpr const char* kUsage =
     "          [--out DIR]\n"
     "  network --arch A --workload W --searcher NAME [--budget N] [--seconds S] [--seed K]\n"
     "          [--warm-start] [--threads T] [--constraints C.json] [--out DIR]\n"
-    "  bench search [--arch A.json] [--searchers a,b] [--param K=V]... [--seconds S] [--json]\n";
+    "  bench search [--arch A.json] [--searchers a,b] [--param K=V]... [--seconds S] [--json]\n"
+    "  parity-cases --arch A --workload W [--layer L] [--random N] [--raw N] [--invalid N]\n"
+    "         [--searchers a,b --budget N] [--seed K] --out DIR   (Timeloop inputs for\n"
+    "         the differential harness, tests/parity/regenerate.py)\n";
 
 struct Loaded {
     mw::Architecture arch;
@@ -222,9 +225,11 @@ int main(int argc, char** argv) {
             return cmdCompare(parseArgs(argc, argv, 2, {}, {"param"}));
         if (cmd == "network")
             return cmdNetwork(parseArgs(argc, argv, 2, {"warm-start"}, {"param"}));
+        if (cmd == "parity-cases")
+            return cmdParityCases(parseArgs(argc, argv, 2, {}));
         std::cerr << "error: unknown command '" << cmd
                   << "'; expected evaluate, import-timeloop, export-timeloop, search, compare, "
-                     "network or bench (see --help)\n";
+                     "network, bench or parity-cases (see --help)\n";
         return 2;
     } catch (const InputError& e) {
         std::cerr << "error: " << e.what() << "\n";

@@ -105,6 +105,8 @@ class TestModel : public QObject {
     void bandwidthThrottlesCycles();
     void factorProductViolation();
     void fanoutViolation();
+    void oneAxisPerDimensionAndLevel();
+    void mapSpaceStaysOnOneAxis();
     void capacityViolation();
     void outermostMustKeep();
     void zeroFactorAndBadPermutation();
@@ -256,6 +258,80 @@ void TestModel::fanoutViolation() {
         msg.find("level 'DRAM': spatial factors on X multiply to 8 but the fan-out on X is 4") !=
             std::string::npos,
         msg.c_str());
+}
+
+// accel_a's L2 fans out 16 x 16 to L1. Q = 28 spread as 14 on X and 2 on Y
+// is not a Timeloop mapping (one spatial factor per dimension and level, X or
+// Y by the split): the model refuses it naming level and dimension, and
+// export-timeloop refuses to write it (it once merged it into Q = 28 on X,
+// which Timeloop rejects); with Q = 14 on X and C = 2 on Y it is legal.
+void TestModel::oneAxisPerDimensionAndLevel() {
+    const Architecture a =
+        loadArchitecture(std::string(MAPWRIGHT_SOURCE_DIR) + "/samples/architectures/accel_a.json");
+    const Problem p = conv2dProblem("conv", 1, 1, 64, 64, 28, 28, 3, 3);
+    Mapping m = makeTrivialMapping(p, a); // everything at DRAM but the fan-out below
+    const int l2 = a.levelIndex("L2"), q = p.dimIndex("Q"), c = p.dimIndex("C");
+    for (int d = 0; d < p.numDims(); ++d)
+        m.levels[0].temporal[d] = static_cast<std::uint32_t>(p.dims[d].bound);
+    m.levels[0].temporal[q] /= 28;
+    m.levels[l2].spatialX[q] = 14;
+    m.levels[l2].spatialY[q] = 2;
+    const Evaluation e = evaluate(p, a, m);
+    QVERIFY(hasViolation(e, ViolationKind::SplitAxes));
+    const std::string msg = joined(e, p, a);
+    QVERIFY2(msg.find("level 'L2': dimension Q fans out on both X (14) and Y (2)") !=
+                 std::string::npos,
+             msg.c_str());
+    QVERIFY_THROWS_EXCEPTION(InputError, timeloopMappingYaml(p, a, m));
+    m.levels[l2].spatialY[q] = 1;
+    m.levels[0].temporal[q] *= 2;
+    m.levels[0].temporal[c] /= 2;
+    m.levels[l2].spatialY[c] = 2;
+    QVERIFY(evaluate(p, a, m).valid);
+    const std::string yaml = timeloopMappingYaml(p, a, m);
+    QVERIFY2(yaml.find("Q=14") != std::string::npos && yaml.find("split: 1") != std::string::npos,
+             yaml.c_str());
+}
+
+// Sampling, every move and the repairs stay in Timeloop's space: no dimension
+// ever fans out on both axes of one level.
+void TestModel::mapSpaceStaysOnOneAxis() {
+    const Architecture a =
+        loadArchitecture(std::string(MAPWRIGHT_SOURCE_DIR) + "/samples/architectures/accel_a.json");
+    const Problem p = conv2dProblem("conv", 1, 1, 64, 64, 28, 28, 3, 3);
+    MapSpace space(p, a);
+    Rng rng(5);
+    Evaluation scratch;
+    int split = 0, legal = 0;
+    auto splits = [&](const Mapping& m) {
+        for (int l = 0; l < a.numLevels(); ++l)
+            for (int d = 0; d < p.numDims(); ++d)
+                if (m.levels[l].spatialX[d] > 1 && m.levels[l].spatialY[d] > 1)
+                    return true;
+        return false;
+    };
+    for (int i = 0; i < 2000; ++i) {
+        Mapping m;
+        QVERIFY(space.sampleLegal(rng, m, scratch));
+        split += splits(m);
+        for (int k = 0; k < 5; ++k) {
+            Mapping n = m;
+            space.randomMove(n, rng);
+            space.growParallelism(n, rng);
+            if (space.isLegalQuick(n)) {
+                split += splits(n);
+                QVERIFY(evaluate(p, a, n).valid);
+            }
+            if (space.fitThenCheck(n, rng)) {
+                split += splits(n);
+                ++legal;
+            }
+            if (space.repair(n, rng, scratch))
+                split += splits(n);
+        }
+    }
+    QCOMPARE(split, 0);
+    QVERIFY(legal > 0);
 }
 
 void TestModel::capacityViolation() {

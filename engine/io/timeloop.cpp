@@ -626,8 +626,16 @@ std::string timeloopMappingYaml(const Problem& p, const Architecture& a, const M
         out << YAML::EndMap;
 
         bool anySpatial = false;
-        for (int d = 0; d < D; ++d)
+        for (int d = 0; d < D; ++d) {
             anySpatial = anySpatial || lm.spatialX[d] > 1 || lm.spatialY[d] > 1;
+            if (lm.spatialX[d] > 1 && lm.spatialY[d] > 1)
+                throw InputError("mapping", "level " + target + ": dimension " + p.dims[d].name +
+                                                " fans out on both X (" +
+                                                std::to_string(lm.spatialX[d]) + ") and Y (" +
+                                                std::to_string(lm.spatialY[d]) +
+                                                "); Timeloop gives each dimension one spatial "
+                                                "factor per level, on X or Y");
+        }
         if (!anySpatial)
             continue;
         // X loops first (innermost first), then Y loops, then unit dimensions;

@@ -87,14 +87,47 @@ std::int64_t axisUsed(const LevelMapping& lm, int kind, int D) {
         used *= kind == 1 ? lm.spatialX[d] : lm.spatialY[d];
     return used;
 }
-// Both axes in one pass (the fan-out checks run for every candidate).
-std::pair<std::int64_t, std::int64_t> axesUsed(const LevelMapping& lm, int D) {
+// Both axes in one pass (the fan-out checks run for every candidate), and
+// whether some dimension fans out on both (outside Timeloop's map space).
+struct AxesUse {
     std::int64_t x = 1, y = 1;
+    bool split = false;
+};
+AxesUse axesUsed(const LevelMapping& lm, int D) {
+    AxesUse u;
     for (int d = 0; d < D; ++d) {
-        x *= lm.spatialX[d];
-        y *= lm.spatialY[d];
+        u.x *= lm.spatialX[d];
+        u.y *= lm.spatialY[d];
+        u.split |= (lm.spatialX[d] > 1) & (lm.spatialY[d] > 1);
     }
-    return {x, y};
+    return u;
+}
+
+// A dimension on both axes of one level (outside Timeloop's map space) keeps
+// one: its free factor on the other axis joins it, on an axis drawn at random.
+// A factor a constraint fixes stays where it is, and a free one beside it goes
+// out to the temporal loop of `target`. The fan-out fit that follows moves
+// out whatever no longer fits.
+void joinSplitAxes(Mapping& m, int l, int target, const LevelConstraint& lc, int D, Rng& rng) {
+    LevelMapping& lm = m.levels[l];
+    for (int d = 0; d < D; ++d) {
+        if (lm.spatialX[d] == 1 || lm.spatialY[d] == 1)
+            continue;
+        const bool fixedX = lc.spatialX[d] > 0, fixedY = lc.spatialY[d] > 0;
+        if (fixedX && fixedY)
+            continue; // the constraints themselves split it; they are reported as such
+        if (fixedX || fixedY) {
+            auto& free = fixedX ? lm.spatialY[d] : lm.spatialX[d];
+            m.levels[target].temporal[d] *= free;
+            free = 1;
+        } else if (rng() & 1u) {
+            lm.spatialX[d] *= lm.spatialY[d];
+            lm.spatialY[d] = 1;
+        } else {
+            lm.spatialY[d] *= lm.spatialX[d];
+            lm.spatialX[d] = 1;
+        }
+    }
 }
 
 double log10Binomial(int n, int k) {
@@ -353,8 +386,8 @@ bool MapSpace::fanoutsFit(const Mapping& m) const {
     // Spatial factors sit in slots, and only levels that fan out have those.
     const int D = problem_->numDims();
     for (const int l : fanningLevels_) {
-        const auto [x, y] = axesUsed(m.levels[l], D);
-        if (x > fanX_[l] || y > fanY_[l])
+        const AxesUse u = axesUsed(m.levels[l], D);
+        if (u.x > fanX_[l] || u.y > fanY_[l] || u.split)
             return false;
     }
     return true;
@@ -427,10 +460,12 @@ int MapSpace::innermostOverflow(const Mapping& m) const {
 bool MapSpace::sampleLegal(Rng& rng, Mapping& out, Evaluation&, int maxTries) const {
     // Legality does not depend on loop order, so the orders are drawn only for
     // a tiling that fits (most draws do not). A draw that returns fits its
-    // fan-outs, so only buffers and constraints are left to check.
+    // fan-outs' sizes; a dimension drawn onto both axes of one level, buffers
+    // and constraints are left to check.
     out = trivial_;
     for (int i = 0; i < maxTries; ++i) {
-        if (drawTiling(rng, out, true) && innermostOverflow(out) < 0 && constraintsHold(out)) {
+        if (drawTiling(rng, out, true) && fanoutsFit(out) && innermostOverflow(out) < 0 &&
+            constraintsHold(out)) {
             drawOrders(rng, out);
             return true;
         }
@@ -801,11 +836,13 @@ bool MapSpace::raiseParallelism(Mapping& m, Rng& rng) const {
 void MapSpace::fixFanouts(Mapping& m, Rng& rng) const {
     const int D = problem_->numDims();
     for (const int l : fanningLevels_) { // spatial factors sit in slots
-        const auto [x, y] = axesUsed(m.levels[l], D);
-        if (x <= fanX_[l] && y <= fanY_[l])
+        const AxesUse u = axesUsed(m.levels[l], D);
+        if (u.x <= fanX_[l] && u.y <= fanY_[l] && !u.split)
             continue; // the common case: nothing to move
         const int target = nearestTemporalAbove(l);
         const LevelConstraint& lc = constraints_.levels[l];
+        if (u.split)
+            joinSplitAxes(m, l, target, lc, D, rng);
         for (int axis = 1; axis <= 2; ++axis) {
             const int limit = axis == 1 ? fanX_[l] : fanY_[l];
             auto& factors = axis == 1 ? m.levels[l].spatialX : m.levels[l].spatialY;

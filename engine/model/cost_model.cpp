@@ -30,8 +30,8 @@
 //   fills are its drained tiles minus its first touches.
 // * Energy: per tensor and action, scalar accesses rounded up to whole vector
 //   accesses of blockSize words, times the vector energy, over all utilized instances, plus leakage
-//   per instance and cycle. Cycles: temporal iterations, stretched where a level's bandwidth cannot
-//   keep up.
+//   per utilized instance and cycle. Cycles: temporal iterations, stretched where a level's
+//   bandwidth cannot keep up.
 
 namespace mw {
 
@@ -113,6 +113,10 @@ bool checkAndFactor(const Problem& p, const Architecture& a, const Mapping& m, E
             f.spBelow[l][i] = static_cast<i64>(u64(f.spBelow[l + 1][i]) * u64(x) * u64(y));
             f.ext[l][i] = static_cast<i64>(u64(f.ext[l + 1][i]) * u64(t) * u64(x) * u64(y));
             f.temporalAll[i] *= t; // a zero factor zeroes the product
+            // Timeloop's mapping has one spatial factor per dimension and level;
+            // its split sends it to X or Y, never to both.
+            if (x > 1 && y > 1)
+                out.addViolation(violation(ViolationKind::SplitAxes, l, -1, i, x, y));
         }
         f.fanout[l] = fx * fy;
         if (seen != (all | (all << 16)))
@@ -452,7 +456,8 @@ void evaluateImpl(const Problem& p, const Architecture& a, const Mapping& m, Eva
             access += ts.energy;
         }
         ls.accessEnergy = access;
-        ls.leakEnergy = s.energy.leak * double(cycles) * double(s.instances());
+        // Timeloop (0fc43fb) charges leakage to the utilized instances only.
+        ls.leakEnergy = s.energy.leak * double(cycles) * double(ls.utilizedInstances);
         ls.energy = access + ls.leakEnergy;
         total += ls.energy;
     }

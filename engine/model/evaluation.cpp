@@ -40,6 +40,10 @@ std::string describe(const Violation& v, const Problem& p, const Architecture& a
     case ViolationKind::FanoutY:
         return levelName(a, v.level) + ": spatial factors on Y multiply to " + need +
                " but the fan-out on Y is " + have;
+    case ViolationKind::SplitAxes:
+        return levelName(a, v.level) + ": dimension " + dimName(p, v.dim) +
+               " fans out on both X (" + need + ") and Y (" + have +
+               "); a Timeloop mapping gives each dimension one spatial factor per level";
     case ViolationKind::Capacity:
         if (v.tensor >= 0)
             return levelName(a, v.level) + ": tile of " + tensorName(p, v.tensor) + " needs " +

@@ -21,6 +21,7 @@ enum class ViolationKind : std::uint8_t {
     BadPermutation,   // a level's loop order is not a permutation of the dimensions
     FanoutX,          // spatial factors on X exceed the level's fan-out
     FanoutY,          // spatial factors on Y exceed the level's fan-out
+    SplitAxes,        // one dimension fans out on both X and Y of one level (not Timeloop's)
     Capacity,         // kept tiles overflow the level (needed vs available words)
     OutermostMustKeep // the outermost level must keep every tensor
 };

@@ -1294,6 +1294,29 @@ class CosaModel {
             }
         }
 
+        // Timeloop's map space: a dimension fans out on one axis of a level at
+        // most (its split puts each spatial loop on X or Y). A binary per level
+        // and dimension picks the axis its primes may take there.
+        for (int d = 0; d < D; ++d) {
+            const auto& slots = space_.factorSlots(d);
+            const auto& xs = xVars_[static_cast<std::size_t>(d)];
+            if (xs.size() < 2)
+                continue; // one prime cannot be on two axes
+            for (std::size_t sx = 0; sx < slots.size(); ++sx) {
+                if (slots[sx].kind != 1)
+                    continue;
+                for (std::size_t sy = 0; sy < slots.size(); ++sy) {
+                    if (slots[sy].kind != 2 || slots[sy].level != slots[sx].level)
+                        continue;
+                    const int onX = mip_.col(0.0, 1.0, 0.0, true);
+                    for (const auto& cols : xs) {
+                        mip_.row({{cols[sx], 1.0}, {onX, -1.0}}, -kInf, 0.0);
+                        mip_.row({{cols[sy], 1.0}, {onX, 1.0}}, -kInf, 1.0);
+                    }
+                }
+            }
+        }
+
         // Comp (Eq. 6) enters through cyc >= log2 of the temporal iterations;
         // with a DRAM bandwidth, cyc >= log2(DRAM words / bandwidth) too (below).
         cyc_ = mip_.col(0.0, kInf, wComp_, false);

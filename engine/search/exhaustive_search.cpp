@@ -12,7 +12,8 @@ namespace mw {
 
 namespace {
 
-// All distinct ways to spread a dimension's primes over its slots.
+// All distinct ways to spread a dimension's primes over its slots, never onto
+// both axes of one level.
 std::vector<std::vector<std::uint32_t>> allocations(const MapSpace& space, int d) {
     const auto& slots = space.factorSlots(d);
     std::int64_t free = space.problem().dims[d].bound;
@@ -34,9 +35,19 @@ std::vector<std::vector<std::uint32_t>> allocations(const MapSpace& space, int d
         result.push_back(cur);
         return result;
     }
+    // Timeloop's space: a dimension fans out on one axis of a level at most.
+    auto oneAxisPerLevel = [&] {
+        for (std::size_t i = 0; i < slots.size(); ++i)
+            for (std::size_t j = i + 1; j < slots.size(); ++j)
+                if (slots[i].level == slots[j].level && slots[i].kind != 0 && slots[j].kind != 0 &&
+                    cur[i] > 1 && cur[j] > 1)
+                    return false;
+        return true;
+    };
     auto spread = [&](auto&& self, std::size_t g, std::size_t slot, int left) -> void {
         if (g == groups.size()) {
-            result.push_back(cur);
+            if (oneAxisPerLevel())
+                result.push_back(cur);
             return;
         }
         const std::uint32_t prime = groups[g].first;
