@@ -64,6 +64,11 @@ LowerBound boundAt(const Problem& p, const Architecture& a, const SearchObjectiv
     double energy = computes * a.compute.macEnergy;
     double cycles =
         std::max(1.0, std::floor(double(p.computes()) * effectual / double(a.compute.instances())));
+    // Leakage is charged per utilized instance and cycle. A level's utilized
+    // instances u times the cycles is at least its instances x the cycles with
+    // every MAC busy (the MACs under u instances do all the work), whatever
+    // else stretches the run.
+    const double busyCycles = double(p.computes()) * effectual / double(a.compute.instances());
     if (!a.levels.empty()) {
         const StorageLevel& top = a.levels.front();
         const double instances = double(top.instances());
@@ -79,7 +84,7 @@ LowerBound boundAt(const Problem& p, const Architecture& a, const SearchObjectiv
             cycles = std::max(cycles, updates / (top.writeBandwidth * instances));
     }
     for (const StorageLevel& s : a.levels)
-        energy += s.energy.leak * cycles * double(s.instances());
+        energy += s.energy.leak * busyCycles * double(s.instances());
     lb.energy = energy;
     lb.cycles = cycles;
     lb.edp = energy * 1e-12 * cycles;
