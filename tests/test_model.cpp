@@ -61,6 +61,18 @@ Architecture twoLevelArray(int pes = 4, std::int64_t bufferWords = 64) {
     return a;
 }
 
+// Any hierarchy of uniform-energy levels over a cx x cy MAC mesh.
+Architecture hierarchy(std::vector<StorageLevel> levels, int cx, int cy = 1) {
+    Architecture a;
+    a.name = "test-hierarchy";
+    a.levels = std::move(levels);
+    a.compute.meshX = cx;
+    a.compute.meshY = cy;
+    a.compute.macEnergy = 0.5;
+    validateArchitecture(a);
+    return a;
+}
+
 // Outputs[K,P] += Weights[K,R] * Inputs[P+R]
 Problem conv1dK(std::int64_t K, std::int64_t P, std::int64_t R) {
     return makeProblem("conv1d", {{"K", K}, {"P", P}, {"R", R}},
@@ -105,6 +117,13 @@ class TestModel : public QObject {
     void bandwidthThrottlesCycles();
     void factorProductViolation();
     void fanoutViolation();
+    void fanoutCheckedAsTimeloopChecksIt();
+    void spatialHaloReadsDistinctWindows();
+    void slidingReuseAcrossOuterSteps();
+    void unchangedOperandCrossesMacLinks();
+    void diagonalReuseOverPeLinks();
+    void bypassKeepsParentMulticast();
+    void bandwidthCyclesRoundAsTimeloop();
     void oneAxisPerDimensionAndLevel();
     void mapSpaceStaysOnOneAxis();
     void capacityViolation();
@@ -254,10 +273,196 @@ void TestModel::fanoutViolation() {
     QVERIFY(!e.valid);
     QVERIFY(hasViolation(e, ViolationKind::FanoutX));
     const std::string msg = joined(e, p, a);
-    QVERIFY2(
-        msg.find("level 'DRAM': spatial factors on X multiply to 8 but the fan-out on X is 4") !=
-            std::string::npos,
-        msg.c_str());
+    QVERIFY2(msg.find("level 'Buffer': spatial factors on X above it multiply to 8 but its mesh "
+                      "has 4 instances on X") != std::string::npos,
+             msg.c_str());
+    QVERIFY2(msg.find("compute level 'MAC': spatial factors on X above it multiply to 8") !=
+                 std::string::npos,
+             msg.c_str());
+}
+
+// The figures in the tests below are timeloop-model 0fc43fb's for the same
+// mappings (exported with export-timeloop); where the model once counted
+// otherwise, the comment says what it counted.
+
+// Timeloop checks fan-outs cumulatively: at every level, the spatial factors
+// of the levels above multiply to at most its mesh. GLB fans out 4 ways, but
+// with DRAM's 2-way fan-out unused, K = 8 at GLB fits the 8 Buffers (the model
+// once refused it); its mapper keeps each level within its own fan-out, and so
+// does the map space. Spatial factors at a level without fan-out are refused.
+void TestModel::fanoutCheckedAsTimeloopChecksIt() {
+    const Architecture a = hierarchy({level("DRAM", LevelClass::DRAM, 0, 1, 1, 100.0),
+                                      level("GLB", LevelClass::SRAM, 4096, 2, 1, 10.0),
+                                      level("Buffer", LevelClass::RegFile, 64, 8, 1, 1.0)},
+                                     8);
+    const Problem p = conv1dK(8, 16, 3);
+    const int K = p.dimIndex("K");
+    Mapping m = makeTrivialMapping(p, a);
+    m.levels[0].temporal[p.dimIndex("P")] = 16;
+    m.levels[1].spatialX[K] = 8;
+    m.levels[2].temporal[p.dimIndex("R")] = 3;
+    Evaluation e = evaluate(p, a, m);
+    QVERIFY2(e.valid, joined(e, p, a).c_str());
+    QCOMPARE(e.levels[2].utilizedInstances, 8);
+    QCOMPARE(e.levels[0].tensors[p.tensorIndex("Weights")].reads, 24);
+    QCOMPARE(e.levels[2].tensors[p.tensorIndex("Inputs")].fills, 18);
+    const MapSpace space(p, a);
+    QVERIFY(!space.isLegal(m, e));
+    // 4 on X above GLB's 2 instances.
+    m.levels[1].spatialX[K] = 2;
+    m.levels[0].spatialX[K] = 4;
+    e = evaluate(p, a, m);
+    QVERIFY(!e.valid);
+    QVERIFY2(joined(e, p, a).find("level 'GLB': spatial factors on X above it multiply to 4 but "
+                                  "its mesh has 2 instances on X") != std::string::npos,
+             joined(e, p, a).c_str());
+    // Buffer does not fan out (8 MACs under 8 Buffers).
+    m.levels[0].spatialX[K] = 1;
+    m.levels[1].spatialX[K] = 4;
+    m.levels[2].spatialX[K] = 2;
+    e = evaluate(p, a, m);
+    QVERIFY(hasViolation(e, ViolationKind::NoFanout));
+}
+
+// Spatial halo: P (2) and R (4) fan out to 8 PEs that each hold one input
+// word; child (p, r) needs word p + r, so 5 distinct words feed 8 PEs. DRAM
+// reads 5 per step, 80 over 16 steps (the model once read every child's
+// tile: 128).
+void TestModel::spatialHaloReadsDistinctWindows() {
+    const Architecture a = twoLevelArray(8);
+    const Problem p = conv1dK(2, 16, 4);
+    const int P = p.dimIndex("P"), R = p.dimIndex("R"), in = p.tensorIndex("Inputs");
+    for (const bool pOuter : {true, false}) {
+        Mapping m = makeTrivialMapping(p, a);
+        m.levels[0].temporal[p.dimIndex("K")] = 2;
+        m.levels[0].temporal[P] = 8;
+        setOrder(m.levels[0], p, {"K", "P"});
+        m.levels[0].spatialX[P] = 2;
+        m.levels[0].spatialX[R] = 4;
+        setOrder(m.levels[0], p, {"K", "P"});
+        std::vector<int> so = pOuter ? std::vector<int>{P, R} : std::vector<int>{R, P};
+        for (int d = 0; d < p.numDims(); ++d)
+            if (d != P && d != R)
+                so.push_back(d);
+        for (int i = 0; i < p.numDims(); ++i)
+            m.levels[0].spatialOrder[i] = static_cast<std::uint8_t>(so[i]);
+        const Evaluation e = evaluate(p, a, m);
+        QVERIFY2(e.valid, joined(e, p, a).c_str());
+        QCOMPARE(e.levels[0].tensors[in].reads, 80);
+        QCOMPARE(e.levels[1].tensors[in].fills, 16);
+        QCOMPARE(e.levels[0].tensors[p.tensorIndex("Weights")].reads, 8);
+    }
+}
+
+// Timeloop runs step 0 and step 1 of each loop and compares each tile with
+// the one before; a step reuses the overlap only when it moves the tile as
+// step 0 of the innermost loop above did. GLB's P (2) then DRAM's P (8): the
+// DRAM step moves the window by 1, as GLB's does, so every step fetches one
+// word (18 in all; the model once refetched whole windows at DRAM steps: 32).
+// With 4 x 4, a DRAM step moves it by 4 - 3 = 1 from GLB's step 1 (where
+// Timeloop compares), not by GLB's 1 from step 3: whole windows, 24.
+void TestModel::slidingReuseAcrossOuterSteps() {
+    const Architecture a = hierarchy({level("DRAM", LevelClass::DRAM, 0, 1, 1, 100.0),
+                                      level("GLB", LevelClass::SRAM, 4096, 1, 1, 10.0),
+                                      level("Buffer", LevelClass::RegFile, 64, 1, 1, 1.0)},
+                                     1);
+    const Problem p = conv1dK(1, 16, 3);
+    const int P = p.dimIndex("P"), in = p.tensorIndex("Inputs");
+    for (const auto& [glb, fills] : {std::pair{2, 18}, std::pair{4, 24}}) {
+        Mapping m = makeTrivialMapping(p, a);
+        m.levels[0].temporal[P] = 16 / glb;
+        m.levels[1].temporal[P] = static_cast<std::uint32_t>(glb);
+        m.levels[1].setKeep(in, false);
+        m.levels[2].temporal[p.dimIndex("R")] = 3;
+        const Evaluation e = evaluate(p, a, m);
+        QVERIFY2(e.valid, joined(e, p, a).c_str());
+        QCOMPARE(e.levels[2].tensors[in].fills, std::int64_t(fills));
+        QCOMPARE(e.levels[0].tensors[in].reads, std::int64_t(fills));
+    }
+}
+
+// Four MACs share one input word (K fans out); while K steps the word does
+// not change, and each MAC gets it from a neighbour (a link transfer). The
+// Buffer reads it at R steps (32) and once at the start: P steps move it by
+// +1 from R's step 1, where Timeloop compares, which is no move at all. 33
+// reads, not one per cycle (96). Weights change every cycle: 384.
+void TestModel::unchangedOperandCrossesMacLinks() {
+    const Architecture a = hierarchy({level("DRAM", LevelClass::DRAM, 0, 1, 1, 100.0),
+                                      level("Buffer", LevelClass::RegFile, 64, 1, 1, 1.0)},
+                                     4);
+    const Problem p = conv1dK(8, 16, 3);
+    Mapping m = makeTrivialMapping(p, a);
+    m.levels[0].temporal[p.dimIndex("P")] = 16;
+    m.levels[0].temporal[p.dimIndex("R")] = 3;
+    setOrder(m.levels[0], p, {"P", "R"});
+    m.levels[1].temporal[p.dimIndex("K")] = 2;
+    m.levels[1].spatialX[p.dimIndex("K")] = 4;
+    const Evaluation e = evaluate(p, a, m);
+    QVERIFY2(e.valid, joined(e, p, a).c_str());
+    QCOMPARE(e.cycles, 96);
+    QCOMPARE(e.levels[1].tensors[p.tensorIndex("Inputs")].reads, 33);
+    QCOMPARE(e.levels[1].tensors[p.tensorIndex("Weights")].reads, 384);
+    QCOMPARE(e.levels[1].tensors[p.tensorIndex("Outputs")].reads, 256);
+}
+
+// Eyeriss' diagonal reuse: R fans out on Y to 3 PEs; as P steps, PE r needs
+// the word PE r + 1 had, and gets it over a link. DRAM reads 34 input words,
+// not 3 x 32; each PE's buffer reads its 32 operands plus the words it sends
+// to its neighbour (21 each on average) and fills 32.
+void TestModel::diagonalReuseOverPeLinks() {
+    const Architecture a = hierarchy({level("DRAM", LevelClass::DRAM, 0, 1, 1, 100.0),
+                                      level("Buffer", LevelClass::RegFile, 64, 1, 3, 1.0)},
+                                     1, 3);
+    const Problem p = conv1dK(2, 16, 3);
+    const int in = p.tensorIndex("Inputs");
+    Mapping m = makeTrivialMapping(p, a);
+    m.levels[0].temporal[p.dimIndex("K")] = 2;
+    m.levels[0].temporal[p.dimIndex("P")] = 16;
+    setOrder(m.levels[0], p, {"K", "P"});
+    m.levels[0].spatialY[p.dimIndex("R")] = 3;
+    const Evaluation e = evaluate(p, a, m);
+    QVERIFY2(e.valid, joined(e, p, a).c_str());
+    QCOMPARE(e.levels[0].tensors[in].reads, 34);
+    QCOMPARE(e.levels[1].tensors[in].reads, 53);
+    QCOMPARE(e.levels[1].tensors[in].fills, 32);
+}
+
+// A level that bypasses a tensor is taken out after the analysis: the level
+// above reads what the bypassing level would have served, with its multicast
+// (the halo above: still 80 words, now straight to the MACs).
+void TestModel::bypassKeepsParentMulticast() {
+    const Architecture a = twoLevelArray(8);
+    const Problem p = conv1dK(2, 16, 4);
+    const int P = p.dimIndex("P"), in = p.tensorIndex("Inputs");
+    Mapping m = makeTrivialMapping(p, a);
+    m.levels[0].temporal[p.dimIndex("K")] = 2;
+    m.levels[0].temporal[P] = 8;
+    setOrder(m.levels[0], p, {"K", "P"});
+    m.levels[0].spatialX[P] = 2;
+    m.levels[0].spatialX[p.dimIndex("R")] = 4;
+    m.levels[1].setKeep(in, false);
+    const Evaluation e = evaluate(p, a, m);
+    QVERIFY2(e.valid, joined(e, p, a).c_str());
+    QCOMPARE(e.levels[0].tensors[in].reads, 80);
+    QVERIFY(!e.levels[1].tensors[in].kept);
+}
+
+// Timeloop divides the compute cycles by a slowdown (bandwidth over the
+// summed words per cycle); in floating point that is 1701 cycles here where
+// reads over bandwidth (17 / 0.01) would say 1700.
+void TestModel::bandwidthCyclesRoundAsTimeloop() {
+    Architecture a = twoLevelArray(1);
+    a.levels[1].readBandwidth = 0.01;
+    const Problem p = conv1dK(1, 1, 6);
+    Mapping m = makeTrivialMapping(p, a);
+    m.levels[1].temporal[p.dimIndex("R")] = 6;
+    const Evaluation e = evaluate(p, a, m);
+    QVERIFY2(e.valid, joined(e, p, a).c_str());
+    std::int64_t reads = 0;
+    for (int t = 0; t < p.numTensors(); ++t)
+        reads += e.levels[1].tensors[t].reads;
+    QCOMPARE(reads, 17);
+    QCOMPARE(e.cycles, 1701);
 }
 
 // accel_a's L2 fans out 16 x 16 to L1. Q = 28 spread as 14 on X and 2 on Y

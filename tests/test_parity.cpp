@@ -44,7 +44,7 @@ std::string num(double v) {
 
 bool isFanout(mw::ViolationKind k) {
     return k == mw::ViolationKind::FanoutX || k == mw::ViolationKind::FanoutY ||
-           k == mw::ViolationKind::SplitAxes;
+           k == mw::ViolationKind::NoFanout || k == mw::ViolationKind::SplitAxes;
 }
 
 } // namespace

@@ -369,7 +369,11 @@ bool MapSpace::meetsConstraints(const Mapping& m) const {
 }
 
 bool MapSpace::isLegal(const Mapping& m, Evaluation& scratch) const {
-    return meetsConstraints(m) && mw::isLegal(*problem_, *arch_, m, scratch);
+    // The model accepts what timeloop-model accepts: fan-outs checked
+    // cumulatively, so a level's spatial factor may exceed its own fan-out
+    // when the levels above leave room. Timeloop's mapper (its Uber map
+    // space) keeps each level within its own fan-out, and so does this one.
+    return meetsConstraints(m) && fanoutsFit(m) && mw::isLegal(*problem_, *arch_, m, scratch);
 }
 
 bool MapSpace::isLegalQuick(const Mapping& m) const {

@@ -3,7 +3,10 @@
 // dimension's bound is split by allocating its prime factors to slots (a
 // level's temporal loop, or its X or Y fan-out), so every move keeps the
 // products exact. Each level has a loop order, and keeps or bypasses each
-// tensor. User constraints narrow the space.
+// tensor. User constraints narrow the space. It is Timeloop's mapper's space:
+// one spatial factor per dimension and level, and each level's spatial
+// factors within its own fan-out (the model, like timeloop-model, also
+// accepts mappings that borrow fan-out the levels above leave unused).
 #include "arch/architecture.h"
 #include "mapping/mapping.h"
 #include "model/evaluation.h"
@@ -102,7 +105,8 @@ class MapSpace {
     // Rejection sampling: a mapping that is legal, or false after maxTries.
     bool sampleLegal(Rng& rng, Mapping& out, Evaluation& scratch, int maxTries = 100000) const;
 
-    // Constraints respected and the model finds no violation (costs not computed).
+    // Constraints respected, fan-outs within each level, and the model finds
+    // no violation (costs not computed).
     bool isLegal(const Mapping& m, Evaluation& scratch) const;
     bool meetsConstraints(const Mapping& m) const;
     // The same answer as isLegal for mappings whose factors sit in the space's

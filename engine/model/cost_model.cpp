@@ -1,5 +1,7 @@
 #include "model/cost_model.h"
 
+#include "model/loop_nest.h"
+
 #include "arch/architecture.h"
 #include "mapping/mapping.h"
 #include "workload/problem.h"
@@ -8,30 +10,24 @@
 #include <cmath>
 #include <cstdlib>
 
-// Semantics (Timeloop v0.4, dense):
+// Semantics: Timeloop 0fc43fb's, for dense tensor algebra. Legality and
+// tiles are here; what moves between levels is counted in data_movement.cpp
+// (the nest analysis in closed form); cycles and energy are here again:
 //
-// * The loop nest runs, from outside in: for each storage level its temporal
-//   loops, then its spatial loops (the fan-out to its children). A level's tile of
-//   a tensor is the bounding box of the coordinates touched by every loop inside
-//   it, so sliding windows give overlapping tiles (P + R - 1 and the like).
-// * Fills of a kept tile are the words that are new at each iteration of the
-//   temporal loops above the level. Only steps of the innermost of those loops
-//   reuse a partially overlapping previous tile (the sliding-window delta); a
-//   step of any outer loop that changes the tile refetches it whole, and steps
-//   that touch only dimensions the tensor ignores fetch nothing. This is what
-//   Timeloop's delta analysis reports, and what its reference outputs show.
-// * Read-only tensors: a parent is read once per word its children fill,
-//   divided by the multicast factor (spatial factors of dimensions the tensor
-//   ignores, between the parent and the child). The innermost keeper is read
-//   once per MAC, again divided by the multicast to MACs.
-// * Read-write tensors: children send every tile they drain up as updates
-//   (spatially reduced over dimensions the tensor ignores). The first update of
-//   each word needs no read, so reads = updates - first touches, and a child's
-//   fills are its drained tiles minus its first touches.
+// * Legality: factors multiply to the bounds, loop orders are permutations,
+//   one spatial factor per dimension and level, spatial loops only at levels
+//   that fan out, and fan-outs checked as Timeloop checks them: at every
+//   level (and at the MACs), the spatial factors of all levels above it
+//   multiply to at most its mesh on each axis. A level's own factor may thus
+//   exceed its own fan-out when the levels above leave room.
+// * A level's tile of a tensor is the bounding box of the coordinates touched
+//   by every loop inside it (sliding windows give P + R - 1 and the like).
+// * Cycles: temporal iterations, stretched where a level's read or write
+//   bandwidth (words per cycle per instance) cannot keep up, computed in
+//   Timeloop's floating-point order so that the rounding agrees.
 // * Energy: per tensor and action, scalar accesses rounded up to whole vector
-//   accesses of blockSize words, times the vector energy, over all utilized instances, plus leakage
-//   per utilized instance and cycle. Cycles: temporal iterations, stretched where a level's
-//   bandwidth cannot keep up.
+//   accesses of blockSize words, times the vector energy, over all utilized
+//   instances; leakage per utilized instance and cycle.
 
 namespace mw {
 
@@ -39,39 +35,8 @@ namespace {
 
 using i64 = std::int64_t;
 
-struct TemporalLoop {
-    int dim;
-    int level;
-    i64 factor;
-    i64 stride; // coordinate step of one iteration: product of the factors inside
-};
-
-// Words that are new when a tile of extents `ext` shifts by `shift` along dim.
-i64 slidingDelta(const DataSpace& ds, const i64* rankExtent, i64 tile, int dim, i64 shift) {
-    i64 overlap = 1;
-    for (int r = 0; r < ds.numRanks; ++r) {
-        const Rank& rank = ds.ranks[r];
-        i64 move = 0;
-        for (int i = 0; i < rank.numTerms; ++i)
-            if (rank.terms[i].dim == dim)
-                move += std::abs(rank.terms[i].coef) * shift;
-        const i64 keep = rankExtent[r] - move;
-        if (keep <= 0)
-            return tile;
-        overlap *= keep;
-    }
-    return tile - overlap;
-}
-
-// Level count, loop orders, zero factors, fan-outs, factor products and the
-// outermost level keeping everything, in one pass. Fills the per-level factor
-// products the model needs (ext, spatial factors above and below each level).
-struct Factors {
-    i64 ext[kMaxLevels + 1][kMaxDims];     // coordinates of d covered inside level l
-    i64 spBelow[kMaxLevels + 1][kMaxDims]; // spatial factors of d at level l and inside
-    i64 temporalAll[kMaxDims];             // temporal factors of d over all levels
-    i64 fanout[kMaxLevels];                // spatial factors of level l, all dimensions
-};
+using model_detail::Factors;
+using model_detail::LoopNest;
 
 Violation violation(ViolationKind kind, int level, int tensor, int dim, i64 needed, i64 available) {
     Violation v;
@@ -93,6 +58,7 @@ bool checkAndFactor(const Problem& p, const Architecture& a, const Mapping& m, E
         return false;
     }
     const std::uint32_t all = (1u << D) - 1;
+    bool malformed = false; // tiles cannot be computed
     for (int d = 0; d < D; ++d) {
         f.ext[L][d] = 1;
         f.spBelow[L][d] = 1;
@@ -119,22 +85,42 @@ bool checkAndFactor(const Problem& p, const Architecture& a, const Mapping& m, E
                 out.addViolation(violation(ViolationKind::SplitAxes, l, -1, i, x, y));
         }
         f.fanout[l] = fx * fy;
-        if (seen != (all | (all << 16)))
+        if (seen != (all | (all << 16))) {
             out.addViolation(violation(ViolationKind::BadPermutation, l, -1, -1, 0, 0));
-        if (fx != 0 && fy != 0) { // zero factors are reported with the products below
-            // fx > childMesh / ownMesh, without dividing on the hot path.
+            malformed = true;
+        }
+        // Timeloop has no spatial loops at a level whose children are as
+        // many as its instances.
+        if (f.fanout[l] > 1 && a.fanoutX(l) * a.fanoutY(l) == 1)
+            out.addViolation(violation(ViolationKind::NoFanout, l, -1, -1, std::max(fx, fy), 1));
+    }
+    // Fan-outs as Timeloop checks them: below every level, the spatial
+    // factors of all levels above multiply to at most its mesh per axis.
+    {
+        constexpr i64 cap = i64(1) << 40; // saturate: absurd factors stay absurd
+        i64 cumX = 1, cumY = 1;
+        for (int l = 0; l < L; ++l) {
+            const LevelMapping& lm = m.levels[l];
+            auto grow = [](i64 cum, i64 factor) {
+                return factor <= 1 ? cum : factor >= cap / cum ? cap : cum * factor;
+            };
+            for (int d = 0; d < D; ++d) {
+                cumX = grow(cumX, lm.spatialX[d]);
+                cumY = grow(cumY, lm.spatialY[d]);
+            }
             const bool inner = l + 1 < L;
-            const i64 childX = inner ? a.levels[l + 1].meshX : a.compute.meshX;
-            const i64 childY = inner ? a.levels[l + 1].meshY : a.compute.meshY;
-            if (fx * a.levels[l].meshX > childX)
-                out.addViolation(violation(ViolationKind::FanoutX, l, -1, -1, fx, a.fanoutX(l)));
-            if (fy * a.levels[l].meshY > childY)
-                out.addViolation(violation(ViolationKind::FanoutY, l, -1, -1, fy, a.fanoutY(l)));
+            const i64 meshX = inner ? a.levels[l + 1].meshX : a.compute.meshX;
+            const i64 meshY = inner ? a.levels[l + 1].meshY : a.compute.meshY;
+            if (cumX > meshX)
+                out.addViolation(violation(ViolationKind::FanoutX, l + 1, -1, -1, cumX, meshX));
+            if (cumY > meshY)
+                out.addViolation(violation(ViolationKind::FanoutY, l + 1, -1, -1, cumY, meshY));
         }
     }
     for (int d = 0; d < D; ++d) {
         if (f.ext[0][d] == p.dims[d].bound)
             continue;
+        malformed = true;
         // A zero factor zeroes the product; name it rather than the product.
         bool zero = false;
         for (int l = 0; l < L; ++l) {
@@ -151,9 +137,10 @@ bool checkAndFactor(const Problem& p, const Architecture& a, const Mapping& m, E
     for (int t = 0; t < p.numTensors(); ++t)
         if (!m.levels[0].keeps(t))
             out.addViolation(violation(ViolationKind::OutermostMustKeep, 0, t, -1, 0, 0));
-    if (out.numViolations > 0)
-        return false;
-    return true;
+    // Tiles (and so capacities) are well defined unless factors or orders
+    // are malformed; fan-out violations leave them so, and Timeloop reports
+    // an inner level's capacity before an outer level's fan-out.
+    return !malformed;
 }
 
 } // namespace
@@ -197,46 +184,10 @@ void evaluateImpl(const Problem& p, const Architecture& a, const Mapping& m, Eva
     if (!checkAndFactor(p, a, m, out, f))
         return;
     const auto& ext = f.ext;
-    // Coordinates of d one instance of level l covers over the whole run.
-    auto perInstance = [&f](int l, int d) { return f.temporalAll[d] * f.spBelow[l][d]; };
 
-    // Non-unit temporal loops, innermost first; loops above level k are the
-    // suffix starting at firstAbove[k].
-    TemporalLoop loops[kMaxLevels * kMaxDims];
-    i64 outerProduct[kMaxLevels * kMaxDims + 1]; // product of the factors of loops outside loop i
-    int firstAbove[kMaxLevels + 1];
-    int numLoops = 0;
-    i64 computeCycles = 1;
-    for (int l = L - 1; l >= 0 && !legalityOnly; --l) { // legality needs no loops
-        firstAbove[l + 1] = numLoops;
-        const LevelMapping& lm = m.levels[l];
-        for (int i = D - 1; i >= 0; --i) {
-            const int d = lm.order[i];
-            const i64 factor = lm.temporal[d];
-            if (factor <= 1)
-                continue;
-            loops[numLoops++] = {d, l, factor, ext[l + 1][d] * lm.spatialX[d] * lm.spatialY[d]};
-            computeCycles *= factor;
-        }
-    }
-    firstAbove[0] = numLoops;
-    {
-        i64 prod = 1;
-        for (int i = numLoops - 1; i >= 0; --i) {
-            outerProduct[i] = prod;
-            prod *= loops[i].factor;
-        }
-    }
-    // outerProduct[i - 1] = product of the factors of loops i and outward.
-    auto fromLoop = [&](int i) { return i == 0 ? computeCycles : outerProduct[i - 1]; };
-    i64 macsUsed = 1;
-    for (int l = 0; l < L; ++l)
-        macsUsed *= f.fanout[l];
-    out.utilizedMacs = macsUsed;
-    out.computeCycles = computeCycles;
-
-    // Tiles, first touches and words entering each kept tile over the run.
-    i64 transfers[kMaxLevels][kMaxTensors];
+    // Tiles of every tensor at every level (the data movement needs the
+    // bypassed ones too), and capacities of the kept ones.
+    model_detail::Tiles tiles;
     i64 instances = 1; // utilized instances of level l: fan-outs above it
     for (int l = 0; l < L; ++l) {
         LevelStats& ls = out.levels[l];
@@ -244,33 +195,21 @@ void evaluateImpl(const Problem& p, const Architecture& a, const Mapping& m, Eva
         instances *= f.fanout[l];
         const std::uint8_t keepMask = m.levels[l].keepMask;
         for (int t = 0; t < T; ++t) {
-            if (!((keepMask >> t) & 1u))
-                continue;
-            TensorLevelStats& ts = ls.tensors[t];
-            ts.kept = true;
             const DataSpace& ds = p.tensors[t];
-            i64 rankExtent[kMaxRanks];
-            i64 tile = 1, first = 1;
+            i64 tile = 1;
             for (int r = 0; r < ds.numRanks; ++r) {
                 const Rank& rank = ds.ranks[r];
                 i64 e = 1;
                 for (int i = 0; i < rank.numTerms; ++i)
                     e += std::abs(rank.terms[i].coef) * (ext[l][rank.terms[i].dim] - 1);
-                rankExtent[r] = e;
+                tiles.extent[l][t][r] = e;
                 tile *= e;
-                if (!ds.readWrite) // first touches only matter for partial results
-                    continue;
-                if (rank.numTerms == 1) {
-                    // One-term coordinates touch exactly as many values as iterations.
-                    first *= perInstance(l, rank.terms[0].dim);
-                } else {
-                    i64 span = 1;
-                    for (int i = 0; i < rank.numTerms; ++i)
-                        span +=
-                            std::abs(rank.terms[i].coef) * (perInstance(l, rank.terms[i].dim) - 1);
-                    first *= span;
-                }
             }
+            tiles.size[l][t] = tile;
+            if (!((keepMask >> t) & 1u))
+                continue;
+            TensorLevelStats& ts = ls.tensors[t];
+            ts.kept = true;
             // A sparse tensor is stored compressed: its expected nonzeros. (Its
             // traffic is scaled once the dense counts are known, below.)
             const i64 stored =
@@ -278,27 +217,7 @@ void evaluateImpl(const Problem& p, const Architecture& a, const Mapping& m, Eva
                     ? std::max<i64>(1, static_cast<i64>(std::ceil(double(tile) * ds.density)))
                     : tile;
             ts.tile = stored;
-            ts.firstTouches = ds.readWrite ? first : 0;
             ls.capacityUsed += stored;
-
-            i64 moved = tile;
-            const int i0 = legalityOnly ? numLoops : firstAbove[l]; // legality needs no fills
-            if (i0 < numLoops) {
-                const TemporalLoop& in = loops[i0];
-                // From the first loop (outside the innermost) at which the tile has
-                // changed, every step refetches it: those steps number
-                // (product of the factors from there outward) - 1.
-                int j = i0 + 1;
-                if ((ds.dimMask >> in.dim) & 1u)
-                    moved += (in.factor - 1) * outerProduct[i0] *
-                             slidingDelta(ds, rankExtent, tile, in.dim, in.stride);
-                else
-                    while (j < numLoops && !((ds.dimMask >> loops[j].dim) & 1u))
-                        ++j;
-                if (j < numLoops)
-                    moved += (fromLoop(j) - 1) * tile;
-            }
-            transfers[l][t] = moved;
         }
         const StorageLevel& s = a.levels[l];
         if (l > 0 && !s.unbounded() &&
@@ -317,71 +236,16 @@ void evaluateImpl(const Problem& p, const Architecture& a, const Mapping& m, Eva
                     violation(ViolationKind::Capacity, l, -1, -1, ls.capacityUsed, available));
         }
     }
-
+    out.utilizedMacs = instances;
     if (legalityOnly || !out.valid)
         return;
 
-    // Fan-out of level l over the dimensions tensor t depends on: its children
-    // with distinct words of t (the others share them by multicast or reduction).
-    i64 distinctFanout[kMaxLevels][kMaxTensors];
-    i64 sharedFanout[kMaxLevels][kMaxTensors]; // the rest of the fan-out
-    for (int l = 0; l < L; ++l)
-        for (int t = 0; t < T; ++t) {
-            i64 n = 1, shared = 1;
-            if (f.fanout[l] > 1) {
-                const std::uint32_t mask = p.tensors[t].dimMask;
-                for (int d = 0; d < D; ++d) {
-                    const i64 xy = i64(m.levels[l].spatialX[d]) * m.levels[l].spatialY[d];
-                    ((mask >> d) & 1u ? n : shared) *= xy;
-                }
-            }
-            distinctFanout[l][t] = n;
-            sharedFanout[l][t] = shared;
-        }
-
-    // Walk each tensor's chain of keepers from the outermost level inwards.
-    for (int t = 0; t < T; ++t) {
-        const DataSpace& ds = p.tensors[t];
-        int parent = 0;
-        for (;;) {
-            int child = parent + 1;
-            while (child < L && !m.levels[child].keeps(t))
-                ++child;
-            // Children of one parent instance that hold distinct words of t: the
-            // others share them (multicast on the way down, reduction on the way up).
-            i64 distinct = 1, shared = 1;
-            for (int l = parent; l < child; ++l) {
-                distinct *= distinctFanout[l][t];
-                shared *= sharedFanout[l][t];
-            }
-            TensorLevelStats& ps = out.levels[parent].tensors[t];
-            ps.sharedBy = shared;
-            if (child == L) {
-                // The compute level: one operand access per MAC over the run.
-                i64 accesses = 1;
-                for (int d = 0; d < D; ++d)
-                    accesses *= (ds.dimMask >> d) & 1u ? perInstance(parent, d) : f.temporalAll[d];
-                if (ds.readWrite) {
-                    ps.updates = accesses;
-                    ps.reads = accesses - ps.firstTouches;
-                } else {
-                    ps.reads = accesses;
-                }
-                break;
-            }
-            TensorLevelStats& cs = out.levels[child].tensors[t];
-            const i64 moved = transfers[child][t];
-            if (ds.readWrite) {
-                cs.fills = moved - cs.firstTouches;
-                ps.updates = moved * distinct;
-                ps.reads = ps.updates - ps.firstTouches;
-            } else {
-                cs.fills = moved;
-                ps.reads = moved * distinct;
-            }
-            parent = child;
-        }
-    }
+    LoopNest nest;
+    model_detail::buildLoopNest(p, a, m, f, nest);
+    i64 computeCycles = nest.computeCycles;
+    out.computeCycles = computeCycles;
+    for (int t = 0; t < T; ++t)
+        model_detail::countDataMovement(p, a, m, f, tiles, nest, t, out);
 
     // Sparsity, as expected values (the map-space study's model): compressed
     // tensors move only their nonzeros, and a MAC with a zero operand is
@@ -408,22 +272,27 @@ void evaluateImpl(const Problem& p, const Architecture& a, const Mapping& m, Eva
     }
 
     // Cycles: compute, stretched by any level whose bandwidth cannot keep up.
+    // Timeloop sums each tensor's words per compute cycle and divides the
+    // compute cycles by the resulting slowdown; the same operations in the
+    // same order round the same way.
     i64 cycles = computeCycles;
+    const double cc = double(computeCycles);
     for (int l = 0; l < L; ++l) {
         const StorageLevel& s = a.levels[l];
         LevelStats& ls = out.levels[l];
         i64 need = computeCycles;
         if (s.readBandwidth > 0 || s.writeBandwidth > 0) {
-            i64 reads = 0, writes = 0;
+            double readRate = 0.0, writeRate = 0.0;
             for (int t = 0; t < T; ++t) {
-                reads += ls.tensors[t].reads;
-                writes += ls.tensors[t].fills + ls.tensors[t].updates;
+                readRate += double(ls.tensors[t].reads) / cc;
+                writeRate += double(ls.tensors[t].fills + ls.tensors[t].updates) / cc;
             }
-            if (s.readBandwidth > 0)
-                need = std::max(need, static_cast<i64>(std::ceil(double(reads) / s.readBandwidth)));
-            if (s.writeBandwidth > 0)
-                need =
-                    std::max(need, static_cast<i64>(std::ceil(double(writes) / s.writeBandwidth)));
+            double slowdown = 1.0;
+            if (s.readBandwidth > 0 && s.readBandwidth < readRate)
+                slowdown = std::min(slowdown, s.readBandwidth / readRate);
+            if (s.writeBandwidth > 0 && s.writeBandwidth < writeRate)
+                slowdown = std::min(slowdown, s.writeBandwidth / writeRate);
+            need = static_cast<i64>(std::ceil(cc / slowdown));
         }
         ls.cycles = need;
         cycles = std::max(cycles, need);

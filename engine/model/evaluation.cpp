@@ -9,6 +9,8 @@ namespace {
 std::string levelName(const Architecture& a, int l) {
     if (l >= 0 && l < a.numLevels())
         return "level '" + a.levels[l].name + "'";
+    if (l == a.numLevels())
+        return "compute level '" + a.compute.name + "'";
     return "level " + std::to_string(l);
 }
 std::string dimName(const Problem& p, int d) {
@@ -35,11 +37,14 @@ std::string describe(const Violation& v, const Problem& p, const Architecture& a
         return levelName(a, v.level) +
                ": loop order is not a permutation of the problem's dimensions";
     case ViolationKind::FanoutX:
-        return levelName(a, v.level) + ": spatial factors on X multiply to " + need +
-               " but the fan-out on X is " + have;
+        return levelName(a, v.level) + ": spatial factors on X above it multiply to " + need +
+               " but its mesh has " + have + " instances on X";
     case ViolationKind::FanoutY:
-        return levelName(a, v.level) + ": spatial factors on Y multiply to " + need +
-               " but the fan-out on Y is " + have;
+        return levelName(a, v.level) + ": spatial factors on Y above it multiply to " + need +
+               " but its mesh has " + have + " instances on Y";
+    case ViolationKind::NoFanout:
+        return levelName(a, v.level) + ": spatial factor " + need +
+               " but the level does not fan out (its children are as many as its instances)";
     case ViolationKind::SplitAxes:
         return levelName(a, v.level) + ": dimension " + dimName(p, v.dim) +
                " fans out on both X (" + need + ") and Y (" + have +

@@ -19,13 +19,16 @@ enum class ViolationKind : std::uint8_t {
     ZeroFactor,       // a loop factor of 0
     FactorProduct,    // factors of a dimension do not multiply to its bound
     BadPermutation,   // a level's loop order is not a permutation of the dimensions
-    FanoutX,          // spatial factors on X exceed the level's fan-out
-    FanoutY,          // spatial factors on Y exceed the level's fan-out
+    FanoutX,          // spatial factors on X above a level exceed its mesh
+    FanoutY,          // spatial factors on Y above a level exceed its mesh
+    NoFanout,         // spatial factors at a level that does not fan out
     SplitAxes,        // one dimension fans out on both X and Y of one level (not Timeloop's)
     Capacity,         // kept tiles overflow the level (needed vs available words)
     OutermostMustKeep // the outermost level must keep every tensor
 };
 
+// `level` indexes Architecture::levels; for fan-outs it is the level whose
+// mesh is exceeded, and numLevels() stands for the compute level.
 struct Violation {
     ViolationKind kind = ViolationKind::FactorProduct;
     std::int8_t level = -1;

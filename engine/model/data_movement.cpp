@@ -1,0 +1,705 @@
+// What moves between levels, counted as Timeloop 0fc43fb counts it.
+//
+// Timeloop's nest analysis walks the loop nest (loops of factor 1 left out)
+// and, at each storage level's outermost loop, takes the *delta* between the
+// tile a child instance holds at one iteration and the one it held at the
+// last: words that are new there are fetched from the parent. It does not
+// run every iteration. Each loop runs its iteration 0, then its iteration 1
+// stands for all the others (weighted by factor - 1); across its parent's
+// iterations the comparison is with the tile of that iteration 1. Spatial
+// loops run the first child only; child k's delta is the first child's,
+// translated by k's offset. The rules below are that walk in closed form.
+//
+// * Temporal reuse. Over the loops above a child (innermost first, factors
+//   n_j, tile displacement v_j per step in the tensor's coordinates) the walk
+//   is a binary counter, each step j moving the tile by
+//   tau_j = v_j - (v_0 + ... + v_{j-1}). A delta subtracts the previous tile
+//   only while the translation repeats the one before it (Timeloop resets on a
+//   change of stride): so step 0 always fetches the tile minus its overlap
+//   with the tile moved back by tau_0, and step j > 0 fetches the same only
+//   if tau_j == tau_0, else the whole tile.
+// * Multicast and spatial halo. Children whose deltas are equal are served
+//   by one read of the parent; deltas are equal when the children's offsets
+//   are, so the reads are the number of distinct offsets, not the spatial
+//   factors of the dimensions the tensor depends on (two spatial loops
+//   sliding one coordinate, P and R, give P + R - 1 distinct windows).
+// * Link transfers. A child whose new delta equals the last delta of a grid
+//   neighbour (one step along X or Y on the level's grid, which is the
+//   physical fan-out or the logical one if larger, children numbered
+//   row-major in nest order) gets it over a link, when that lowers the
+//   parent's reads. Between MACs this is how an operand that did not change
+//   is not read again; between PEs it is Eyeriss' diagonal input reuse.
+// * Collapse. Tiles of levels that bypass the tensor are removed after the
+//   fact: the parent's reads are rescaled to the bypassed level's reads (its
+//   multicast kept), and its link transfers dropped. Fills are the parent's
+//   deliveries (multicast included) per child instance plus link transfers
+//   received; partial results skip the first read and fill of each word
+//   (Timeloop's partition size, per instance).
+
+#include "arch/architecture.h"
+#include "mapping/mapping.h"
+#include "model/evaluation.h"
+#include "model/loop_nest.h"
+#include "workload/problem.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+#include <vector>
+
+namespace mw::model_detail {
+
+namespace {
+
+// A displacement in one tensor's coordinates, one entry per rank.
+struct Disp {
+    i64 r[kMaxRanks];
+};
+
+bool sameDisp(const Disp& a, const Disp& b, int R) {
+    for (int i = 0; i < R; ++i)
+        if (a.r[i] != b.r[i])
+            return false;
+    return true;
+}
+
+// Tensor t's coordinates as a table by dimension: the ranks each dimension
+// appears in, with its coefficient. Built once per tensor and evaluation, so
+// a loop's displacement costs one or two additions.
+struct Projection {
+    int R = 0;
+    int numTerms[kMaxDims];
+    struct Term {
+        int rank;
+        i64 coef;
+    } terms[kMaxDims][kMaxRanks * kMaxTerms];
+
+    Projection(const DataSpace& ds, int D) : R(ds.numRanks) {
+        for (int d = 0; d < D; ++d)
+            numTerms[d] = 0;
+        for (int r = 0; r < ds.numRanks; ++r) {
+            const Rank& rank = ds.ranks[r];
+            for (int i = 0; i < rank.numTerms; ++i) {
+                const int d = rank.terms[i].dim;
+                terms[d][numTerms[d]++] = {r, rank.terms[i].coef};
+            }
+        }
+    }
+    // Displacement when dimension `dim` steps by `step` coordinates.
+    Disp displacement(int dim, i64 step) const {
+        Disp v;
+        for (int r = 0; r < R; ++r)
+            v.r[r] = 0;
+        for (int i = 0; i < numTerms[dim]; ++i)
+            v.r[terms[dim][i].rank] += terms[dim][i].coef * step;
+        return v;
+    }
+};
+
+// Scratch for counting distinct keys; large fan-outs use a per-thread buffer
+// that grows once and is reused (no allocation in steady state).
+constexpr int kStackKeys = 4096;
+
+struct KeyBuffer {
+    i64 local[kStackKeys];
+    i64* data = local;
+    // `slot` tells apart buffers alive at the same time.
+    KeyBuffer(std::size_t n, int slot) {
+        if (n > std::size_t(kStackKeys)) {
+            thread_local std::vector<i64> big[3];
+            if (big[slot].size() < n)
+                big[slot].resize(n);
+            data = big[slot].data();
+        }
+    }
+};
+
+i64 countDistinct(i64* keys, i64 n) {
+    if (n <= 1)
+        return n;
+    std::sort(keys, keys + n);
+    i64 distinct = 1;
+    for (i64 i = 1; i < n; ++i)
+        distinct += keys[i] != keys[i - 1];
+    return distinct;
+}
+
+// The children of one level's spatial fan-out, as one tensor sees them: each
+// child's offset (the translation of its delta from the first child's), the
+// number of distinct offsets, and the link transfers a given step allows.
+class SpatialFanout {
+  public:
+    // Describes level `level`'s fan-out to tensor t's eyes.
+    void reset(const DataSpace& ds, const Projection& proj, const LoopNest& nest, int level,
+               i64 fanout) {
+        R_ = ds.numRanks;
+        n_ = nest.numSpatial[level];
+        nx_ = nest.numSpatialX[level];
+        fanout_ = fanout;
+        gridX_ = nest.gridX[level];
+        gridY_ = nest.gridY[level];
+        logicalX_ = 1;
+        distinct_ = 1;
+        keysReady_ = false;
+        numCached_ = 0;
+        unsigned seen = 0;
+        bool disjoint = true;
+        for (int s = 0; s < n_; ++s) {
+            const LoopNest::Loop& loop = nest.spatial[level][s];
+            factor_[s] = loop.factor;
+            if (s < nx_)
+                logicalX_ *= loop.factor;
+            mask_[s] = 0;
+            if (!((ds.dimMask >> loop.dim) & 1u)) {
+                for (int r = 0; r < R_; ++r)
+                    u_[s].r[r] = 0;
+                continue;
+            }
+            u_[s] = proj.displacement(loop.dim, loop.stride);
+            for (int r = 0; r < R_; ++r)
+                if (u_[s].r[r] != 0)
+                    mask_[s] |= 1u << r;
+            disjoint = disjoint && !(seen & mask_[s]);
+            seen |= mask_[s];
+            if (mask_[s])
+                distinct_ *= loop.factor;
+        }
+        if (!disjoint) { // loops sharing a rank (P and R on one input coordinate)
+            prepareKeys();
+            distinct_ = countAllDistinct();
+        }
+    }
+
+    i64 distinct() const { return distinct_; }
+
+    // Link transfers when the first child's tile moved by tau since the last
+    // delta (and the deltas have the same shape): the children served by a
+    // neighbour, and the distinct deltas left for the parent.
+    void linkTransfers(const Disp& tau, i64& served, i64& remaining) {
+        served = 0;
+        remaining = distinct_;
+        prepareKeys();
+        if (radixOverflow_)
+            return;
+        for (int r = 0; r < R_; ++r)
+            if (std::abs(tau.r[r]) > spread_[r])
+                return; // no two children's offsets differ by tau
+        const i64 key = keyOf(tau, false);
+        for (int i = 0; i < numCached_; ++i)
+            if (cachedKey_[i] == key) {
+                served = cachedServed_[i];
+                remaining = cachedRemaining_[i];
+                return;
+            }
+        if (gridX_ == logicalX_)
+            separable(key, served, remaining);
+        else
+            bruteForce(key, served, remaining);
+        if (numCached_ < kCache) {
+            cachedKey_[numCached_] = key;
+            cachedServed_[numCached_] = served;
+            cachedRemaining_[numCached_] = remaining;
+            ++numCached_;
+        }
+    }
+
+  private:
+    static constexpr int kCache = 4;
+
+    // Offsets span [lo, lo + spread] per rank. Keys encode an offset in a
+    // radix of twice the span, so a difference of keys names one difference
+    // of offsets.
+    void prepareKeys() {
+        if (keysReady_)
+            return;
+        keysReady_ = true;
+        radixOverflow_ = false;
+        i64 mult = 1;
+        for (int r = 0; r < R_; ++r) {
+            lo_[r] = 0;
+            spread_[r] = 0;
+            for (int s = 0; s < n_; ++s) {
+                const i64 span = (factor_[s] - 1) * u_[s].r[r];
+                if (span < 0)
+                    lo_[r] += span;
+                spread_[r] += std::abs(span);
+            }
+            radix_[r] = mult;
+            const i64 width = 2 * (spread_[r] + 1);
+            if (mult > (i64(1) << 62) / width)
+                radixOverflow_ = true;
+            else
+                mult *= width;
+        }
+    }
+
+    i64 keyOf(const Disp& v, bool offset) const {
+        i64 k = 0;
+        for (int r = 0; r < R_; ++r)
+            k += (offset ? v.r[r] - lo_[r] : v.r[r]) * radix_[r];
+        return k;
+    }
+
+    // Keys of the offsets of loops [from, to) over their mixed-radix index
+    // (the first loop fastest), written to keys[0 .. product).
+    i64 offsetKeys(int from, int to, i64* keys) const {
+        i64 count = 1;
+        keys[0] = 0;
+        for (int s = from; s < to; ++s) {
+            const i64 step = keyOf(u_[s], false);
+            for (i64 d = 1; d < factor_[s]; ++d)
+                for (i64 i = 0; i < count; ++i)
+                    keys[d * count + i] = keys[i] + d * step;
+            count *= factor_[s];
+        }
+        return count;
+    }
+
+    i64 countAllDistinct() {
+        if (radixOverflow_) // offsets too wide to key: counted as independent
+            return distinct_;
+        // Loops that move disjoint ranks multiply; loops sharing a rank
+        // (P and R on one input coordinate) are counted together.
+        int group[kMaxDims];
+        const unsigned* mask = mask_;
+        for (int s = 0; s < n_; ++s)
+            group[s] = s;
+        for (int s = 0; s < n_; ++s)
+            for (int q = 0; q < s; ++q)
+                if (mask[s] & mask[q]) {
+                    const int from = group[s], to = group[q];
+                    for (int z = 0; z < n_; ++z)
+                        if (group[z] == from)
+                            group[z] = to;
+                }
+        i64 total = 1;
+        for (int g = 0; g < n_; ++g) {
+            i64 members = 0, product = 1;
+            for (int s = 0; s < n_; ++s)
+                if (group[s] == g && mask[s] != 0) {
+                    ++members;
+                    product *= factor_[s];
+                }
+            if (members <= 1) {
+                total *= product;
+                continue;
+            }
+            KeyBuffer buf(std::size_t(product), 0);
+            i64 count = 1;
+            buf.data[0] = 0;
+            for (int s = 0; s < n_; ++s) {
+                if (group[s] != g || mask[s] == 0)
+                    continue;
+                const i64 step = keyOf(u_[s], false);
+                for (i64 d = 1; d < factor_[s]; ++d)
+                    for (i64 i = 0; i < count; ++i)
+                        buf.data[d * count + i] = buf.data[i] + d * step;
+                count *= factor_[s];
+            }
+            total *= countDistinct(buf.data, count);
+        }
+        return total;
+    }
+
+    // The grid is the logical one (X loops fill whole rows): a child is
+    // served if its X neighbour or its Y neighbour had its delta, so the
+    // children left form a product of the unserved X and Y positions.
+    void separable(i64 key, i64& served, i64& remaining) const {
+        const i64 LX = logicalX_, LY = fanout_ / logicalX_;
+        KeyBuffer xs(std::size_t(LX), 0), ys(std::size_t(LY), 1);
+        offsetKeys(0, nx_, xs.data);
+        offsetKeys(nx_, n_, ys.data);
+        const i64 keepX = compactUnserved(xs.data, LX, key);
+        const i64 keepY = compactUnserved(ys.data, LY, key);
+        served = fanout_ - keepX * keepY;
+        if (keepX == LX && keepY == LY) {
+            remaining = distinct_;
+            return;
+        }
+        if (keepX == 0 || keepY == 0) {
+            remaining = 0;
+            return;
+        }
+        unsigned maskX = 0, maskY = 0;
+        for (int s = 0; s < n_; ++s)
+            (s < nx_ ? maskX : maskY) |= mask_[s];
+        if ((maskX & maskY) == 0) {
+            remaining = countDistinct(xs.data, keepX) * countDistinct(ys.data, keepY);
+            return;
+        }
+        KeyBuffer sums(std::size_t(keepX * keepY), 2);
+        for (i64 b = 0; b < keepY; ++b)
+            for (i64 a = 0; a < keepX; ++a)
+                sums.data[b * keepX + a] = xs.data[a] + ys.data[b];
+        remaining = countDistinct(sums.data, keepX * keepY);
+    }
+
+    // Moves the keys of the positions no neighbour (previous or next) serves
+    // to the front; returns how many.
+    static i64 compactUnserved(i64* keys, i64 n, i64 key) {
+        // served[i]: the neighbour before or after i had i's delta last time
+        // (its offset is i's plus tau).
+        i64 kept = 0;
+        i64 prev = 0;
+        for (i64 i = 0; i < n; ++i) {
+            const i64 here = keys[i];
+            const bool servedBefore = i > 0 && prev - here == key;
+            const bool servedAfter = i + 1 < n && keys[i + 1] - here == key;
+            prev = here;
+            if (!servedBefore && !servedAfter)
+                keys[kept++] = here;
+        }
+        return kept;
+    }
+
+    // Any grid: children numbered in nest order fill rows of gridX_ (rows
+    // may hold children of several logical rows).
+    void bruteForce(i64 key, i64& served, i64& remaining) const {
+        const i64 F = fanout_;
+        KeyBuffer keys(std::size_t(F), 0), left(std::size_t(F), 1);
+        offsetKeys(0, n_, keys.data);
+        i64 kept = 0;
+        served = 0;
+        for (i64 k = 0; k < F; ++k) {
+            const i64 here = keys.data[k];
+            const i64 h = k % gridX_, row = k / gridX_;
+            const bool hit =
+                (h >= 1 && keys.data[k - 1] - here == key) ||
+                (h + 1 < gridX_ && k + 1 < F && keys.data[k + 1] - here == key) ||
+                (row >= 1 && keys.data[k - gridX_] - here == key) ||
+                (row + 1 < gridY_ && k + gridX_ < F && keys.data[k + gridX_] - here == key);
+            if (hit)
+                ++served;
+            else
+                left.data[kept++] = here;
+        }
+        remaining = served == 0 ? distinct_ : countDistinct(left.data, kept);
+    }
+
+    int R_ = 0, n_ = 0, nx_ = 0;
+    i64 fanout_ = 1, gridX_ = 1, gridY_ = 1, logicalX_ = 1;
+    i64 factor_[kMaxDims];
+    Disp u_[kMaxDims];
+    unsigned mask_[kMaxDims]; // ranks each loop moves
+    i64 lo_[kMaxRanks], spread_[kMaxRanks], radix_[kMaxRanks];
+    bool keysReady_ = false, radixOverflow_ = false;
+    i64 distinct_ = 1;
+    int numCached_ = 0;
+    i64 cachedKey_[kCache], cachedServed_[kCache], cachedRemaining_[kCache];
+};
+
+// What one level's innermost loop hands down over the run: the distinct
+// deltas read (A), the words delivered counting multicast (W), and the words
+// children got over links instead (LT).
+struct Deliveries {
+    double A = 0.0, W = 0.0, LT = 0.0;
+
+    // `weight` invocations of `words` words per child whose deltas may come
+    // from neighbours: the first child's tile moved by tau since the last
+    // delta, and that delta had the same shape. Applied on top of the counts
+    // without link transfers.
+    void linkable(SpatialFanout& sp, i64 distinct, double weight, i64 words, const Disp& tau) {
+        if (words == 0 || weight == 0.0)
+            return;
+        i64 served = 0, left = 0;
+        sp.linkTransfers(tau, served, left);
+        if (left >= distinct) // Timeloop takes link transfers only when they save reads
+            return;
+        const double w = weight * double(words);
+        A -= w * double(distinct - left);
+        W -= w * double(served);
+        LT += w * double(served);
+    }
+};
+
+// std::round (half away from zero), as Timeloop rounds, without a libm call.
+i64 roundHalfAway(double x) {
+    if (x < 0.0)
+        return -roundHalfAway(-x);
+    const i64 whole = static_cast<i64>(x);
+    return whole + (x - double(whole) >= 0.5 ? 1 : 0);
+}
+
+// Words of a tile with rank extents `e` that a copy moved by tau does not cover.
+i64 overlapWith(const i64* e, const Disp& tau, int R) {
+    i64 overlap = 1;
+    for (int r = 0; r < R; ++r) {
+        const i64 keep = e[r] - std::abs(tau.r[r]);
+        if (keep <= 0)
+            return 0;
+        overlap *= keep;
+    }
+    return overlap;
+}
+
+} // namespace
+
+void buildLoopNest(const Problem& p, const Architecture& a, const Mapping& m, const Factors& f,
+                   LoopNest& nest) {
+    const int L = a.numLevels();
+    const int D = p.numDims();
+    nest.numTemporal = 0;
+    nest.computeCycles = 1;
+    nest.firstAbove[L] = 0;
+    for (int l = L - 1; l >= 0; --l) {
+        const LevelMapping& lm = m.levels[l];
+        // Spatial loops: X (innermost first), then Y, as export-timeloop
+        // writes the permutation and split.
+        int ns = 0;
+        nest.numSpatialX[l] = 0;
+        if (f.fanout[l] > 1) {
+            i64 lx = 1, ly = 1;
+            for (int axis = 0; axis < 2; ++axis) {
+                for (int i = D - 1; i >= 0; --i) {
+                    const int d = lm.spatialOrder[i];
+                    const i64 factor = axis == 0 ? lm.spatialX[d] : lm.spatialY[d];
+                    if (factor <= 1)
+                        continue;
+                    nest.spatial[l][ns++] = {d, l, factor, f.ext[l + 1][d]};
+                    (axis == 0 ? lx : ly) *= factor;
+                }
+                if (axis == 0)
+                    nest.numSpatialX[l] = ns;
+            }
+            nest.gridX[l] = std::max<i64>(a.fanoutX(l), lx);
+            nest.gridY[l] = std::max<i64>(a.fanoutY(l), ly);
+        }
+        nest.numSpatial[l] = ns;
+        for (int i = D - 1; i >= 0; --i) {
+            const int d = lm.order[i];
+            const i64 factor = lm.temporal[d];
+            if (factor <= 1)
+                continue;
+            nest.temporal[nest.numTemporal++] = {d, l, factor,
+                                                 f.ext[l + 1][d] * lm.spatialX[d] * lm.spatialY[d]};
+            nest.computeCycles *= factor;
+        }
+        nest.firstAbove[l] = nest.numTemporal;
+    }
+    nest.suffixProduct[nest.numTemporal] = 1;
+    for (int i = nest.numTemporal - 1; i >= 0; --i)
+        nest.suffixProduct[i] = nest.suffixProduct[i + 1] * nest.temporal[i].factor;
+}
+
+void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m, const Factors& f,
+                       const Tiles& tiles, const LoopNest& nest, int t, Evaluation& out) {
+    const int L = a.numLevels();
+    const DataSpace& ds = p.tensors[t];
+    const int R = ds.numRanks;
+    const Projection proj(ds, p.numDims());
+
+    // The temporal loops in classes: each loop that moves t's tiles is a
+    // class, and so is each run of loops that do not. A class's g is its
+    // step's move less the moves of all loops inside it (for a run, less
+    // only); a child whose loops start at loop `first` (prefix S there) sees
+    // step m move its tile by tau_m = g_m + S_first, and repeat step 0's
+    // stride exactly when g_m equals g of first's class.
+    struct Class {
+        int end;    // loops [begin, end)
+        bool moves; // a loop that moves the tiles (end == begin + 1)
+        Disp step;  // its move (moves only)
+        Disp S;     // moves of all loops before begin
+        Disp g;
+        double w;     // invocations the class starts: Q[begin] - Q[end]
+        double twinW; // w of the later classes with the same g (-1: not yet known)
+    };
+    const i64* Q = nest.suffixProduct; // Q[i]: product of the factors of loops i and outward
+    Class cls[kMaxLevels * kMaxDims];
+    int classOf[kMaxLevels * kMaxDims];
+    int numClasses = 0;
+    {
+        Disp S;
+        for (int r = 0; r < R; ++r)
+            S.r[r] = 0;
+        int i = 0;
+        while (i < nest.numTemporal) {
+            Class& c = cls[numClasses];
+            const int begin = i;
+            c.S = S;
+            const LoopNest::Loop& loop = nest.temporal[i];
+            c.moves = (ds.dimMask >> loop.dim) & 1u;
+            if (c.moves) {
+                c.step = proj.displacement(loop.dim, loop.stride);
+                for (int r = 0; r < R; ++r) {
+                    c.g.r[r] = c.step.r[r] - S.r[r];
+                    S.r[r] += c.step.r[r];
+                }
+                ++i;
+            } else {
+                for (int r = 0; r < R; ++r)
+                    c.g.r[r] = -S.r[r];
+                while (i < nest.numTemporal && !((ds.dimMask >> nest.temporal[i].dim) & 1u))
+                    ++i;
+            }
+            c.end = i;
+            c.w = double(Q[begin] - Q[i]);
+            c.twinW = -1.0;
+            for (int k = begin; k < i; ++k)
+                classOf[k] = numClasses;
+            ++numClasses;
+        }
+    }
+    // The weight of the classes after k with k's g (computed when first asked).
+    auto twinWeight = [&](int k) {
+        if (cls[k].twinW >= 0.0)
+            return cls[k].twinW;
+        double w = 0.0;
+        for (int j = k + 1; j < numClasses; ++j)
+            if (sameDisp(cls[j].g, cls[k].g, R))
+                w += cls[j].w;
+        cls[k].twinW = w;
+        return w;
+    };
+
+    Deliveries deliv[kMaxLevels];
+    i64 distinctAll[kMaxLevels];
+    SpatialFanout fan;
+    const Disp zero{};
+    // Level p's innermost loop serves its children: the tiles of level p + 1,
+    // or operands of the MACs below the innermost level.
+    for (int par = 0; par < L; ++par) {
+        const int child = par + 1;
+        const bool macs = child == L;
+        const i64 F = f.fanout[par];
+        Deliveries& d = deliv[par];
+        i64 distinct = 1;
+        if (F > 1) {
+            fan.reset(ds, proj, nest, par, F);
+            distinct = fan.distinct();
+        }
+        distinctAll[par] = distinct;
+        const int first = nest.firstAbove[child];
+        const i64 tile = macs ? 1 : tiles.size[child][t];
+        // Words per child over the run, before link transfers: the first
+        // delta (whole tiles), then the steps.
+        double plain = double(tile);
+        if (first < nest.numTemporal) {
+            const int k0 = classOf[first];
+            const Class& c0 = cls[k0];
+            const Disp& tau0 = c0.moves ? c0.step : zero;
+            const double n0 = double(nest.temporal[first].factor);
+            const double Q1 = double(Q[first + 1]);
+            // Steps that repeat step 0's stride: the rest of first's run, and
+            // later classes with the same g.
+            const double rest = c0.moves ? 0.0 : double(Q[first + 1] - Q[c0.end]);
+            if (macs) {
+                // Operands: a point per MAC, no deltas; every step compares.
+                plain = double(Q[first]);
+                if (F > 1) {
+                    d.linkable(fan, distinct, double(Q[first]) - Q1, 1, tau0);
+                    if (rest > 0.0)
+                        d.linkable(fan, distinct, rest, 1, zero);
+                    for (int k = k0 + 1; k < numClasses; ++k) {
+                        Disp tau;
+                        for (int r = 0; r < R; ++r)
+                            tau.r[r] = cls[k].g.r[r] + c0.S.r[r];
+                        d.linkable(fan, distinct, cls[k].w, 1, tau);
+                    }
+                }
+            } else {
+                // Step 0's delta (S0): the tile less its overlap with the last.
+                const i64 overlap0 = c0.moves ? overlapWith(tiles.extent[child][t], tau0, R) : tile;
+                const i64 delta0 = tile - overlap0;
+                const bool fullShape = overlap0 == 0; // S0 is a whole tile
+                const double SW = rest + (delta0 == tile ? 0.0 : twinWeight(k0));
+                // Step 0 always fetches S0 (weight (n0 - 1) Q1 in all); step
+                // m fetches S0 if it repeats the stride, else the tile.
+                plain += (n0 - 1.0) * double(delta0) * Q1 + double(tile) * (Q1 - 1.0) -
+                         double(tile - delta0) * SW;
+                if (F > 1 && fullShape) {
+                    // Every delta has the shape of a whole tile.
+                    d.linkable(fan, distinct, (n0 - 1.0) * Q1, delta0, tau0);
+                    for (int k = k0 + 1; k < numClasses; ++k) {
+                        Disp tau;
+                        for (int r = 0; r < R; ++r)
+                            tau.r[r] = cls[k].g.r[r] + c0.S.r[r];
+                        d.linkable(fan, distinct, cls[k].w, tile, tau);
+                    }
+                } else if (F > 1 && SW > 0.0 && delta0 > 0) {
+                    // Only steps repeating the stride (and step 0 after them)
+                    // have S0's shape twice in a row; all move by tau0.
+                    d.linkable(fan, distinct, SW * n0, delta0, tau0);
+                }
+            }
+        }
+        d.A += plain * double(distinct);
+        d.W += plain * double(F);
+    }
+
+    // Collapse to the levels that keep t (Timeloop's tiling.cpp).
+    const bool rw = ds.readWrite;
+    i64 partition[kMaxLevels];
+    if (rw) {
+        partition[0] = tiles.size[0][t];
+        for (int l = 1; l < L; ++l) {
+            i64 denom = tiles.size[l][t];
+            if (f.fanout[l - 1] > 1) { // the parent's spatial working set
+                denom = 1;
+                for (int r = 0; r < R; ++r) {
+                    const Rank& rank = ds.ranks[r];
+                    i64 x = 1;
+                    for (int i = 0; i < rank.numTerms; ++i) {
+                        const int dim = rank.terms[i].dim;
+                        const i64 e = f.ext[l][dim] * m.levels[l - 1].spatialX[dim] *
+                                      m.levels[l - 1].spatialY[dim];
+                        x += std::abs(rank.terms[i].coef) * (e - 1);
+                    }
+                    denom *= x;
+                }
+            }
+            partition[l] = partition[l - 1] * tiles.size[l][t] / denom;
+        }
+    }
+    double share[kMaxLevels];
+    share[0] = 0.0;
+    for (int l = 1; l < L; ++l)
+        share[l] = deliv[l - 1].W / double(f.fanout[l - 1]);
+    for (int l = L - 1; l >= 1; --l) {
+        if (m.levels[l].keeps(t))
+            continue;
+        Deliveries& outer = deliv[l - 1];
+        if (outer.A != 0.0 && outer.W != 0.0) {
+            const double factor = deliv[l].A * double(f.fanout[l - 1]) / outer.W;
+            outer.A *= factor;
+            outer.W *= factor;
+            outer.LT = 0.0;
+        }
+        deliv[l].A = 0.0;
+    }
+    double peer[kMaxLevels];
+    for (int l = 0; l < L; ++l)
+        peer[l] = 0.0;
+    for (int l = 0; l + 1 < L; ++l)
+        if (deliv[l].LT != 0.0)
+            peer[l + 1] += deliv[l].LT / double(out.levels[l + 1].utilizedInstances);
+
+    for (int l = 0; l < L; ++l) {
+        TensorLevelStats& ts = out.levels[l].tensors[t];
+        if (!ts.kept)
+            continue;
+        const double A = deliv[l].A;
+        if (rw) {
+            const double part = double(partition[l]);
+            ts.firstTouches = partition[l];
+            ts.updates = roundHalfAway(A);
+            ts.reads = roundHalfAway(A + peer[l] - part);
+            ts.fills = l == 0 ? roundHalfAway(share[l] + peer[l])
+                              : roundHalfAway(share[l] + peer[l] - part);
+        } else {
+            ts.reads = roundHalfAway(A + peer[l]);
+            ts.fills = static_cast<i64>(share[l] + peer[l]);
+            ts.updates = 0;
+        }
+        // Children sharing each word sent down, up to the next keeper.
+        double shared = 1.0;
+        for (int c = l; c < L; ++c) {
+            shared *= double(f.fanout[c]) / double(distinctAll[c]);
+            if (c + 1 < L && m.levels[c + 1].keeps(t))
+                break;
+        }
+        ts.sharedBy = std::max<i64>(1, roundHalfAway(shared));
+    }
+}
+
+} // namespace mw::model_detail

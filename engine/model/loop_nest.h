@@ -1,0 +1,71 @@
+#pragma once
+// Internal to the cost model: a mapping unrolled into the loop nest that
+// Timeloop's nest analysis walks, and the per-tensor data movement it counts.
+// Fixed-size, so that building it allocates nothing.
+#include "common/limits.h"
+
+#include <cstdint>
+
+namespace mw {
+
+struct Problem;
+struct Architecture;
+struct Mapping;
+struct Evaluation;
+
+namespace model_detail {
+
+using i64 = std::int64_t;
+
+// Per-level factor products, filled by the legality pass.
+struct Factors {
+    i64 ext[kMaxLevels + 1][kMaxDims];     // coordinates of d covered inside level l (l included)
+    i64 spBelow[kMaxLevels + 1][kMaxDims]; // spatial factors of d at level l and inside
+    i64 temporalAll[kMaxDims];             // temporal factors of d over all levels
+    i64 fanout[kMaxLevels];                // spatial factors of level l, all dimensions
+};
+
+// The nest, innermost loop first, as Timeloop builds it from a mapping: per
+// storage level (innermost first) its spatial loops (X loops innermost, then
+// Y loops), then its temporal loops; loops of factor 1 are left out.
+struct LoopNest {
+    struct Loop {
+        int dim;
+        int level;
+        i64 factor;
+        i64 stride; // coordinate step of one iteration: product of the factors inside
+    };
+    Loop temporal[kMaxLevels * kMaxDims]; // non-unit temporal loops, innermost first
+    int numTemporal = 0;
+    // The temporal loops above level l's own loops (levels < l) are
+    // temporal[firstAbove[l] .. numTemporal).
+    int firstAbove[kMaxLevels + 1];
+    i64 suffixProduct[kMaxLevels * kMaxDims + 1]; // product of the factors of loops i, i+1, ...
+    i64 computeCycles = 1;                        // product of all temporal factors
+
+    // Spatial loops of level l (its fan-out to its children) in nest order.
+    Loop spatial[kMaxLevels][kMaxDims];
+    int numSpatial[kMaxLevels];
+    int numSpatialX[kMaxLevels]; // the first numSpatialX[l] loops are on X
+    i64 gridX[kMaxLevels];       // Timeloop's grid of children: max(physical, logical) per axis
+    i64 gridY[kMaxLevels];
+};
+
+// Tiles of every tensor at every level, kept or not (Timeloop analyses them
+// all and removes the bypassed ones afterwards): extents per rank, and words.
+struct Tiles {
+    i64 extent[kMaxLevels][kMaxTensors][kMaxRanks];
+    i64 size[kMaxLevels][kMaxTensors];
+};
+
+void buildLoopNest(const Problem& p, const Architecture& a, const Mapping& m, const Factors& f,
+                   LoopNest& nest);
+
+// Reads, fills and updates per instance of every level that keeps tensor t,
+// as Timeloop 0fc43fb's nest analysis and tile collapse count them (see
+// data_movement.cpp). Tiles (`tile`, `kept`) must already be set in `out`.
+void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m, const Factors& f,
+                       const Tiles& tiles, const LoopNest& nest, int t, Evaluation& out);
+
+} // namespace model_detail
+} // namespace mw
