@@ -46,8 +46,9 @@ constexpr const char* kUsage =
     "          [--warm-start] [--threads T] [--constraints C.json] [--out DIR]\n"
     "  bench search [--arch A.json] [--searchers a,b] [--param K=V]... [--seconds S] [--json]\n"
     "  parity-cases --arch A --workload W [--layer L] [--random N] [--raw N] [--invalid N]\n"
-    "         [--searchers a,b --budget N] [--seed K] --out DIR   (Timeloop inputs for\n"
-    "         the differential harness, tests/parity/regenerate.py)\n";
+    "         [--searchers a,b --budget N [--constraints C.json] [--model-dir DIR]]\n"
+    "         [--seed K] --out DIR   (Timeloop inputs for the differential harness,\n"
+    "         tests/parity/regenerate.py)\n";
 
 struct Loaded {
     mw::Architecture arch;

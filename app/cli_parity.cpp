@@ -139,7 +139,13 @@ int cmdParityCases(const Args& args) {
     };
     const int random = count("random"), raw = count("raw"), invalid = count("invalid");
     const auto seed = static_cast<std::uint64_t>(number(args, "seed", 1));
+    // Constraints narrow the searchers' space (row-stationary Eyeriss, say);
+    // random and invalid cases are drawn from the whole space as before.
     const mw::MapSpace space(problem, arch);
+    const mw::MapSpace searchSpace(problem, arch,
+                                   args.has("constraints")
+                                       ? mw::loadConstraints(args.get("constraints"), problem, arch)
+                                       : mw::MapSpaceConstraints{});
     mw::Rng rng(seed);
     mw::Evaluation scratch;
 
@@ -190,9 +196,11 @@ int cmdParityCases(const Args& args) {
         settings.budget.evaluations = static_cast<std::int64_t>(number(args, "budget", 2000));
         settings.seed = seed;
         settings.threads = static_cast<int>(number(args, "threads", 1));
+        if (args.has("model-dir"))
+            settings.modelDir = args.get("model-dir");
         std::stringstream names(args.get("searchers"));
         for (std::string name; std::getline(names, name, ',');) {
-            const mw::SearchResult r = mw::runSearch(space, name, settings);
+            const mw::SearchResult r = mw::runSearch(searchSpace, name, settings);
             if (r.found)
                 cases.push_back({"searcher:" + name, r.best});
             else

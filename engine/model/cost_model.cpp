@@ -61,8 +61,6 @@ bool checkAndFactor(const Problem& p, const Architecture& a, const Mapping& m, E
     bool malformed = false; // tiles cannot be computed
     for (int d = 0; d < D; ++d) {
         f.ext[L][d] = 1;
-        f.spBelow[L][d] = 1;
-        f.temporalAll[d] = 1;
     }
     for (int l = L - 1; l >= 0; --l) {
         const LevelMapping& lm = m.levels[l];
@@ -76,9 +74,7 @@ bool checkAndFactor(const Problem& p, const Architecture& a, const Mapping& m, E
             // Unsigned products: absurd factors wrap (defined) and then fail the
             // product check instead of overflowing.
             using u64 = std::uint64_t;
-            f.spBelow[l][i] = static_cast<i64>(u64(f.spBelow[l + 1][i]) * u64(x) * u64(y));
             f.ext[l][i] = static_cast<i64>(u64(f.ext[l + 1][i]) * u64(t) * u64(x) * u64(y));
-            f.temporalAll[i] *= t; // a zero factor zeroes the product
             // Timeloop's mapping has one spatial factor per dimension and level;
             // its split sends it to X or Y, never to both.
             if (x > 1 && y > 1)
@@ -188,6 +184,7 @@ void evaluateImpl(const Problem& p, const Architecture& a, const Mapping& m, Eva
     // Tiles of every tensor at every level (the data movement needs the
     // bypassed ones too), and capacities of the kept ones.
     model_detail::Tiles tiles;
+    const model_detail::Terms terms(p);
     i64 instances = 1; // utilized instances of level l: fan-outs above it
     for (int l = 0; l < L; ++l) {
         LevelStats& ls = out.levels[l];
@@ -196,15 +193,16 @@ void evaluateImpl(const Problem& p, const Architecture& a, const Mapping& m, Eva
         const std::uint8_t keepMask = m.levels[l].keepMask;
         for (int t = 0; t < T; ++t) {
             const DataSpace& ds = p.tensors[t];
-            i64 tile = 1;
-            for (int r = 0; r < ds.numRanks; ++r) {
-                const Rank& rank = ds.ranks[r];
-                i64 e = 1;
-                for (int i = 0; i < rank.numTerms; ++i)
-                    e += std::abs(rank.terms[i].coef) * (ext[l][rank.terms[i].dim] - 1);
-                tiles.extent[l][t][r] = e;
-                tile *= e;
+            i64* e = tiles.extent[l][t];
+            for (int r = 0; r < ds.numRanks; ++r)
+                e[r] = 1;
+            for (int i = 0; i < terms.count[t]; ++i) {
+                const model_detail::Terms::Term& term = terms.term[t][i];
+                e[term.rank] += std::abs(term.coef) * (ext[l][term.dim] - 1);
             }
+            i64 tile = 1;
+            for (int r = 0; r < ds.numRanks; ++r)
+                tile *= e[r];
             tiles.size[l][t] = tile;
             if (!((keepMask >> t) & 1u))
                 continue;
@@ -245,7 +243,7 @@ void evaluateImpl(const Problem& p, const Architecture& a, const Mapping& m, Eva
     i64 computeCycles = nest.computeCycles;
     out.computeCycles = computeCycles;
     for (int t = 0; t < T; ++t)
-        model_detail::countDataMovement(p, a, m, f, tiles, nest, t, out);
+        model_detail::countDataMovement(p, a, m, f, terms, tiles, nest, t, out);
 
     // Sparsity, as expected values (the map-space study's model): compressed
     // tensors move only their nonzeros, and a MAC with a zero operand is

@@ -75,15 +75,12 @@ struct Projection {
         i64 coef;
     } terms[kMaxDims][kMaxRanks * kMaxTerms];
 
-    Projection(const DataSpace& ds, int D) : R(ds.numRanks) {
+    Projection(const Terms& all, int t, int R_, int D) : R(R_) {
         for (int d = 0; d < D; ++d)
             numTerms[d] = 0;
-        for (int r = 0; r < ds.numRanks; ++r) {
-            const Rank& rank = ds.ranks[r];
-            for (int i = 0; i < rank.numTerms; ++i) {
-                const int d = rank.terms[i].dim;
-                terms[d][numTerms[d]++] = {r, rank.terms[i].coef};
-            }
+        for (int i = 0; i < all.count[t]; ++i) {
+            const Terms::Term& term = all.term[t][i];
+            terms[term.dim][numTerms[term.dim]++] = {term.rank, term.coef};
         }
     }
     // Displacement when dimension `dim` steps by `step` coordinates.
@@ -482,12 +479,24 @@ void buildLoopNest(const Problem& p, const Architecture& a, const Mapping& m, co
         nest.suffixProduct[i] = nest.suffixProduct[i + 1] * nest.temporal[i].factor;
 }
 
+Terms::Terms(const Problem& p) {
+    for (int t = 0; t < p.numTensors(); ++t) {
+        const DataSpace& ds = p.tensors[t];
+        int n = 0;
+        for (int r = 0; r < ds.numRanks; ++r)
+            for (int i = 0; i < ds.ranks[r].numTerms; ++i)
+                term[t][n++] = {ds.ranks[r].terms[i].dim, r, ds.ranks[r].terms[i].coef};
+        count[t] = n;
+    }
+}
+
 void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m, const Factors& f,
-                       const Tiles& tiles, const LoopNest& nest, int t, Evaluation& out) {
+                       const Terms& terms, const Tiles& tiles, const LoopNest& nest, int t,
+                       Evaluation& out) {
     const int L = a.numLevels();
     const DataSpace& ds = p.tensors[t];
     const int R = ds.numRanks;
-    const Projection proj(ds, p.numDims());
+    const Projection proj(terms, t, R, p.numDims());
 
     // The temporal loops in classes: each loop that moves t's tiles is a
     // class, and so is each run of loops that do not. A class's g is its
@@ -569,6 +578,12 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
             distinct = fan.distinct();
         }
         distinctAll[par] = distinct;
+        if (!macs && F == 1 && !m.levels[child].keeps(t)) {
+            // The child bypasses t, so the collapse keeps only what these
+            // deliveries are per read (here one: no fan-out); skip the walk.
+            d.A = d.W = 1.0;
+            continue;
+        }
         const int first = nest.firstAbove[child];
         const i64 tile = macs ? 1 : tiles.size[child][t];
         // Words per child over the run, before link transfers: the first

@@ -19,10 +19,21 @@ using i64 = std::int64_t;
 
 // Per-level factor products, filled by the legality pass.
 struct Factors {
-    i64 ext[kMaxLevels + 1][kMaxDims];     // coordinates of d covered inside level l (l included)
-    i64 spBelow[kMaxLevels + 1][kMaxDims]; // spatial factors of d at level l and inside
-    i64 temporalAll[kMaxDims];             // temporal factors of d over all levels
-    i64 fanout[kMaxLevels];                // spatial factors of level l, all dimensions
+    i64 ext[kMaxLevels + 1][kMaxDims]; // coordinates of d covered inside level l (l included)
+    i64 fanout[kMaxLevels];            // spatial factors of level l, all dimensions
+};
+
+// The problem's projections as flat lists, one per tensor: a term adds
+// coef x (coordinate of dim) to rank `rank`. Built once per evaluation.
+struct Terms {
+    struct Term {
+        int dim;
+        int rank;
+        i64 coef;
+    };
+    int count[kMaxTensors];
+    Term term[kMaxTensors][kMaxRanks * kMaxTerms];
+    explicit Terms(const Problem& p);
 };
 
 // The nest, innermost loop first, as Timeloop builds it from a mapping: per
@@ -65,7 +76,8 @@ void buildLoopNest(const Problem& p, const Architecture& a, const Mapping& m, co
 // as Timeloop 0fc43fb's nest analysis and tile collapse count them (see
 // data_movement.cpp). Tiles (`tile`, `kept`) must already be set in `out`.
 void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m, const Factors& f,
-                       const Tiles& tiles, const LoopNest& nest, int t, Evaluation& out);
+                       const Terms& terms, const Tiles& tiles, const LoopNest& nest, int t,
+                       Evaluation& out);
 
 } // namespace model_detail
 } // namespace mw

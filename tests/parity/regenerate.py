@@ -198,6 +198,11 @@ def main():
         if suite.get("searchers"):
             cmd += ["--searchers", ",".join(suite["searchers"]),
                     "--budget", str(suite.get("budget", 2000))]
+            if suite.get("constraints"):
+                cmd += ["--constraints", os.path.join(ROOT, suite["constraints"])]
+            if "mind-mappings" in suite["searchers"]:
+                # Surrogates are trained once per architecture and problem family.
+                cmd += ["--model-dir", os.path.join(work, "surrogates")]
         subprocess.run(cmd, check=True, capture_output=True)
         with open(os.path.join(case_root, "cases.json")) as f:
             doc = json.load(f)
