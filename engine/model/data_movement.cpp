@@ -52,16 +52,25 @@ namespace mw::model_detail {
 
 namespace {
 
-// A displacement in one tensor's coordinates, one entry per rank.
+// A displacement in one tensor's coordinates, one entry per rank; the lanes
+// past the tensor's ranks stay zero, so every operation runs over all lanes
+// (fixed trip counts the compiler unrolls and vectorizes).
 struct Disp {
     i64 r[kMaxRanks];
 };
 
-bool sameDisp(const Disp& a, const Disp& b, int R) {
-    for (int i = 0; i < R; ++i)
-        if (a.r[i] != b.r[i])
-            return false;
-    return true;
+Disp zeroDisp() {
+    Disp v;
+    for (int i = 0; i < kMaxRanks; ++i)
+        v.r[i] = 0;
+    return v;
+}
+
+bool sameDisp(const Disp& a, const Disp& b) {
+    bool same = true;
+    for (int i = 0; i < kMaxRanks; ++i)
+        same &= a.r[i] == b.r[i];
+    return same;
 }
 
 // Tensor t's coordinates as a table by dimension: the ranks each dimension
@@ -85,9 +94,7 @@ struct Projection {
     }
     // Displacement when dimension `dim` steps by `step` coordinates.
     Disp displacement(int dim, i64 step) const {
-        Disp v;
-        for (int r = 0; r < R; ++r)
-            v.r[r] = 0;
+        Disp v = zeroDisp();
         for (int i = 0; i < numTerms[dim]; ++i)
             v.r[terms[dim][i].rank] += terms[dim][i].coef * step;
         return v;
@@ -149,8 +156,7 @@ class SpatialFanout {
                 logicalX_ *= loop.factor;
             mask_[s] = 0;
             if (!((ds.dimMask >> loop.dim) & 1u)) {
-                for (int r = 0; r < R_; ++r)
-                    u_[s].r[r] = 0;
+                u_[s] = zeroDisp();
                 continue;
             }
             u_[s] = proj.displacement(loop.dim, loop.stride);
@@ -179,9 +185,11 @@ class SpatialFanout {
         prepareKeys();
         if (radixOverflow_)
             return;
-        for (int r = 0; r < R_; ++r)
-            if (std::abs(tau.r[r]) > spread_[r])
-                return; // no two children's offsets differ by tau
+        bool beyond = false;
+        for (int r = 0; r < kMaxRanks; ++r)
+            beyond |= std::abs(tau.r[r]) > spread_[r];
+        if (beyond)
+            return; // no two children's offsets differ by tau
         const i64 key = keyOf(tau, false);
         for (int i = 0; i < numCached_; ++i)
             if (cachedKey_[i] == key) {
@@ -229,6 +237,8 @@ class SpatialFanout {
             else
                 mult *= width;
         }
+        for (int r = R_; r < kMaxRanks; ++r)
+            spread_[r] = 0;
     }
 
     i64 keyOf(const Disp& v, bool offset) const {
@@ -484,8 +494,12 @@ Terms::Terms(const Problem& p) {
         const DataSpace& ds = p.tensors[t];
         int n = 0;
         for (int r = 0; r < ds.numRanks; ++r)
-            for (int i = 0; i < ds.ranks[r].numTerms; ++i)
-                term[t][n++] = {ds.ranks[r].terms[i].dim, r, ds.ranks[r].terms[i].coef};
+            for (int i = 0; i < ds.ranks[r].numTerms; ++i) {
+                const int d = ds.ranks[r].terms[i].dim;
+                // A dimension of bound 1 never moves a tile or widens it.
+                if (p.dims[d].bound > 1)
+                    term[t][n++] = {d, r, ds.ranks[r].terms[i].coef};
+            }
         count[t] = n;
     }
 }
@@ -515,12 +529,11 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
     };
     const i64* Q = nest.suffixProduct; // Q[i]: product of the factors of loops i and outward
     Class cls[kMaxLevels * kMaxDims];
-    int classOf[kMaxLevels * kMaxDims];
+    // The class of the first loop above each level's own loops.
+    int classAbove[kMaxLevels + 1];
     int numClasses = 0;
     {
-        Disp S;
-        for (int r = 0; r < R; ++r)
-            S.r[r] = 0;
+        Disp S = zeroDisp();
         int i = 0;
         while (i < nest.numTemporal) {
             Class& c = cls[numClasses];
@@ -530,13 +543,13 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
             c.moves = (ds.dimMask >> loop.dim) & 1u;
             if (c.moves) {
                 c.step = proj.displacement(loop.dim, loop.stride);
-                for (int r = 0; r < R; ++r) {
+                for (int r = 0; r < kMaxRanks; ++r) {
                     c.g.r[r] = c.step.r[r] - S.r[r];
                     S.r[r] += c.step.r[r];
                 }
                 ++i;
             } else {
-                for (int r = 0; r < R; ++r)
+                for (int r = 0; r < kMaxRanks; ++r)
                     c.g.r[r] = -S.r[r];
                 while (i < nest.numTemporal && !((ds.dimMask >> nest.temporal[i].dim) & 1u))
                     ++i;
@@ -544,10 +557,15 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
             c.end = i;
             c.w = double(Q[begin] - Q[i]);
             c.twinW = -1.0;
-            for (int k = begin; k < i; ++k)
-                classOf[k] = numClasses;
             ++numClasses;
         }
+    }
+    // firstAbove[c] grows as c falls (fewer loops above outer levels).
+    for (int c = L, k = 0; c >= 1; --c) {
+        const int first = nest.firstAbove[c];
+        while (k < numClasses && cls[k].end <= first)
+            ++k;
+        classAbove[c] = k;
     }
     // The weight of the classes after k with k's g (computed when first asked).
     auto twinWeight = [&](int k) {
@@ -555,7 +573,7 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
             return cls[k].twinW;
         double w = 0.0;
         for (int j = k + 1; j < numClasses; ++j)
-            if (sameDisp(cls[j].g, cls[k].g, R))
+            if (sameDisp(cls[j].g, cls[k].g))
                 w += cls[j].w;
         cls[k].twinW = w;
         return w;
@@ -564,7 +582,7 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
     Deliveries deliv[kMaxLevels];
     i64 distinctAll[kMaxLevels];
     SpatialFanout fan;
-    const Disp zero{};
+    const Disp zero = zeroDisp();
     // Level p's innermost loop serves its children: the tiles of level p + 1,
     // or operands of the MACs below the innermost level.
     for (int par = 0; par < L; ++par) {
@@ -590,7 +608,7 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
         // delta (whole tiles), then the steps.
         double plain = double(tile);
         if (first < nest.numTemporal) {
-            const int k0 = classOf[first];
+            const int k0 = classAbove[child];
             const Class& c0 = cls[k0];
             const Disp& tau0 = c0.moves ? c0.step : zero;
             const double n0 = double(nest.temporal[first].factor);
@@ -607,7 +625,7 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
                         d.linkable(fan, distinct, rest, 1, zero);
                     for (int k = k0 + 1; k < numClasses; ++k) {
                         Disp tau;
-                        for (int r = 0; r < R; ++r)
+                        for (int r = 0; r < kMaxRanks; ++r)
                             tau.r[r] = cls[k].g.r[r] + c0.S.r[r];
                         d.linkable(fan, distinct, cls[k].w, 1, tau);
                     }
@@ -627,7 +645,7 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
                     d.linkable(fan, distinct, (n0 - 1.0) * Q1, delta0, tau0);
                     for (int k = k0 + 1; k < numClasses; ++k) {
                         Disp tau;
-                        for (int r = 0; r < R; ++r)
+                        for (int r = 0; r < kMaxRanks; ++r)
                             tau.r[r] = cls[k].g.r[r] + c0.S.r[r];
                         d.linkable(fan, distinct, cls[k].w, tile, tau);
                     }
@@ -689,6 +707,17 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
         if (deliv[l].LT != 0.0)
             peer[l + 1] += deliv[l].LT / double(out.levels[l + 1].utilizedInstances);
 
+    // Children sharing each word a level sends down, up to the next keeper.
+    double sharedBy[kMaxLevels];
+    {
+        double run = 1.0;
+        for (int l = L - 1; l >= 0; --l) {
+            if (l + 1 < L && m.levels[l + 1].keeps(t))
+                run = 1.0;
+            run *= double(f.fanout[l]) / double(distinctAll[l]);
+            sharedBy[l] = run;
+        }
+    }
     for (int l = 0; l < L; ++l) {
         TensorLevelStats& ts = out.levels[l].tensors[t];
         if (!ts.kept)
@@ -706,14 +735,7 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
             ts.fills = static_cast<i64>(share[l] + peer[l]);
             ts.updates = 0;
         }
-        // Children sharing each word sent down, up to the next keeper.
-        double shared = 1.0;
-        for (int c = l; c < L; ++c) {
-            shared *= double(f.fanout[c]) / double(distinctAll[c]);
-            if (c + 1 < L && m.levels[c + 1].keeps(t))
-                break;
-        }
-        ts.sharedBy = std::max<i64>(1, roundHalfAway(shared));
+        ts.sharedBy = std::max<i64>(1, roundHalfAway(sharedBy[l]));
     }
 }
 
