@@ -2,6 +2,7 @@
 // with a one-line reason on bad input.
 #include "bench/model_bench.h"
 #include "cli_common.h"
+#include "cli_interrupt.h"
 #include "common/error.h"
 #include "io/json_io.h"
 #include "io/timeloop.h"
@@ -168,7 +169,11 @@ int cmdBench(const Args& args) {
     const double seconds = std::stod(args.opt("seconds", "0.4"));
     if (runs <= 0 || seconds <= 0)
         throw InputError("bench model", "--runs and --seconds must be positive");
-    const auto r = mw::benchModel(arch, runs, seconds);
+    const auto r = mw::benchModel(arch, runs, seconds, interruptFlag());
+    if (r.runs == 0) {
+        std::cout << "interrupted  before a run finished; nothing measured\n";
+        return kExitInterrupted;
+    }
     if (args.flag("json")) {
         std::cout << json{{"benchmark", "model"},
                           {"architecture", arch.name},
@@ -196,6 +201,10 @@ int cmdBench(const Args& args) {
                   << " mappings per layer evaluated again and again (the branch predictor "
                      "learns them; no search repeats a mapping)\n";
     }
+    if (interrupted()) {
+        std::cout << "interrupted  after " << r.runs << " runs\n";
+        return kExitInterrupted;
+    }
     return 0;
 }
 
@@ -207,6 +216,7 @@ int main(int argc, char** argv) {
         return argc < 2 ? 2 : 0;
     }
     const std::string cmd = argv[1];
+    cli::installInterruptHandler();
     try {
         if (cmd == "evaluate")
             return cmdEvaluate(parseArgs(argc, argv, 2, {"json"}));

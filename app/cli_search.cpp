@@ -1,6 +1,7 @@
 // Search commands: search, compare, network and bench search.
 #include "bench/model_bench.h"
 #include "cli_common.h"
+#include "cli_interrupt.h"
 #include "io/session_io.h"
 #include "io/timeloop.h"
 #include "mapspace/intrinsic.h"
@@ -15,6 +16,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -104,6 +106,7 @@ json resultJson(const mw::SearchResult& r, const mw::SearchSettings& s, const mw
               {"evaluations_per_second", r.seconds > 0 ? double(r.evaluations) / r.seconds : 0.0},
               {"cancelled", r.cancelled},
               {"stop_reason", r.stopReason},
+              {"stopped", interrupted() ? "interrupted" : "finished"},
               {"stats", r.stats}};
     if (r.found) {
         j["energy_pJ"] = r.bestEvaluation.energy;
@@ -225,8 +228,9 @@ int cmdSearch(const Args& args) {
     std::cout << target.note;
     const auto lb = mw::lowerBound(problem, arch, settings.objective);
     double lastPrint = -10.0;
-    const mw::SearchResult r =
-        mw::runSearch(space, searcher, settings, [&](const mw::SearchProgress& p) {
+    const mw::SearchResult r = mw::runSearch(
+        space, searcher, settings,
+        [&](const mw::SearchProgress& p) {
             if (p.seconds - lastPrint >= 1.0 || p.finished) {
                 lastPrint = p.seconds;
                 std::cerr << "  " << p.evaluations << " evaluations, " << std::fixed
@@ -235,14 +239,16 @@ int cmdSearch(const Args& args) {
                                                                      : sci(p.best))
                           << "\n";
             }
-        });
+        },
+        interruptFlag());
     const std::filesystem::path dir(out);
     writeTrace((dir / "trace.csv").string(), r);
     mw::writeTextFile((dir / "result.json").string(),
                       resultJson(r, settings, lb, problem, arch).dump(1) + "\n");
     std::cout << "searcher     " << searcher << " (seed " << settings.seed << ", "
               << settings.objective.name() << ")\n"
-              << "stopped      " << r.stopReason << "\n"
+              << "stopped      " << (interrupted() ? std::string("interrupted") : r.stopReason)
+              << "\n"
               << "evaluations  " << r.evaluations << " (" << r.illegal << " illegal, "
               << r.duplicates << " duplicates not charged) in " << std::fixed
               << std::setprecision(2) << r.seconds << " s\n";
@@ -250,6 +256,10 @@ int cmdSearch(const Args& args) {
         std::cout << "stat         " << name << " = " << value << "\n";
     if (!r.found) {
         std::cout << "no legal mapping found\n";
+        if (interrupted()) {
+            std::cout << "interrupted  wrote " << out << "/{trace.csv,result.json}\n";
+            return kExitInterrupted;
+        }
         return 1;
     }
     mw::writeTextFile((dir / "best_mapping.json").string(),
@@ -263,9 +273,10 @@ int cmdSearch(const Args& args) {
               << "energy       " << std::setprecision(3) << r.bestEvaluation.energy * 1e-6
               << " uJ, cycles " << r.bestEvaluation.cycles << ", EDP " << sci(r.bestEvaluation.edp)
               << " J*cycle\n"
-              << "wrote        " << out << "/{best_mapping.json,best_mapping.yaml,evaluation.json,"
+              << (interrupted() ? "interrupted  wrote " : "wrote        ") << out
+              << "/{best_mapping.json,best_mapping.yaml,evaluation.json,"
               << "trace.csv,result.json}\n";
-    return 0;
+    return interrupted() ? kExitInterrupted : 0;
 }
 
 // --searchers a,b,c: known searcher names, at least one.
@@ -303,12 +314,16 @@ int cmdCompare(const Args& args) {
               << "\n";
     json summary = json::array();
     for (const auto& name : searchers) {
+        if (interrupted())
+            break;
         std::vector<double> finals, rates, t5, evals;
         int found = 0;
         for (int k = 0; k < int(seeds); ++k) {
             mw::SearchSettings s = base;
             s.seed = base.seed + static_cast<std::uint64_t>(k);
-            const mw::SearchResult r = mw::runSearch(space, name, s);
+            if (interrupted())
+                break;
+            const mw::SearchResult r = mw::runSearch(space, name, s, {}, interruptFlag());
             if (r.found) {
                 ++found;
                 finals.push_back(r.bestCost);
@@ -347,7 +362,18 @@ int cmdCompare(const Args& args) {
     }
     std::cout << "lower bound  " << sci(lb.objective) << " (" << base.objective.name() << ")\n";
     if (!out.empty())
-        mw::writeTextFile(out + "/summary.json", summary.dump(1) + "\n");
+        mw::writeTextFile(out + "/summary.json",
+                          json{{"format", "mapwright.compare-summary"},
+                               {"version", mw::kFormatVersion},
+                               {"stopped", interrupted() ? "interrupted" : "finished"},
+                               {"searchers", summary}}
+                                  .dump(1) +
+                              "\n");
+    if (interrupted()) {
+        std::cout << "interrupted  the runs above are those finished (the last one cut short)"
+                  << (out.empty() ? std::string() : "; wrote them to " + out) << "\n";
+        return kExitInterrupted;
+    }
     return 0;
 }
 
@@ -370,7 +396,7 @@ int cmdNetwork(const Args& args) {
             }
         };
     }
-    const mw::NetworkOutcome r = mw::searchNetwork(net, arch, o);
+    const mw::NetworkOutcome r = mw::searchNetwork(net, arch, o, {}, interruptFlag());
     // Seconds per searched layer: a one-shot searcher (CoSA) is judged by its
     // time per layer, and its other figures go to network.json.
     std::cout << std::left << std::setw(28) << "layer" << std::right << std::setw(10) << "evals"
@@ -419,6 +445,7 @@ int cmdNetwork(const Args& args) {
                                {"version", mw::kFormatVersion},
                                {"searcher", o.searcher},
                                {"warm_start", o.warmStart},
+                               {"stopped", interrupted() ? "interrupted" : "finished"},
                                {"energy_pJ", r.energy},
                                {"cycles", r.cycles},
                                {"edp", r.edp},
@@ -427,6 +454,13 @@ int cmdNetwork(const Args& args) {
                                {"layers", layers}}
                                   .dump(1) +
                               "\n");
+    }
+    if (interrupted()) {
+        std::cout << "interrupted  layers without a mapping above were not searched"
+                  << (args.has("out") ? "; wrote the others to " + args.get("out") + "/network.json"
+                                      : std::string())
+                  << "\n";
+        return kExitInterrupted;
     }
     return 0;
 }
@@ -458,13 +492,24 @@ int cmdTrainSurrogate(const Args& args) {
                          "--samples >= 100, --epochs >= 1, --width-divisor >= 1");
     mw::SurrogateReport report;
     double shown = -1;
-    const mw::Surrogate s = mw::Surrogate::train(problem, arch, o, report, [&](double f) {
-        if (f - shown >= 0.1) {
-            shown = f;
-            std::cerr << "  " << int(f * 100) << " %\n";
-        }
-        return true;
-    });
+    std::optional<mw::Surrogate> trained;
+    try {
+        trained = mw::Surrogate::train(problem, arch, o, report, [&](double f) {
+            if (f - shown >= 0.1) {
+                shown = f;
+                std::cerr << "  " << int(f * 100) << " %\n";
+            }
+            return !interrupted();
+        });
+    } catch (const std::runtime_error&) {
+        if (!interrupted())
+            throw;
+    }
+    if (interrupted() || !trained) {
+        std::cout << "interrupted  the surrogate was not complete; nothing written\n";
+        return kExitInterrupted;
+    }
+    const mw::Surrogate& s = *trained;
     const std::string path =
         args.opt("out", mw::Surrogate::cachePath(args.opt("model-dir", ""), problem, arch));
     s.save(path);
@@ -496,8 +541,10 @@ int cmdBenchSearch(const Args& args) {
     std::vector<std::string> names = mw::searcherNames();
     if (args.has("searchers"))
         names = searcherList(args);
-    mw::ModelBench modelBench(arch);
+    mw::ModelBench modelBench(arch, mw::ModelBench::kMappingsPerLayer, interruptFlag());
     for (const auto& name : names) {
+        if (interrupted())
+            break;
         std::string idle;               // why a run made no evaluation
         double charged[2] = {0.0, 0.0}; // evaluations, one thread and all
         auto runFor = [&](int threads, double budgetSeconds) {
@@ -508,7 +555,7 @@ int cmdBenchSearch(const Args& args) {
             s.params["victory"] = 0; // time, not convergence, ends the run
             s.params["timeout"] = 0;
             addParams(args, s);
-            const auto r = mw::runSearch(space, name, s);
+            const auto r = mw::runSearch(space, name, s, {}, interruptFlag());
             charged[threads == 1 ? 0 : 1] += double(r.evaluations);
             if (r.evaluations == 0)
                 idle = r.stopReason;
@@ -524,7 +571,7 @@ int cmdBenchSearch(const Args& args) {
         constexpr int kSlices = 4;
         std::vector<double> shares, scalings, modelRates;
         double elapsed[2] = {0.0, 0.0};
-        for (int i = 0; i < kSlices; ++i) {
+        for (int i = 0; i < kSlices && !interrupted(); ++i) {
             const double before = modelBench.rate(0.15);
             const auto one = runFor(1, seconds / kSlices);
             const double after = modelBench.rate(0.15);
@@ -542,6 +589,8 @@ int cmdBenchSearch(const Args& args) {
             std::sort(v.begin(), v.end());
             return 0.5 * (v[(v.size() - 1) / 2] + v[v.size() / 2]);
         };
+        if (shares.empty())
+            break; // interrupted before a slice finished
         if (charged[0] > 0 && charged[1] > 0)
             idle.clear(); // only a searcher that never evaluated is reported idle
         const double share = median(shares);
@@ -573,6 +622,10 @@ int cmdBenchSearch(const Args& args) {
     }
     if (asJson)
         std::cout << rows.dump(1) << "\n";
+    if (interrupted()) {
+        std::cout << "interrupted  the rows above are the searchers measured\n";
+        return kExitInterrupted;
+    }
     return 0;
 }
 

@@ -1,14 +1,21 @@
 // mapwright-cli as scripts use it: the documented command forms, the JSON
 // fields other tools read, and a one-line error with a non-zero exit on bad input.
 #include "bench/model_bench.h"
+#include "cli_interrupt.h"
 #include "io/json_io.h"
 
+#include <QElapsedTimer>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <csignal>
 #include <filesystem>
+#include <random>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -23,6 +30,26 @@ struct Run {
     QString out;
     QString err;
 };
+
+// Starts the CLI, sends SIGINT after `delayMs` (and again after `againMs`, if
+// given), and waits for it to end.
+Run interrupt(const QStringList& args, int delayMs, int againMs = -1) {
+    QProcess p;
+    p.start(kCli, args);
+    if (!p.waitForStarted(10000))
+        return {-1, "", "did not start"};
+    std::this_thread::sleep_for(std::chrono::milliseconds(delayMs));
+    ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+    if (againMs >= 0) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(againMs));
+        ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+    }
+    if (!p.waitForFinished(60000))
+        return {-1, "", "did not stop"};
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2,
+            QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+}
 
 Run run(const QStringList& args) {
     QProcess p;
@@ -72,6 +99,8 @@ class TestCli : public QObject {
     void searchBadInput();
     void badInput();
     void intrinsicMatches();
+    void interruptsKeepWhatIsFinished();
+    void secondInterruptExitsAtOnce();
 };
 
 void TestCli::evaluateJson() {
@@ -387,3 +416,91 @@ void TestCli::intrinsicMatches() {
 
 QTEST_GUILESS_MAIN(TestCli)
 #include "test_cli.moc"
+
+// Ctrl-C in every long command, at random points (fixed seed): exit status
+// 130, and what was finished is written and loads: a search's result (marked
+// "stopped": "interrupted"), trace and best mapping, which the model finds
+// legal; compare's summary; network's finished layers; no half-trained
+// surrogate; bench prints the runs it finished.
+void TestCli::interruptsKeepWhatIsFinished() {
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    const QString arch = q(kSamples + "architectures/eyeriss_like.json");
+    const QString simba = q(kSamples + "architectures/simba_like.json");
+    const QString net = q(kSamples + "networks/resnet50.json");
+    std::mt19937 rng(2026);
+    auto delay = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    const auto loads = [](const std::string& path) {
+        return fs::exists(path) ? mw::readJsonFile(path) : mw::Json();
+    };
+    for (const QString searcher : {"gamma", "annealing", "cosa", "reinforce"}) {
+        const std::string out = d + "/search-" + searcher.toStdString();
+        const Run r = interrupt({"search", "--arch", searcher == "cosa" ? simba : arch,
+                                 "--workload", net, "--layer", "_outputs_input.46", "--searcher",
+                                 searcher, "--seconds", "30", "--threads", "2", "--out", q(out)},
+                                delay(300, 1500));
+        QCOMPARE(r.exitCode, 130);
+        QVERIFY2(r.out.contains("interrupted  wrote"), qPrintable(r.out + r.err));
+        const mw::Json result = loads(out + "/result.json");
+        QCOMPARE(result.value("stopped", std::string()), std::string("interrupted"));
+        QVERIFY(fs::exists(out + "/trace.csv"));
+        const Run e = run({"evaluate", "--arch", searcher == "cosa" ? simba : arch, "--workload",
+                           net, "--layer", "_outputs_input.46", "--mapping",
+                           q(out + "/best_mapping.json"), "--json"});
+        QCOMPARE(e.exitCode, 0);
+    }
+    {
+        const std::string out = d + "/compare";
+        const Run r = interrupt({"compare", "--arch", arch, "--workload", net, "--layer",
+                                 "_outputs_input.46", "--searchers", "gamma,annealing", "--seeds",
+                                 "3", "--seconds", "1", "--out", q(out)},
+                                delay(1500, 4000));
+        QCOMPARE(r.exitCode, 130);
+        QCOMPARE(loads(out + "/summary.json").value("stopped", std::string()),
+                 std::string("interrupted"));
+    }
+    {
+        const std::string out = d + "/network";
+        const Run r = interrupt({"network", "--arch", arch, "--workload", net, "--searcher",
+                                 "annealing", "--budget", "200000", "--out", q(out)},
+                                delay(500, 2000));
+        QCOMPARE(r.exitCode, 130);
+        const mw::Json n = loads(out + "/network.json");
+        QCOMPARE(n.value("stopped", std::string()), std::string("interrupted"));
+        QVERIFY(n.at("layers").size() == 54);
+    }
+    {
+        const std::string models = d + "/models";
+        const Run r = interrupt({"train-surrogate", "--arch", arch, "--workload", net, "--layer",
+                                 "_outputs_input.46", "--model-dir", q(models)},
+                                delay(300, 1500));
+        QCOMPARE(r.exitCode, 130);
+        QVERIFY2(r.out.contains("nothing written"), qPrintable(r.out));
+        QVERIFY(!fs::exists(models) || fs::is_empty(models));
+    }
+    for (const QStringList& bench :
+         {QStringList{"bench", "model"}, QStringList{"bench", "search", "--searchers", "gamma"}}) {
+        const Run r = interrupt(bench, delay(200, 2500));
+        QCOMPARE(r.exitCode, 130);
+        QVERIFY2(r.out.contains("interrupted"), qPrintable(r.out));
+    }
+}
+
+// A second Ctrl-C does not wait for anything: in a child process, the first
+// signal only raises the flag; the second ends the process with status 130.
+void TestCli::secondInterruptExitsAtOnce() {
+    const pid_t pid = fork();
+    QVERIFY(pid >= 0);
+    if (pid == 0) {
+        cli::installInterruptHandler();
+        raise(SIGINT);
+        if (!cli::interrupted())
+            _exit(3);
+        raise(SIGINT);
+        _exit(0); // not reached
+    }
+    int status = 0;
+    QCOMPARE(waitpid(pid, &status, 0), pid);
+    QVERIFY(WIFEXITED(status));
+    QCOMPARE(WEXITSTATUS(status), 130);
+}

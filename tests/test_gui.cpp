@@ -238,6 +238,14 @@ class TestGui : public QObject {
         QVERIFY(!w.openSession(path("bad.json")));
         QVERIFY2(w.lastError().contains("bad.json"), qPrintable(w.lastError()));
         QCOMPARE(sessionText(w.session()), before);
+        // The file is kept as it was, and with an autosave at hand it is offered.
+        QVERIFY(bad.open(QIODevice::ReadOnly));
+        QCOMPARE(bad.readAll(),
+                 QByteArray("{\"format\": \"mapwright.session\", \"architecture\": "));
+        bad.close();
+        QVERIFY(w.autosaveNow());
+        QVERIFY(!w.openSession(path("bad.json")));
+        QVERIFY2(w.lastError().contains(w.autosavePath()), qPrintable(w.lastError()));
         QVERIFY(!w.openSession(path("missing.json")));
         QCOMPARE(sessionText(w.session()), before);
     }

@@ -8,8 +8,12 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 using namespace mw;
@@ -61,6 +65,7 @@ class TestIo : public QObject {
     void malformedYaml();
     void constraintsFile();
     void timeloopMapperCaseNeedsMapping();
+    void writesReplaceFilesWhole();
 };
 
 void TestIo::architectureRoundTrip() {
@@ -314,3 +319,49 @@ void TestIo::timeloopMapperCaseNeedsMapping() {
 
 QTEST_GUILESS_MAIN(TestIo)
 #include "test_io.moc"
+
+namespace {
+std::string fileText(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+} // namespace
+
+// Files are written beside their target and renamed over it: a write that
+// fails (here a file-size limit standing in for a full disk, in a child
+// process) leaves the previous file whole and no temporary behind.
+void TestIo::writesReplaceFilesWhole() {
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/result.json";
+    mw::writeTextFile(path, "{\"first\": 1}\n");
+    mw::writeTextFile(path, "{\"second\": 2}\n");
+    QCOMPARE(fileText(path), std::string("{\"second\": 2}\n"));
+    const pid_t pid = fork();
+    QVERIFY(pid >= 0);
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN); // a write past the limit fails with EFBIG instead
+        const rlimit limit{64, 64};
+        setrlimit(RLIMIT_FSIZE, &limit);
+        try {
+            mw::writeTextFile(path, std::string(4096, 'x'));
+        } catch (const mw::InputError& e) {
+            const std::string what = e.what();
+            _exit(what.find("result.json") != std::string::npos &&
+                          what.find("previous file is kept") != std::string::npos
+                      ? 0
+                      : 4);
+        }
+        _exit(3); // the write should have failed
+    }
+    int status = 0;
+    QCOMPARE(waitpid(pid, &status, 0), pid);
+    QVERIFY(WIFEXITED(status));
+    QCOMPARE(WEXITSTATUS(status), 0);
+    QCOMPARE(fileText(path), std::string("{\"second\": 2}\n"));
+    int entries = 0;
+    for (const auto& e : fs::directory_iterator(dir.path().toStdString())) {
+        (void)e;
+        ++entries;
+    }
+    QCOMPARE(entries, 1); // no temporary left behind
+}

@@ -1,5 +1,7 @@
 #include "ui/energy_view.h"
 
+#include "ui/plot_export.h"
+
 #include "common/error.h"
 #include "ui/search_panel.h"
 
@@ -275,9 +277,7 @@ void EnergyView::drawComparison() {
 }
 
 bool EnergyView::exportPlot(const QString& path) {
-    if (path.endsWith(".pdf", Qt::CaseInsensitive))
-        return levels_->savePdf(path);
-    return levels_->savePng(path, 0, 0, 1.0, -1, 150);
+    return savePlot(levels_, path);
 }
 
 } // namespace mw::ui

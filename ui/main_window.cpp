@@ -285,15 +285,32 @@ void MainWindow::setSession(const mw::Session& session) {
 }
 
 bool MainWindow::openSession(const QString& path) {
+    QString error;
     try {
         const mw::Session s = mw::loadSession(path.toStdString());
         mw::validateArchitecture(s.arch);
         setSession(s);
     } catch (const mw::InputError& e) {
-        fail(QString::fromStdString(e.what()));
-        return false;
+        error = QString::fromStdString(e.what());
     } catch (const std::exception& e) {
-        fail(QString("%1: %2").arg(path, e.what()));
+        error = QString("%1: %2").arg(path, e.what());
+    }
+    if (!error.isEmpty()) {
+        // The file is left as it is; the autosave, if there is one, is offered.
+        const QString autosave = autosavePath();
+        const bool offer = path != autosave && QFileInfo::exists(autosave);
+        if (offer)
+            error += QString(" (the autosaved session %1 can be opened instead)").arg(autosave);
+        fail(error);
+        if (offer && isVisible() && options_.offerRestore &&
+            QMessageBox::question(this, "Open the autosave?",
+                                  QString("%1 could not be opened. Open the autosaved session "
+                                          "instead?")
+                                      .arg(QFileInfo(path).fileName()),
+                                  QMessageBox::Yes | QMessageBox::No,
+                                  QMessageBox::Yes) == QMessageBox::Yes &&
+            openSession(autosave))
+            path_.clear(); // save asks for a name: the autosave is not the user's file
         return false;
     }
     path_ = path;

@@ -1,5 +1,7 @@
 #include "ui/search_panel.h"
 
+#include "ui/plot_export.h"
+
 #include "common/error.h"
 #include "ui/search_job.h"
 
@@ -701,9 +703,7 @@ void SearchPanel::showTooltip(QMouseEvent* event) {
 }
 
 bool SearchPanel::exportPlot(const QString& path) {
-    if (path.endsWith(".pdf", Qt::CaseInsensitive))
-        return plot_->savePdf(path);
-    return plot_->savePng(path, 0, 0, 1.0, -1, 150);
+    return savePlot(plot_, path);
 }
 
 } // namespace mw::ui

@@ -36,8 +36,9 @@ void prefetchMapping(const Mapping& m) {
 }
 } // namespace
 
-ModelBench::ModelBench(const Architecture& arch, int mappingsPerLayer)
-    : arch_(&arch), layers_(benchLayers()), mappingsPerLayer_(mappingsPerLayer) {
+ModelBench::ModelBench(const Architecture& arch, int mappingsPerLayer,
+                       const std::atomic<bool>* cancel)
+    : arch_(&arch), cancel_(cancel), layers_(benchLayers()), mappingsPerLayer_(mappingsPerLayer) {
     Rng rng(12345);
     Evaluation scratch;
     items_.reserve(layers_.size() * std::size_t(mappingsPerLayer));
@@ -47,6 +48,8 @@ ModelBench::ModelBench(const Architecture& arch, int mappingsPerLayer)
         // Distinct: a repeat would be a mapping the predictor has seen. (The
         // spaces hold 10^20 and more; the bound only guards small ones.)
         for (int tries = 0; int(seen.size()) < mappingsPerLayer; ++tries) {
+            if (cancelled())
+                return;
             Mapping m;
             if (tries > 4 * mappingsPerLayer || !space.sampleLegal(rng, m, scratch, 200000))
                 throw InputError("bench model", "no " + std::to_string(mappingsPerLayer) +
@@ -73,6 +76,8 @@ double ModelBench::timePasses(const std::vector<const Item*>& work, double secon
     const std::size_t count = work.size();
     do {
         for (std::size_t i = 0; i < count; ++i) {
+            if ((i & 1023) == 0 && cancelled())
+                return n > 0 ? double(n) / elapsed : 0.0;
             if (i + 2 < count)
                 prefetchMapping(work[i + 2]->mapping);
             const Item& it = *work[i];
@@ -94,22 +99,30 @@ double ModelBench::repeatedSetRate(double seconds) {
     return timePasses(repeated_, seconds);
 }
 
-ModelBenchResult benchModel(const Architecture& arch, int runs, double secondsPerRun) {
-    ModelBench bench(arch);
+ModelBenchResult benchModel(const Architecture& arch, int runs, double secondsPerRun,
+                            const std::atomic<bool>* cancel) {
+    ModelBench bench(arch, ModelBench::kMappingsPerLayer, cancel);
     ModelBenchResult r;
     r.layers = bench.layers();
     r.mappingsPerLayer = bench.mappingsPerLayer();
-    r.runs = runs;
     std::vector<double> rates;
-    for (int run = 0; run < runs; ++run) {
-        rates.push_back(bench.rate(secondsPerRun));
+    for (int run = 0; run < runs && !bench.cancelled(); ++run) {
+        const double rate = bench.rate(secondsPerRun);
+        if (bench.cancelled())
+            break; // an unfinished run is no measurement
+        rates.push_back(rate);
         r.evaluationsPerRun = bench.lastRunEvaluations();
     }
+    r.runs = static_cast<int>(rates.size());
+    r.cancelled = bench.cancelled();
+    if (rates.empty())
+        return r;
     std::sort(rates.begin(), rates.end());
     r.evaluationsPerSecond = rates[rates.size() / 2];
     r.minPerSecond = rates.front();
     r.maxPerSecond = rates.back();
-    r.repeatedSetPerSecond = bench.repeatedSetRate(secondsPerRun);
+    if (!bench.cancelled())
+        r.repeatedSetPerSecond = bench.repeatedSetRate(secondsPerRun);
     r.checksum = bench.checksum();
     return r;
 }

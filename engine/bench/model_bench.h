@@ -11,6 +11,7 @@
 #include "mapping/mapping.h"
 #include "workload/problem.h"
 
+#include <atomic>
 #include <vector>
 
 namespace mw {
@@ -28,7 +29,8 @@ struct ModelBenchResult {
     int runs = 0;
     int layers = 0;
     int mappingsPerLayer = 0;
-    double checksum = 0.0; // keeps the work observable
+    double checksum = 0.0;  // keeps the work observable
+    bool cancelled = false; // runs counts the runs finished before it
 };
 
 class ModelBench {
@@ -38,11 +40,14 @@ class ModelBench {
 
     // Samples the mappings (a fixed seed, so every run times the same set);
     // throws InputError when a layer has no legal mapping on the architecture.
-    // The architecture must outlive the benchmark.
-    explicit ModelBench(const Architecture& arch, int mappingsPerLayer = kMappingsPerLayer);
+    // The architecture must outlive the benchmark. A raised `cancel` stops
+    // sampling and timing within a few milliseconds (cancelled() then says so).
+    explicit ModelBench(const Architecture& arch, int mappingsPerLayer = kMappingsPerLayer,
+                        const std::atomic<bool>* cancel = nullptr);
 
     // Evaluations per second over whole passes, for at least `seconds`.
     double rate(double seconds);
+    bool cancelled() const { return cancel_ && cancel_->load(std::memory_order_relaxed); }
     // The same over the repeated set.
     double repeatedSetRate(double seconds);
 
@@ -62,6 +67,7 @@ class ModelBench {
     double timePasses(const std::vector<const Item*>& work, double seconds);
 
     const Architecture* arch_;
+    const std::atomic<bool>* cancel_;
     std::vector<Problem> layers_;
     int mappingsPerLayer_;
     std::vector<Item> items_;
@@ -70,6 +76,7 @@ class ModelBench {
     long long lastRunEvaluations_ = 0;
 };
 
-ModelBenchResult benchModel(const Architecture& arch, int runs = 7, double secondsPerRun = 0.4);
+ModelBenchResult benchModel(const Architecture& arch, int runs = 7, double secondsPerRun = 0.4,
+                            const std::atomic<bool>* cancel = nullptr);
 
 } // namespace mw

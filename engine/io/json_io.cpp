@@ -1,5 +1,7 @@
 #include "io/json_io.h"
 
+#include "io/atomic_file.h"
+
 #include "common/error.h"
 
 #include <fstream>
@@ -710,12 +712,7 @@ std::string readTextFile(const std::string& path) {
 }
 
 void writeTextFile(const std::string& path, const std::string& text) {
-    std::ofstream out(path, std::ios::binary);
-    if (!out)
-        throw InputError(path, "cannot be opened for writing");
-    out << text;
-    if (!out)
-        throw InputError(path, "could not be written completely");
+    writeFileAtomically(path, text);
 }
 
 json readJsonFile(const std::string& path) {

@@ -46,6 +46,7 @@ MapSpaceConstraints loadConstraints(const std::string& path, const Problem& p,
 
 // Files. Errors are prefixed with the path.
 Json readJsonFile(const std::string& path);
+// Written atomically (io/atomic_file.h): the old file stays if writing fails.
 void writeTextFile(const std::string& path, const std::string& text);
 std::string readTextFile(const std::string& path);
 Architecture loadArchitecture(const std::string& path);

@@ -1,5 +1,7 @@
 #include "search/surrogate.h"
 
+#include "io/atomic_file.h"
+
 #include "common/error.h"
 #include "model/cost_model.h"
 #include "search/search.h"
@@ -430,9 +432,7 @@ void Surrogate::save(const std::string& path) const {
     const std::filesystem::path fp(path);
     if (fp.has_parent_path())
         std::filesystem::create_directories(fp.parent_path());
-    std::ofstream out(path, std::ios::binary);
-    if (!out)
-        throw InputError(path, "cannot be written");
+    std::ostringstream out(std::ios::binary);
     const std::string sig = codec_.signature();
     out.write(reinterpret_cast<const char*>(&kSurrogateMagic), sizeof kSurrogateMagic);
     const std::uint32_t n = std::uint32_t(sig.size());
@@ -441,8 +441,7 @@ void Surrogate::save(const std::string& path) const {
     in_.save(out);
     out_.save(out);
     net_.save(out);
-    if (!out)
-        throw InputError(path, "could not be written completely");
+    writeFileAtomically(path, out.str());
 }
 
 Surrogate Surrogate::load(const std::string& path, const Problem& p, const Architecture& a) {

@@ -1,0 +1,29 @@
+#include "ui/plot_export.h"
+
+#include "io/atomic_file.h"
+
+#include <qcustomplot.h>
+
+#include <cstdio>
+
+namespace mw::ui {
+
+bool savePlot(QCustomPlot* plot, const QString& path) {
+    const std::string target = path.toStdString();
+    const QString temporary = QString::fromStdString(temporarySibling(target));
+    const bool written = path.endsWith(".pdf", Qt::CaseInsensitive)
+                             ? plot->savePdf(temporary)
+                             : plot->savePng(temporary, 0, 0, 1.0, -1, 150);
+    if (!written) {
+        std::remove(temporary.toStdString().c_str());
+        return false;
+    }
+    try {
+        replaceWith(temporary.toStdString(), target);
+    } catch (const std::exception&) {
+        return false;
+    }
+    return true;
+}
+
+} // namespace mw::ui
