@@ -4,7 +4,6 @@
 #include "cli_interrupt.h"
 #include "io/json_io.h"
 
-#include <QElapsedTimer>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
