@@ -19,11 +19,14 @@
 #include <qcustomplot.h>
 
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QProcess>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QUndoStack>
 #include <QtTest>
+
+#include <memory>
 
 using mw::ui::MainWindow;
 
@@ -268,6 +271,34 @@ class TestGui : public QObject {
         QVERIFY(r.evaluations > 0 && r.evaluations < 1'000'000'000);
         QVERIFY(r.bestEvaluation.valid);
         QVERIFY(w.inspector()->hasMapping());
+    }
+
+    // Closing the window while searches run (one paused) and a network search
+    // runs: nothing crashes, the runs stop with their best, and the session
+    // with them is in the autosave.
+    void closingDuringRunsKeepsTheSession() {
+        QTemporaryDir autosave;
+        auto w = std::make_unique<MainWindow>(testOptions(autosave.path()));
+        QVERIFY(w->openSession(MainWindow::defaultSessionPath()));
+        w->show();
+        auto* panel = w->searchPanel();
+        panel->setSearchers({"gamma", "annealing"});
+        panel->setBudget(1'000'000'000, 0);
+        panel->setThreads(2);
+        QCOMPARE(panel->runSelected(), 2);
+        panel->setRunPaused(panel->liveRuns().front(), true);
+        w->networkView()->run();
+        QTest::qWait(400);
+        const QString saved = w->autosavePath();
+        QVERIFY(w->close());
+        w.reset();
+        QVERIFY(QFileInfo::exists(saved));
+        const mw::Session s = mw::loadSession(saved.toStdString());
+        QCOMPARE(s.runs.size(), std::size_t(2));
+        for (const auto& r : s.runs) {
+            QVERIFY(r.finished);
+            QVERIFY(r.result.found);
+        }
     }
 
     void pausesAndCancelsOneRun() {

@@ -18,6 +18,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <random>
 #include <thread>
 
 using namespace mw;
@@ -141,6 +142,7 @@ class TestSearch : public QObject {
     void networkSearch();
     void lowerBoundHolds();
     void exhaustedSpaceEndsTheSearch();
+    void stressBudgetsThreadsAndCancels();
 };
 
 void TestSearch::movesKeepProductsExact() {
@@ -982,6 +984,43 @@ void TestSearch::exhaustedSpaceEndsTheSearch() {
                      r.stopReason.c_str());
         QVERIFY2(seconds < 60, qPrintable(QString::fromStdString(name)));
         QVERIFY(evaluate(p, a, r.best).valid);
+    }
+}
+
+// 200 runs: every searcher with tiny and huge budgets, on 1 and 2 threads,
+// cancelled at random points (seeded) from another thread. None may crash or
+// hang (each run ends), each says why it stopped, and whatever it returns is
+// legal in its space and valid in the model.
+void TestSearch::stressBudgetsThreadsAndCancels() {
+    const Architecture a = eyeriss();
+    const Problem p = conv3x3();
+    const MapSpace space(p, a);
+    std::mt19937 rng(1867);
+    const auto& names = searcherNames();
+    for (int run = 0; run < 200; ++run) {
+        const std::string& name = names[std::size_t(run) % names.size()];
+        const bool huge = (run / int(names.size())) % 2 == 1;
+        const std::int64_t evaluations =
+            huge ? std::int64_t(1) << 40 : std::uniform_int_distribution<int>(1, 40)(rng);
+        SearchSettings s = budget(evaluations, std::uint64_t(run), 1 + run % 2);
+        s.params["train"] = 0; // Mind Mappings without a surrogate stops at once
+        std::atomic<bool> cancel{false};
+        const int cancelAfterMs = std::uniform_int_distribution<int>(0, huge ? 120 : 20)(rng);
+        std::thread canceller([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(cancelAfterMs));
+            cancel = true;
+        });
+        const SearchResult r = runSearch(space, name, s, {}, &cancel);
+        canceller.join();
+        const std::string where = name + " run " + std::to_string(run);
+        QVERIFY2(!r.stopReason.empty(), where.c_str());
+        if (!huge)
+            QVERIFY2(r.evaluations <= evaluations, where.c_str());
+        if (r.found) {
+            Evaluation e;
+            QVERIFY2(space.isLegal(r.best, e), where.c_str());
+            QVERIFY2(evaluate(p, a, r.best).valid, where.c_str());
+        }
     }
 }
 

@@ -441,9 +441,14 @@ void MainWindow::closeEvent(QCloseEvent* event) {
             return;
         }
     }
+    // Runs in flight stop at their next batch and keep their best; the
+    // session with them goes to the autosave, so closing loses no work.
     searchPanel_->cancelAll();
     networkView_->cancel();
+    waitForSearches(10000);
+    networkView_->waitForFinished(10000);
     if (options_.autosave) {
+        autosaveNow();
         QSettings().setValue("session/running", false);
     }
     event->accept();
