@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""The searchers' best mappings, run through Timeloop: each searcher on every
+sample architecture (gamma_cloud aside) and ResNet-50 layers .2/.46/.77/.128,
+its best mapping exported with export-timeloop and evaluated by timeloop-model;
+prints whether cycles, energy (0.5 %) and every level's per-tensor reads,
+fills and updates agree.
+
+    tests/parity/searchers_best.py --timeloop ../shared/peer/timeloop-0fc43fb \\
+        [--searchers gamma,annealing] [--budget 3000] [--cli build/app/mapwright-cli]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import regenerate  # noqa: E402  (run_timeloop, parse_stats)
+
+ARCHS = ["accel_a", "accel_b", "eyeriss_like", "gamma_edge", "simba_like", "tensor_core_like"]
+LAYERS = ["_outputs_input.2", "_outputs_input.46", "_outputs_input.77", "_outputs_input.128"]
+
+
+def first_difference(ours, tl):
+    if tl is None:
+        return "Timeloop did not finish"
+    if not tl["valid"]:
+        return "Timeloop refuses it: " + tl["error"]
+    if ours["cycles"] != tl["cycles"]:
+        return "cycles %d vs %d" % (ours["cycles"], tl["cycles"])
+    if abs(ours["energy_pJ"] - tl["energy_pJ"]) > 0.005 * tl["energy_pJ"]:
+        return "energy %.1f vs %.1f pJ" % (ours["energy_pJ"], tl["energy_pJ"])
+    for level in ours["levels"]:
+        for t, tv in level["tensors"].items():
+            theirs = tl["levels"][level["name"]]["tensors"][t][:3]
+            if [tv["reads"], tv["fills"], tv["updates"]] != theirs:
+                return "%s/%s %s vs %s" % (level["name"], t,
+                                           [tv["reads"], tv["fills"], tv["updates"]], theirs)
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--timeloop", required=True, help="folder holding timeloop-model")
+    ap.add_argument("--cli", default=os.path.join(ROOT, "build", "app", "mapwright-cli"))
+    ap.add_argument("--searchers", default="gamma,annealing")
+    ap.add_argument("--budget", default="3000")
+    ap.add_argument("--seed", default="1")
+    args = ap.parse_args()
+    agree = total = 0
+    work = tempfile.mkdtemp(prefix="mapwright-best-")
+    workload = os.path.join(ROOT, "samples", "networks", "resnet50.json")
+    for arch_name in ARCHS:
+        arch = os.path.join(ROOT, "samples", "architectures", arch_name + ".json")
+        for layer in LAYERS:
+            for searcher in args.searchers.split(","):
+                d = os.path.join(work, "%s-%s-%s" % (arch_name, layer, searcher))
+                common = ["--arch", arch, "--workload", workload, "--layer", layer]
+                subprocess.run([args.cli, "search"] + common +
+                               ["--searcher", searcher, "--budget", args.budget,
+                                "--seed", args.seed, "--out", d], check=True, capture_output=True)
+                mapping = os.path.join(d, "best_mapping.json")
+                ours = json.loads(subprocess.run(
+                    [args.cli, "evaluate"] + common + ["--mapping", mapping, "--json"],
+                    capture_output=True, text=True).stdout)
+                subprocess.run([args.cli, "export-timeloop"] + common +
+                               ["--mapping", mapping, "--out", os.path.join(d, "timeloop")],
+                               check=True, capture_output=True)
+                tl = regenerate.run_timeloop(args.timeloop, os.path.join(d, "timeloop"), 120)
+                diff = first_difference(ours, tl)
+                total += 1
+                agree += diff is None
+                print("%-17s %-19s %-14s %s" % (arch_name, layer, searcher, diff or "agree"),
+                      flush=True)
+    print("%d of %d agree" % (agree, total))
+
+
+if __name__ == "__main__":
+    main()
