@@ -212,7 +212,7 @@ int cmdParityCases(const Args& args) {
     mw::Json list = mw::Json::array();
     int written = 0;
     for (std::size_t i = 0; i < cases.size(); ++i) {
-        char id[16];
+        char id[24]; // room for any size_t
         std::snprintf(id, sizeof id, "%04zu", i);
         mw::exportTimeloop(problem, arch, cases[i].mapping, (fs::path(out) / id).string());
         list.push_back({{"id", id},

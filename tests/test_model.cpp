@@ -73,6 +73,14 @@ Architecture hierarchy(std::vector<StorageLevel> levels, int cx, int cy = 1) {
     return a;
 }
 
+// DRAM -> GLB (glbMesh wide) -> Buffer (bufferMesh wide) -> MACs (one per Buffer).
+Architecture threeLevelArray(int glbMesh, int bufferMesh) {
+    return hierarchy({level("DRAM", LevelClass::DRAM, 0, 1, 1, 100.0),
+                      level("GLB", LevelClass::SRAM, 4096, glbMesh, 1, 10.0),
+                      level("Buffer", LevelClass::RegFile, 64, bufferMesh, 1, 1.0)},
+                     bufferMesh);
+}
+
 // Outputs[K,P] += Weights[K,R] * Inputs[P+R]
 Problem conv1dK(std::int64_t K, std::int64_t P, std::int64_t R) {
     return makeProblem("conv1d", {{"K", K}, {"P", P}, {"R", R}},
@@ -291,10 +299,7 @@ void TestModel::fanoutViolation() {
 // once refused it); its mapper keeps each level within its own fan-out, and so
 // does the map space. Spatial factors at a level without fan-out are refused.
 void TestModel::fanoutCheckedAsTimeloopChecksIt() {
-    const Architecture a = hierarchy({level("DRAM", LevelClass::DRAM, 0, 1, 1, 100.0),
-                                      level("GLB", LevelClass::SRAM, 4096, 2, 1, 10.0),
-                                      level("Buffer", LevelClass::RegFile, 64, 8, 1, 1.0)},
-                                     8);
+    const Architecture a = threeLevelArray(2, 8);
     const Problem p = conv1dK(8, 16, 3);
     const int K = p.dimIndex("K");
     Mapping m = makeTrivialMapping(p, a);
@@ -359,13 +364,10 @@ void TestModel::spatialHaloReadsDistinctWindows() {
 // step 0 of the innermost loop above did. GLB's P (2) then DRAM's P (8): the
 // DRAM step moves the window by 1, as GLB's does, so every step fetches one
 // word (18 in all; the model once refetched whole windows at DRAM steps: 32).
-// With 4 x 4, a DRAM step moves it by 4 - 3 = 1 from GLB's step 1 (where
-// Timeloop compares), not by GLB's 1 from step 3: whole windows, 24.
+// With 4 x 4, a DRAM step moves it by 4 - 1 = 3 from GLB's step 1, where
+// Timeloop compares (not by 1 from step 3, as it really does): whole windows, 24.
 void TestModel::slidingReuseAcrossOuterSteps() {
-    const Architecture a = hierarchy({level("DRAM", LevelClass::DRAM, 0, 1, 1, 100.0),
-                                      level("GLB", LevelClass::SRAM, 4096, 1, 1, 10.0),
-                                      level("Buffer", LevelClass::RegFile, 64, 1, 1, 1.0)},
-                                     1);
+    const Architecture a = threeLevelArray(1, 1);
     const Problem p = conv1dK(1, 16, 3);
     const int P = p.dimIndex("P"), in = p.tensorIndex("Inputs");
     for (const auto& [glb, fills] : {std::pair{2, 18}, std::pair{4, 24}}) {
