@@ -437,7 +437,7 @@ void TestCli::interruptsKeepWhatIsFinished() {
         const Run r = interrupt({"search", "--arch", searcher == "cosa" ? simba : arch,
                                  "--workload", net, "--layer", "_outputs_input.46", "--searcher",
                                  searcher, "--seconds", "30", "--threads", "2", "--out", q(out)},
-                                delay(300, 1500));
+                                delay(500, 1500));
         QCOMPARE(r.exitCode, 130);
         QVERIFY2(r.out.contains("interrupted  wrote"), qPrintable(r.out + r.err));
         const mw::Json result = loads(out + "/result.json");
@@ -472,14 +472,14 @@ void TestCli::interruptsKeepWhatIsFinished() {
         const std::string models = d + "/models";
         const Run r = interrupt({"train-surrogate", "--arch", arch, "--workload", net, "--layer",
                                  "_outputs_input.46", "--model-dir", q(models)},
-                                delay(300, 1500));
+                                delay(500, 1500));
         QCOMPARE(r.exitCode, 130);
         QVERIFY2(r.out.contains("nothing written"), qPrintable(r.out));
         QVERIFY(!fs::exists(models) || fs::is_empty(models));
     }
     for (const QStringList& bench :
          {QStringList{"bench", "model"}, QStringList{"bench", "search", "--searchers", "gamma"}}) {
-        const Run r = interrupt(bench, delay(200, 2500));
+        const Run r = interrupt(bench, delay(500, 2500));
         QCOMPARE(r.exitCode, 130);
         QVERIFY2(r.out.contains("interrupted"), qPrintable(r.out));
     }
