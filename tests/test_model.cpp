@@ -132,6 +132,7 @@ class TestModel : public QObject {
     void diagonalReuseOverPeLinks();
     void bypassKeepsParentMulticast();
     void bandwidthCyclesRoundAsTimeloop();
+    void fillsSumPerMulticastClass();
     void oneAxisPerDimensionAndLevel();
     void mapSpaceStaysOnOneAxis();
     void capacityViolation();
@@ -447,6 +448,27 @@ void TestModel::bypassKeepsParentMulticast() {
     QVERIFY2(e.valid, joined(e, p, a).c_str());
     QCOMPARE(e.levels[0].tensors[in].reads, 80);
     QVERIFY(!e.levels[1].tensors[in].kept);
+}
+
+// Timeloop keeps a level's deliveries per (multicast, scatter) class and sums
+// each class's words times its multicast over the fan-out: with a spatial
+// halo and link transfers on a grid X does not fill (CoSA's best for
+// ResNet-50 input.46 on gamma_edge), the sum falls an ulp short of 25,088 and
+// the fills, truncated, are 25,087 (a single division of the total gave
+// 25,088).
+void TestModel::fillsSumPerMulticastClass() {
+    const Architecture a = loadArchitecture(std::string(MAPWRIGHT_SOURCE_DIR) +
+                                            "/samples/architectures/gamma_edge.json");
+    const Network net =
+        loadNetwork(std::string(MAPWRIGHT_SOURCE_DIR) + "/samples/networks/resnet50.json");
+    const Problem p = buildProblem(net.layers[std::size_t(net.layerIndex("_outputs_input.46"))]);
+    const Mapping m = loadMapping(
+        std::string(MAPWRIGHT_TEST_DATA) + "/mappings/gamma_edge_input46_cosa.json", p, a);
+    const Evaluation e = evaluate(p, a, m);
+    QVERIFY2(e.valid, joined(e, p, a).c_str());
+    const int sl = a.levelIndex("SL"), in = p.tensorIndex("Inputs");
+    QCOMPARE(e.levels[sl].tensors[in].fills, std::int64_t(25087));
+    QCOMPARE(e.levels[sl].tensors[in].reads, std::int64_t(802901));
 }
 
 // Timeloop divides the compute cycles by a slowdown (bandwidth over the

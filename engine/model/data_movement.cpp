@@ -119,13 +119,56 @@ struct KeyBuffer {
     }
 };
 
-i64 countDistinct(i64* keys, i64 n) {
-    if (n <= 1)
-        return n;
+// Children with equal deltas form a group (Timeloop's multicast factor is its
+// size); per size, how many groups (its scatter factor). Sorted by size.
+struct Groups {
+    static constexpr int kMax = 24;
+    int n = 0;
+    i64 size[kMax];
+    i64 count[kMax];
+
+    void add(i64 groupSize, i64 groups) {
+        int i = 0;
+        while (i < n && size[i] < groupSize)
+            ++i;
+        if (i < n && size[i] == groupSize) {
+            count[i] += groups;
+            return;
+        }
+        if (n == kMax) { // more sizes than kept: fold into the largest (never seen)
+            count[n - 1] += groups;
+            return;
+        }
+        for (int j = n; j > i; --j) {
+            size[j] = size[j - 1];
+            count[j] = count[j - 1];
+        }
+        size[i] = groupSize;
+        count[i] = groups;
+        ++n;
+    }
+};
+
+// Distinct keys (sorting them); with `groups`, also their group sizes.
+i64 countDistinct(i64* keys, i64 n, Groups* groups = nullptr) {
+    if (groups)
+        groups->n = 0;
+    if (n == 0)
+        return 0;
     std::sort(keys, keys + n);
-    i64 distinct = 1;
-    for (i64 i = 1; i < n; ++i)
-        distinct += keys[i] != keys[i - 1];
+    i64 distinct = 1, run = 1;
+    for (i64 i = 1; i < n; ++i) {
+        if (keys[i] != keys[i - 1]) {
+            ++distinct;
+            if (groups)
+                groups->add(run, 1);
+            run = 1;
+        } else {
+            ++run;
+        }
+    }
+    if (groups)
+        groups->add(run, 1);
     return distinct;
 }
 
@@ -168,6 +211,8 @@ class SpatialFanout {
             if (mask_[s])
                 distinct_ *= loop.factor;
         }
+        disjoint_ = disjoint;
+        groupsReady_ = false;
         if (!disjoint) { // loops sharing a rank (P and R on one input coordinate)
             prepareKeys();
             distinct_ = countAllDistinct();
@@ -176,10 +221,29 @@ class SpatialFanout {
 
     i64 distinct() const { return distinct_; }
 
+    // The groups of children with equal offsets (no link transfers).
+    const Groups& allGroups() {
+        if (!groupsReady_) {
+            groupsReady_ = true;
+            all_.n = 0;
+            if (!disjoint_)
+                prepareKeys();
+            if (disjoint_ || radixOverflow_) {
+                all_.add(fanout_ / distinct_, distinct_); // every offset equally often
+            } else {
+                KeyBuffer keys(std::size_t(fanout_), 0);
+                offsetKeys(0, n_, keys.data);
+                countDistinct(keys.data, fanout_, &all_);
+            }
+        }
+        return all_;
+    }
+
     // Link transfers when the first child's tile moved by tau since the last
     // delta (and the deltas have the same shape): the children served by a
     // neighbour, and the distinct deltas left for the parent.
-    void linkTransfers(const Disp& tau, i64& served, i64& remaining) {
+    // `left` receives the groups of the children left to the parent.
+    void linkTransfers(const Disp& tau, i64& served, i64& remaining, Groups& left) {
         served = 0;
         remaining = distinct_;
         prepareKeys();
@@ -195,16 +259,18 @@ class SpatialFanout {
             if (cachedKey_[i] == key) {
                 served = cachedServed_[i];
                 remaining = cachedRemaining_[i];
+                left = cachedLeft_[i];
                 return;
             }
         if (gridX_ == logicalX_)
-            separable(key, served, remaining);
+            separable(key, served, remaining, left);
         else
-            bruteForce(key, served, remaining);
+            bruteForce(key, served, remaining, left);
         if (numCached_ < kCache) {
             cachedKey_[numCached_] = key;
             cachedServed_[numCached_] = served;
             cachedRemaining_[numCached_] = remaining;
+            cachedLeft_[numCached_] = left;
             ++numCached_;
         }
     }
@@ -312,7 +378,7 @@ class SpatialFanout {
     // The grid is the logical one (X loops fill whole rows): a child is
     // served if its X neighbour or its Y neighbour had its delta, so the
     // children left form a product of the unserved X and Y positions.
-    void separable(i64 key, i64& served, i64& remaining) const {
+    void separable(i64 key, i64& served, i64& remaining, Groups& left) const {
         const i64 LX = logicalX_, LY = fanout_ / logicalX_;
         KeyBuffer xs(std::size_t(LX), 0), ys(std::size_t(LY), 1);
         offsetKeys(0, nx_, xs.data);
@@ -320,7 +386,8 @@ class SpatialFanout {
         const i64 keepX = compactUnserved(xs.data, LX, key);
         const i64 keepY = compactUnserved(ys.data, LY, key);
         served = fanout_ - keepX * keepY;
-        if (keepX == LX && keepY == LY) {
+        left.n = 0;
+        if (served == 0) {
             remaining = distinct_;
             return;
         }
@@ -328,18 +395,11 @@ class SpatialFanout {
             remaining = 0;
             return;
         }
-        unsigned maskX = 0, maskY = 0;
-        for (int s = 0; s < n_; ++s)
-            (s < nx_ ? maskX : maskY) |= mask_[s];
-        if ((maskX & maskY) == 0) {
-            remaining = countDistinct(xs.data, keepX) * countDistinct(ys.data, keepY);
-            return;
-        }
         KeyBuffer sums(std::size_t(keepX * keepY), 2);
         for (i64 b = 0; b < keepY; ++b)
             for (i64 a = 0; a < keepX; ++a)
                 sums.data[b * keepX + a] = xs.data[a] + ys.data[b];
-        remaining = countDistinct(sums.data, keepX * keepY);
+        remaining = countDistinct(sums.data, keepX * keepY, &left);
     }
 
     // Moves the keys of the positions no neighbour (previous or next) serves
@@ -362,9 +422,10 @@ class SpatialFanout {
 
     // Any grid: children numbered in nest order fill rows of gridX_ (rows
     // may hold children of several logical rows).
-    void bruteForce(i64 key, i64& served, i64& remaining) const {
+    void bruteForce(i64 key, i64& served, i64& remaining, Groups& left) const {
         const i64 F = fanout_;
-        KeyBuffer keys(std::size_t(F), 0), left(std::size_t(F), 1);
+        Groups& groups = left;
+        KeyBuffer keys(std::size_t(F), 0), rest(std::size_t(F), 1);
         offsetKeys(0, n_, keys.data);
         i64 kept = 0;
         served = 0;
@@ -379,9 +440,10 @@ class SpatialFanout {
             if (hit)
                 ++served;
             else
-                left.data[kept++] = here;
+                rest.data[kept++] = here;
         }
-        remaining = served == 0 ? distinct_ : countDistinct(left.data, kept);
+        groups.n = 0;
+        remaining = served == 0 ? distinct_ : countDistinct(rest.data, kept, &groups);
     }
 
     int R_ = 0, n_ = 0, nx_ = 0;
@@ -392,31 +454,76 @@ class SpatialFanout {
     i64 lo_[kMaxRanks], spread_[kMaxRanks], radix_[kMaxRanks];
     bool keysReady_ = false, radixOverflow_ = false;
     i64 distinct_ = 1;
+    bool disjoint_ = true;
+    bool groupsReady_ = false;
+    Groups all_;
     int numCached_ = 0;
     i64 cachedKey_[kCache], cachedServed_[kCache], cachedRemaining_[kCache];
+    Groups cachedLeft_[kCache];
 };
 
-// What one level's innermost loop hands down over the run: the distinct
-// deltas read (A), the words delivered counting multicast (W), and the words
-// children got over links instead (LT).
+// What one level's innermost loop hands down over the run, as Timeloop keeps
+// it: the words read per (group size, number of groups) of children sharing
+// a delta, summed in Timeloop's order (sizes ascending), whence the distinct
+// deltas read (A), the words delivered counting multicast (W) and each
+// child's share of them; and the words children got over links (LT).
 struct Deliveries {
-    double A = 0.0, W = 0.0, LT = 0.0;
+    double A = 0.0, W = 0.0, share = 0.0, LT = 0.0;
+    double linked = 0.0; // words per child moved from the plain count to linked classes
+
+    static constexpr int kMaxEntries = 48;
+    struct Entry {
+        i64 size, groups;
+        double words;
+    };
+    Entry entry[kMaxEntries];
+    int numEntries = 0;
+
+    void addGroups(double words, const Groups& g) {
+        for (int i = 0; i < g.n; ++i) {
+            int k = 0;
+            while (k < numEntries && (entry[k].size != g.size[i] || entry[k].groups != g.count[i]))
+                ++k;
+            if (k == numEntries) {
+                if (numEntries == kMaxEntries)
+                    k = numEntries - 1; // (never seen) fold into the last
+                else
+                    entry[numEntries++] = {g.size[i], g.count[i], 0.0};
+            }
+            entry[k].words += words * double(g.count[i]);
+        }
+    }
 
     // `weight` invocations of `words` words per child whose deltas may come
     // from neighbours: the first child's tile moved by tau since the last
-    // delta, and that delta had the same shape. Applied on top of the counts
-    // without link transfers.
+    // delta, and that delta had the same shape.
     void linkable(SpatialFanout& sp, i64 distinct, double weight, i64 words, const Disp& tau) {
         if (words == 0 || weight == 0.0)
             return;
         i64 served = 0, left = 0;
-        sp.linkTransfers(tau, served, left);
+        Groups groups;
+        sp.linkTransfers(tau, served, left, groups);
         if (left >= distinct) // Timeloop takes link transfers only when they save reads
             return;
         const double w = weight * double(words);
-        A -= w * double(distinct - left);
-        W -= w * double(served);
+        linked += w;
+        addGroups(w, groups);
         LT += w * double(served);
+    }
+
+    // The rest (`plain` words per child, `all` the groups without links).
+    void finish(double plain, const Groups& all, i64 fanout) {
+        if (plain - linked > 0.0)
+            addGroups(plain - linked, all);
+        std::sort(entry, entry + numEntries, [](const Entry& a, const Entry& b) {
+            return a.size < b.size || (a.size == b.size && a.groups < b.groups);
+        });
+        for (int k = 0; k < numEntries; ++k) {
+            A += entry[k].words;
+            const double delivered = entry[k].words * double(entry[k].size);
+            W += delivered;
+            share += delivered / double(fanout);
+        }
     }
 };
 
@@ -656,8 +763,13 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
                 }
             }
         }
-        d.A += plain * double(distinct);
-        d.W += plain * double(F);
+        if (F > 1) {
+            d.finish(plain, fan.allGroups(), F);
+        } else {
+            Groups one;
+            one.add(1, 1);
+            d.finish(plain, one, 1);
+        }
     }
 
     // Collapse to the levels that keep t (Timeloop's tiling.cpp).
@@ -687,7 +799,7 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
     double share[kMaxLevels];
     share[0] = 0.0;
     for (int l = 1; l < L; ++l)
-        share[l] = deliv[l - 1].W / double(f.fanout[l - 1]);
+        share[l] = deliv[l - 1].share;
     for (int l = L - 1; l >= 1; --l) {
         if (m.levels[l].keeps(t))
             continue;
