@@ -64,6 +64,11 @@ mw::SearchSettings settingsFrom(const Args& args) {
     return s;
 }
 
+// The "stopped" field of every result file: whether Ctrl-C cut the work short.
+const char* stoppedBy() {
+    return interrupted() ? "interrupted" : "finished";
+}
+
 std::string sci(double v) {
     std::ostringstream o;
     o << std::scientific << std::setprecision(4) << v;
@@ -106,7 +111,7 @@ json resultJson(const mw::SearchResult& r, const mw::SearchSettings& s, const mw
               {"evaluations_per_second", r.seconds > 0 ? double(r.evaluations) / r.seconds : 0.0},
               {"cancelled", r.cancelled},
               {"stop_reason", r.stopReason},
-              {"stopped", interrupted() ? "interrupted" : "finished"},
+              {"stopped", stoppedBy()},
               {"stats", r.stats}};
     if (r.found) {
         j["energy_pJ"] = r.bestEvaluation.energy;
@@ -362,13 +367,12 @@ int cmdCompare(const Args& args) {
     }
     std::cout << "lower bound  " << sci(lb.objective) << " (" << base.objective.name() << ")\n";
     if (!out.empty())
-        mw::writeTextFile(out + "/summary.json",
-                          json{{"format", "mapwright.compare-summary"},
-                               {"version", mw::kFormatVersion},
-                               {"stopped", interrupted() ? "interrupted" : "finished"},
-                               {"searchers", summary}}
-                                  .dump(1) +
-                              "\n");
+        mw::writeTextFile(out + "/summary.json", json{{"format", "mapwright.compare-summary"},
+                                                      {"version", mw::kFormatVersion},
+                                                      {"stopped", stoppedBy()},
+                                                      {"searchers", summary}}
+                                                         .dump(1) +
+                                                     "\n");
     if (interrupted()) {
         std::cout << "interrupted  the runs above are those finished (the last one cut short)"
                   << (out.empty() ? std::string() : "; wrote them to " + out) << "\n";
@@ -445,7 +449,7 @@ int cmdNetwork(const Args& args) {
                                {"version", mw::kFormatVersion},
                                {"searcher", o.searcher},
                                {"warm_start", o.warmStart},
-                               {"stopped", interrupted() ? "interrupted" : "finished"},
+                               {"stopped", stoppedBy()},
                                {"energy_pJ", r.energy},
                                {"cycles", r.cycles},
                                {"edp", r.edp},

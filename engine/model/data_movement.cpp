@@ -214,8 +214,12 @@ class SpatialFanout {
         disjoint_ = disjoint;
         groupsReady_ = false;
         if (!disjoint) { // loops sharing a rank (P and R on one input coordinate)
-            prepareKeys();
-            distinct_ = countAllDistinct();
+            const Groups& groups = allGroups();
+            if (!radixOverflow_) { // (offsets too wide to key: counted as independent)
+                distinct_ = 0;
+                for (int i = 0; i < groups.n; ++i)
+                    distinct_ += groups.count[i];
+            }
         }
     }
 
@@ -327,52 +331,6 @@ class SpatialFanout {
             count *= factor_[s];
         }
         return count;
-    }
-
-    i64 countAllDistinct() {
-        if (radixOverflow_) // offsets too wide to key: counted as independent
-            return distinct_;
-        // Loops that move disjoint ranks multiply; loops sharing a rank
-        // (P and R on one input coordinate) are counted together.
-        int group[kMaxDims];
-        const unsigned* mask = mask_;
-        for (int s = 0; s < n_; ++s)
-            group[s] = s;
-        for (int s = 0; s < n_; ++s)
-            for (int q = 0; q < s; ++q)
-                if (mask[s] & mask[q]) {
-                    const int from = group[s], to = group[q];
-                    for (int z = 0; z < n_; ++z)
-                        if (group[z] == from)
-                            group[z] = to;
-                }
-        i64 total = 1;
-        for (int g = 0; g < n_; ++g) {
-            i64 members = 0, product = 1;
-            for (int s = 0; s < n_; ++s)
-                if (group[s] == g && mask[s] != 0) {
-                    ++members;
-                    product *= factor_[s];
-                }
-            if (members <= 1) {
-                total *= product;
-                continue;
-            }
-            KeyBuffer buf(std::size_t(product), 0);
-            i64 count = 1;
-            buf.data[0] = 0;
-            for (int s = 0; s < n_; ++s) {
-                if (group[s] != g || mask[s] == 0)
-                    continue;
-                const i64 step = keyOf(u_[s], false);
-                for (i64 d = 1; d < factor_[s]; ++d)
-                    for (i64 i = 0; i < count; ++i)
-                        buf.data[d * count + i] = buf.data[i] + d * step;
-                count *= factor_[s];
-            }
-            total *= countDistinct(buf.data, count);
-        }
-        return total;
     }
 
     // The grid is the logical one (X loops fill whole rows): a child is
@@ -570,7 +528,7 @@ void buildLoopNest(const Problem& p, const Architecture& a, const Mapping& m, co
                     const i64 factor = axis == 0 ? lm.spatialX[d] : lm.spatialY[d];
                     if (factor <= 1)
                         continue;
-                    nest.spatial[l][ns++] = {d, l, factor, f.ext[l + 1][d]};
+                    nest.spatial[l][ns++] = {d, factor, f.ext[l + 1][d]};
                     (axis == 0 ? lx : ly) *= factor;
                 }
                 if (axis == 0)
@@ -585,7 +543,7 @@ void buildLoopNest(const Problem& p, const Architecture& a, const Mapping& m, co
             const i64 factor = lm.temporal[d];
             if (factor <= 1)
                 continue;
-            nest.temporal[nest.numTemporal++] = {d, l, factor,
+            nest.temporal[nest.numTemporal++] = {d, factor,
                                                  f.ext[l + 1][d] * lm.spatialX[d] * lm.spatialY[d]};
             nest.computeCycles *= factor;
         }

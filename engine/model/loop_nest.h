@@ -42,7 +42,6 @@ struct Terms {
 struct LoopNest {
     struct Loop {
         int dim;
-        int level;
         i64 factor;
         i64 stride; // coordinate step of one iteration: product of the factors inside
     };
