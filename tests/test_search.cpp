@@ -504,18 +504,21 @@ void TestSearch::cosaCancelStopsTheSolver() {
     std::atomic<bool> cancel{false};
     SearchSettings s = budget(100);
     s.params["time_limit"] = 10;
+    std::chrono::steady_clock::time_point cancelledAt;
     std::thread canceller([&] {
         std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        cancelledAt = std::chrono::steady_clock::now();
         cancel = true;
     });
-    const auto t0 = std::chrono::steady_clock::now();
     const SearchResult r = runSearch(space, "cosa", s, {}, &cancel);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const auto returned = std::chrono::steady_clock::now();
     canceller.join();
     QVERIFY(r.cancelled);
     QCOMPARE(r.stopReason, std::string("cancelled"));
-    QVERIFY2(seconds < 3.0, qPrintable(QString("took %1 s").arg(seconds)));
+    // Issue 18's target is 100 ms; the margin is for sanitizer builds.
+    const double ms = std::chrono::duration<double, std::milli>(returned - cancelledAt).count();
+    qInfo("CoSA stopped %.1f ms after the cancel", ms);
+    QVERIFY2(ms < 250.0, qPrintable(QString("took %1 ms").arg(ms)));
     if (r.found) // whatever was evaluated before the cancel is kept, and legal
         QVERIFY(evaluate(p, a, r.best).valid);
 }

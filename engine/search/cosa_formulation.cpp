@@ -1,0 +1,719 @@
+// CoSA's MIP (cosa_model.h): variables, constraints and objective, as
+// cosa_search.cpp describes them against the paper.
+#include "search/cosa_model.h"
+
+#include "arch/architecture.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace mw::cosa {
+
+// The term of a rank with the largest |coefficient| above 1 (in P*stride + R,
+// the P term) as (dimension, stride); (-1, 1) when every coefficient is 1.
+std::pair<int, std::int64_t> stridedTerm(const Rank& rank) {
+    int dim = -1;
+    std::int64_t stride = 1;
+    for (int i = 0; i < rank.numTerms; ++i)
+        if (std::abs(rank.terms[i].coef) > stride) {
+            stride = std::abs(rank.terms[i].coef);
+            dim = rank.terms[i].dim;
+        }
+    return {dim, stride};
+}
+
+std::vector<KeepPattern> keepPatterns(int numTensors) {
+    std::vector<KeepPattern> out;
+    for (unsigned mask = 0; mask < (1u << numTensors); ++mask) {
+        std::vector<int> members;
+        for (int t = 0; t < numTensors; ++t)
+            if ((mask >> t) & 1u)
+                members.push_back(t);
+        const int k = static_cast<int>(members.size());
+        auto add = [&](const std::vector<double>& shares) {
+            KeepPattern p;
+            p.mask = static_cast<std::uint8_t>(mask);
+            for (int i = 0; i < k; ++i)
+                p.share[static_cast<std::size_t>(members[static_cast<std::size_t>(i)])] =
+                    shares[static_cast<std::size_t>(i)];
+            out.push_back(p);
+        };
+        if (k == 0) {
+            add({});
+        } else if (k == 1) {
+            add({1.0});
+        } else if (k == 2) {
+            add({0.5, 0.5});
+            add({0.25, 0.75});
+            add({0.75, 0.25});
+        } else {
+            add(std::vector<double>(static_cast<std::size_t>(k), 1.0 / k));
+            for (int big = 0; big < k; ++big) {
+                std::vector<double> s(static_cast<std::size_t>(k), 0.5 / (k - 1));
+                s[static_cast<std::size_t>(big)] = 0.5;
+                add(s);
+            }
+        }
+    }
+    return out;
+}
+
+CosaModel::CosaModel(const MapSpace& space, double wUtil, double wComp, double wTraf,
+                     double wEnergy, bool bandwidth, bool rankAll)
+    : space_(space), p_(space.problem()), a_(space.arch()), wUtil_(wUtil), wComp_(wComp),
+      wTraf_(wTraf), wEnergy_(wEnergy), bandwidth_(bandwidth) {
+    minLogE_ = 0.0;
+    for (const StorageLevel& s : a_.levels)
+        for (double e : {s.energy.read, s.energy.update})
+            if (e > 0)
+                minLogE_ = std::min(minLogE_, std::log2(e / std::max(1, s.blockSize)));
+    const int L = a_.numLevels();
+    const int D = p_.numDims();
+    const auto& cons = space_.constraints().levels;
+    primes_.assign(static_cast<std::size_t>(D), {});
+    for (int d = 0; d < D; ++d) {
+        std::int64_t fixed = 1;
+        for (int l = 0; l < L; ++l) {
+            const LevelConstraint& lc = cons[static_cast<std::size_t>(l)];
+            for (std::int64_t f : {lc.temporal[d], lc.spatialX[d], lc.spatialY[d]})
+                if (f > 0)
+                    fixed *= f;
+        }
+        for (std::int64_t q : primeFactors(p_.dims[d].bound / fixed))
+            primes_[static_cast<std::size_t>(d)].push_back(q);
+    }
+    // The NoC level: the outermost level that fans out (the released code's
+    // global buffer). Its temporal loops live at the nearest real level above.
+    noc_ = -1;
+    for (int l = 0; l < L && noc_ < 0; ++l)
+        if (a_.fanoutX(l) * a_.fanoutY(l) > 1)
+            noc_ = l;
+    int nocTemporal = -1;
+    for (int l = noc_; l >= 0 && nocTemporal < 0; --l)
+        if (space_.levelHasTemporal(l))
+            nocTemporal = l;
+    ranked_.assign(static_cast<std::size_t>(L), false);
+    for (int l = 0; l < L; ++l)
+        ranked_[static_cast<std::size_t>(l)] = space_.levelHasTemporal(l) &&
+                                               !cons[static_cast<std::size_t>(l)].orderFixed &&
+                                               (rankAll || l == 0 || l == nocTemporal);
+    patterns_ = keepPatterns(p_.numTensors());
+}
+
+MipSolution CosaModel::solve(double seconds, int maxNodes, const std::function<bool()>& cancelled) {
+    build();
+    MipOptions options;
+    options.seconds = seconds;
+    options.maxNodes = maxNodes;
+    options.localBranching = localBranching;
+    if (greedyStartMode > 0)
+        greedyStart(options.startCols, options.startValues);
+    return solveMip(mip_, options, cancelled);
+}
+
+std::string CosaModel::infeasibleReason() const {
+    std::ostringstream os;
+    for (int l = 1; l < a_.numLevels(); ++l) {
+        const StorageLevel& s = a_.levels[static_cast<std::size_t>(l)];
+        if (!space_.levelHasTemporal(l) || s.unbounded())
+            continue;
+        bool anyPattern = false;
+        for (const auto& [col, q] : patternVars_[static_cast<std::size_t>(l)]) {
+            (void)col;
+            bool fits = true;
+            for (int t = 0; t < p_.numTensors(); ++t)
+                if ((patterns_[q].mask >> t) & 1u)
+                    fits = fits && capLog(l, t, q) + kEps >= fixedTileLog(l, t);
+            anyPattern = anyPattern || fits;
+        }
+        if (!anyPattern) {
+            os << "level " << s.name << " (" << s.capacityWords
+               << " words) cannot hold the tiles its fixed factors and keep constraints "
+                  "require";
+            return os.str();
+        }
+    }
+    os << "no assignment of the prime factors meets every buffer capacity ("
+       << "log-space tile model, shared buffers split by keep patterns), fan-out and "
+          "user constraint at once";
+    return os.str();
+}
+
+double CosaModel::wordEnergy(int l, int t) const {
+    const StorageLevel& s = a_.levels[static_cast<std::size_t>(l)];
+    return (p_.tensors[t].readWrite ? s.energy.update : s.energy.read) / std::max(1, s.blockSize);
+}
+
+double CosaModel::avail(int l) const {
+    const StorageLevel& s = a_.levels[static_cast<std::size_t>(l)];
+    return double(s.capacityWords) / s.multipleBuffering;
+}
+
+double CosaModel::capLog(int l, int t, std::size_t q) const {
+    return std::log2(avail(l) * patterns_[q].share[static_cast<std::size_t>(t)]) -
+           tighten[static_cast<std::size_t>(l)][static_cast<std::size_t>(t)];
+}
+
+std::int64_t CosaModel::fixedAt(int l, int d) const {
+    const LevelConstraint& lc = space_.constraints().levels[static_cast<std::size_t>(l)];
+    std::int64_t f = 1;
+    for (std::int64_t v : {lc.temporal[d], lc.spatialX[d], lc.spatialY[d]})
+        if (v > 0)
+            f *= v;
+    return f;
+}
+
+double CosaModel::fixedTileLog(int l, int t) const {
+    double s = 0.0;
+    for (int k = l; k < a_.numLevels(); ++k)
+        for (int d = 0; d < p_.numDims(); ++d)
+            if (depends(t, d))
+                s += std::log2(double(fixedAt(k, d)));
+    return s;
+}
+
+void CosaModel::addDimTerms(std::vector<std::pair<int, double>>& terms, int d, int fromLevel,
+                            int toLevel, unsigned kinds, double scale) const {
+    const auto& slots = space_.factorSlots(d);
+    const auto& xs = xVars_[static_cast<std::size_t>(d)];
+    for (std::size_t n = 0; n < xs.size(); ++n) {
+        const double lp = std::log2(double(primes_[static_cast<std::size_t>(d)][n]));
+        for (std::size_t s = 0; s < slots.size(); ++s)
+            if (slots[s].level >= fromLevel && slots[s].level <= toLevel &&
+                ((kinds >> slots[s].kind) & 1u))
+                terms.push_back({xs[n][s], scale * lp});
+    }
+}
+
+CosaModel::Affine CosaModel::dramWordsLog(int t) {
+    Affine w;
+    w.constant = std::log2(double(p_.touchedElements(t)));
+    const DataSpace& ds = p_.tensors[t];
+    for (int r = 0; r < ds.numRanks; ++r) {
+        const double extent = double(p_.rankExtent(t, r));
+        const double touched = double(p_.rankTouched(t, r));
+        const int strided = stridedTerm(ds.ranks[r]).first;
+        if (extent > touched && strided >= 0)
+            w.terms.push_back(
+                {spanIndicator(strided, 1, true, false), std::log2(extent / touched)});
+    }
+    return w;
+}
+
+int CosaModel::spanIndicator(int d, int l, bool lower, bool upper) {
+    bool fixedSpan = false;
+    for (int k = l; k < a_.numLevels(); ++k)
+        fixedSpan = fixedSpan || fixedAt(k, d) > 1;
+    const int z = mip_.col(fixedSpan ? 1.0 : 0.0, 1.0, 0.0, false);
+    std::vector<std::pair<int, double>> inside;
+    addDimTerms(inside, d, l, a_.numLevels() - 1, 7u);
+    if (lower)
+        for (const auto& [c, v] : inside) {
+            (void)v;
+            mip_.row({{z, 1.0}, {c, -1.0}}, 0.0, kInf);
+        }
+    if (upper && !fixedSpan) {
+        std::vector<std::pair<int, double>> row{{z, 1.0}};
+        for (const auto& [c, v] : inside) {
+            (void)v;
+            row.push_back({c, -1.0});
+        }
+        mip_.row(row, -kInf, 0.0);
+    }
+    return z;
+}
+
+void CosaModel::build() {
+    mip_ = MipProblem();
+    irrAbove_.assign(static_cast<std::size_t>(p_.numTensors()), {});
+    hasLoop_.assign(static_cast<std::size_t>(a_.numLevels() * kMaxDims), -1);
+    const int L = a_.numLevels();
+    const int D = p_.numDims();
+    const int T = p_.numTensors();
+    const auto& cons = space_.constraints().levels;
+    if (tighten.empty())
+        tighten.assign(static_cast<std::size_t>(L),
+                       std::vector<double>(static_cast<std::size_t>(T), 0.0));
+
+    // x: every free prime in exactly one slot; temporal slots carry Comp (Eq. 6).
+    xVars_.assign(static_cast<std::size_t>(D), {});
+    for (int d = 0; d < D; ++d) {
+        const auto& slots = space_.factorSlots(d);
+        const auto& primes = primes_[static_cast<std::size_t>(d)];
+        auto& xs = xVars_[static_cast<std::size_t>(d)];
+        for (std::size_t n = 0; n < primes.size(); ++n) {
+            std::vector<int> cols;
+            std::vector<std::pair<int, double>> one;
+            for (const auto& s : slots) {
+                (void)s;
+                const int c = mip_.col(0.0, 1.0, 0.0, true);
+                cols.push_back(c);
+                one.push_back({c, 1.0});
+            }
+            mip_.row(one, 1.0, 1.0);
+            xs.push_back(cols);
+        }
+        // Symmetry: equal primes take non-decreasing slot indices.
+        for (std::size_t n = 0; n + 1 < primes.size(); ++n) {
+            if (primes[n] != primes[n + 1])
+                continue;
+            std::vector<std::pair<int, double>> row;
+            for (std::size_t s = 0; s < slots.size(); ++s) {
+                row.push_back({xs[n][s], double(s)});
+                row.push_back({xs[n + 1][s], -double(s)});
+            }
+            mip_.row(row, -kInf, 0.0);
+        }
+    }
+
+    // Timeloop's map space: a dimension fans out on one axis of a level at
+    // most (its split puts each spatial loop on X or Y). A binary per level
+    // and dimension picks the axis its primes may take there.
+    for (int d = 0; d < D; ++d) {
+        const auto& slots = space_.factorSlots(d);
+        const auto& xs = xVars_[static_cast<std::size_t>(d)];
+        if (xs.size() < 2)
+            continue; // one prime cannot be on two axes
+        for (std::size_t sx = 0; sx < slots.size(); ++sx) {
+            if (slots[sx].kind != 1)
+                continue;
+            for (std::size_t sy = 0; sy < slots.size(); ++sy) {
+                if (slots[sy].kind != 2 || slots[sy].level != slots[sx].level)
+                    continue;
+                const int onX = mip_.col(0.0, 1.0, 0.0, true);
+                for (const auto& cols : xs) {
+                    mip_.row({{cols[sx], 1.0}, {onX, -1.0}}, -kInf, 0.0);
+                    mip_.row({{cols[sy], 1.0}, {onX, 1.0}}, -kInf, 1.0);
+                }
+            }
+        }
+    }
+
+    // Comp (Eq. 6) enters through cyc >= log2 of the temporal iterations;
+    // with a DRAM bandwidth, cyc >= log2(DRAM words / bandwidth) too (below).
+    cyc_ = mip_.col(0.0, kInf, wComp_, false);
+    {
+        std::vector<std::pair<int, double>> row{{cyc_, 1.0}};
+        double fixed = 0.0;
+        for (int d = 0; d < D; ++d) {
+            std::vector<std::pair<int, double>> terms;
+            addDimTerms(terms, d, 0, L - 1, 1u);
+            for (const auto& [c, v] : terms)
+                row.push_back({c, -v});
+            for (int l = 0; l < L; ++l)
+                if (cons[static_cast<std::size_t>(l)].temporal[d] > 0)
+                    fixed += std::log2(double(cons[static_cast<std::size_t>(l)].temporal[d]));
+        }
+        mip_.row(row, fixed, kInf);
+    }
+
+    // Spatial resources (Eq. 4), per level and axis.
+    for (int l = 0; l < L; ++l)
+        for (int axis = 1; axis <= 2; ++axis) {
+            const int fan = axis == 1 ? a_.fanoutX(l) : a_.fanoutY(l);
+            const LevelConstraint& lc = cons[static_cast<std::size_t>(l)];
+            double fixed = 0.0;
+            std::vector<std::pair<int, double>> row;
+            for (int d = 0; d < D; ++d) {
+                const std::int64_t f = axis == 1 ? lc.spatialX[d] : lc.spatialY[d];
+                if (f > 0)
+                    fixed += std::log2(double(f));
+                addDimTerms(row, d, l, l, 1u << axis);
+            }
+            if (!row.empty())
+                mip_.row(row, -kInf, std::log2(double(fan)) - fixed + kEps);
+        }
+    if (space_.constraints().minSpatialUtilization > 0.0) {
+        double fixed = 0.0;
+        std::vector<std::pair<int, double>> row;
+        for (int l = 0; l < L; ++l)
+            for (int d = 0; d < D; ++d) {
+                const LevelConstraint& lc = cons[static_cast<std::size_t>(l)];
+                for (std::int64_t f : {lc.spatialX[d], lc.spatialY[d]})
+                    if (f > 0)
+                        fixed += std::log2(double(f));
+                addDimTerms(row, d, l, l, 6u);
+            }
+        const double need =
+            std::log2(space_.constraints().minSpatialUtilization * double(a_.compute.instances()));
+        mip_.row(row, need - fixed - kEps, kInf);
+    }
+
+    // Keep patterns, capacities (Eqs. 1-2) and utilization (Eq. 5).
+    patternVars_.assign(static_cast<std::size_t>(L), {});
+    const double keepBonus = 1e-3 * std::max(wUtil_, 1e-3);
+    for (int l = 1; l < L; ++l) {
+        if (!space_.levelHasTemporal(l))
+            continue;
+        const LevelConstraint& lc = cons[static_cast<std::size_t>(l)];
+        const StorageLevel& s = a_.levels[static_cast<std::size_t>(l)];
+        const bool bounded = !s.unbounded();
+        auto& zs = patternVars_[static_cast<std::size_t>(l)];
+        std::vector<std::pair<int, double>> one;
+        for (std::size_t q = 0; q < patterns_.size(); ++q) {
+            const KeepPattern& kp = patterns_[q];
+            if ((kp.mask & lc.keepFixed) != (lc.keepValue & lc.keepFixed))
+                continue;
+            bool usable = true;
+            for (int t = 0; t < T && bounded; ++t)
+                if ((kp.mask >> t) & 1u)
+                    usable = usable && avail(l) * kp.share[static_cast<std::size_t>(t)] >= 1.0;
+            if (!usable)
+                continue;
+            const int kept = __builtin_popcount(kp.mask);
+            const int c = mip_.col(0.0, 1.0, -keepBonus * kept, true);
+            zs.push_back({c, q});
+            one.push_back({c, 1.0});
+        }
+        if (one.empty()) { // nothing fits: an infeasible row that says so
+            mip_.row({}, 1.0, 1.0);
+            continue;
+        }
+        mip_.row(one, 1.0, 1.0);
+        if (!bounded)
+            continue;
+        for (int t = 0; t < T; ++t) {
+            // log2 tile = sum of the factors of t's dimensions at levels >= l.
+            std::vector<std::pair<int, double>> tile;
+            for (int d = 0; d < D; ++d)
+                if (depends(t, d))
+                    addDimTerms(tile, d, l, L - 1, 7u);
+            const double fixedLog = fixedTileLog(l, t);
+            double maxTile = fixedLog;
+            for (const auto& [c, v] : tile) {
+                (void)c;
+                maxTile += v;
+            }
+            // Strided coordinates: while only the strided dimension spans the
+            // tile, its extent is about stride x its factor.
+            std::vector<std::pair<int, double>> halo;
+            const DataSpace& ds = p_.tensors[t];
+            for (int r = 0; r < ds.numRanks; ++r) {
+                const Rank& rank = ds.ranks[r];
+                const auto [strided, coef] = stridedTerm(rank);
+                if (strided < 0)
+                    continue;
+                const int g = mip_.col(0.0, 1.0, 0.0, false);
+                std::vector<std::pair<int, double>> row{
+                    {g, 1.0}, {spanIndicator(strided, l, true, false), -1.0}};
+                for (int i = 0; i < rank.numTerms; ++i)
+                    if (rank.terms[i].dim != strided)
+                        row.push_back({spanIndicator(rank.terms[i].dim, l, false, true), 1.0});
+                mip_.row(row, 0.0, kInf); // g >= span(strided) - sum span(others)
+                halo.push_back({g, std::log2(double(coef))});
+                maxTile += std::log2(double(coef));
+            }
+            // tile + halo <= capacity share of the pattern (or anything when not kept).
+            std::vector<std::pair<int, double>> row = tile;
+            row.insert(row.end(), halo.begin(), halo.end());
+            for (const auto& [c, q] : zs) {
+                const bool kept = (patterns_[q].mask >> t) & 1u;
+                row.push_back({c, -(kept ? capLog(l, t, q) : maxTile + 1.0)});
+            }
+            mip_.row(row, -kInf, -fixedLog + kEps);
+            // Utilization: u <= tile and u <= log2(capacity) x kept; maximized.
+            const double cap = std::log2(avail(l));
+            const int u = mip_.col(0.0, std::max(0.0, cap), -wUtil_, false);
+            std::vector<std::pair<int, double>> urow{{u, 1.0}};
+            for (const auto& [c, v] : tile)
+                urow.push_back({c, -v});
+            mip_.row(urow, -kInf, fixedLog);
+            std::vector<std::pair<int, double>> krow{{u, 1.0}};
+            for (const auto& [c, q] : zs)
+                if ((patterns_[q].mask >> t) & 1u)
+                    krow.push_back({c, -std::max(0.0, cap)});
+            mip_.row(krow, -kInf, 0.0);
+        }
+    }
+
+    // Operand energy: every MAC reads each tensor from its innermost keeper;
+    // inner[l] >= keep here - keeps further in marks that level, and
+    // operandLog[t] = log2(MACs) + log2(pJ per word there) feeds the energy
+    // estimate below (shifted so the coefficients are >= 0).
+    operandLog_.assign(static_cast<std::size_t>(T), {});
+    const double logMacs = std::log2(double(p_.computes()));
+    for (int t = 0; t < T; ++t) {
+        auto& terms = operandLog_[static_cast<std::size_t>(t)];
+        terms.constant = logMacs + minLogE_;
+        for (int l = 0; l < L; ++l) {
+            if (l > 0 && patternVars_[static_cast<std::size_t>(l)].empty())
+                continue;
+            const double e = wordEnergy(l, t);
+            if (!(e > 0))
+                continue;
+            std::vector<std::pair<int, double>> row;
+            double rhs = 0.0; // keep here, minus keeps further in
+            if (l == 0)
+                rhs = 1.0;
+            else
+                for (const auto& [c, q] : patternVars_[static_cast<std::size_t>(l)])
+                    if ((patterns_[q].mask >> t) & 1u)
+                        row.push_back({c, -1.0});
+            for (int j = l + 1; j < L; ++j)
+                for (const auto& [c, q] : patternVars_[static_cast<std::size_t>(j)])
+                    if ((patterns_[q].mask >> t) & 1u)
+                        row.push_back({c, 1.0});
+            const int inner = mip_.col(0.0, 1.0, 0.0, false);
+            row.push_back({inner, 1.0});
+            mip_.row(row, rhs, kInf);
+            terms.terms.push_back({inner, std::log2(e) - minLogE_});
+        }
+    }
+
+    // Traffic at the NoC level (Eqs. 7-8): the tile below it and the unicast
+    // spatial factors, per tensor.
+    if (noc_ >= 0)
+        for (int t = 0; t < T; ++t)
+            for (int d = 0; d < D; ++d) {
+                if (!depends(t, d))
+                    continue;
+                std::vector<std::pair<int, double>> terms;
+                addDimTerms(terms, d, noc_ + 1, L - 1, 7u); // D_v
+                addDimTerms(terms, d, noc_, noc_, 6u);      // L_v
+                for (const auto& [c, v] : terms)
+                    mip_.addCost(c, wTraf_ * v);
+            }
+
+    // Ranks and re-send iterations (Eqs. 9-10) at the ranked levels.
+    // Traffic from DRAM: loops at on-chip levels above a tensor's outermost
+    // on-chip keeper re-send its tiles from DRAM too.
+    const std::vector<std::vector<int>> aboveKeeper = buildAboveKeeper();
+    ranks_.assign(static_cast<std::size_t>(L), {});
+    for (int l = 0; l < L; ++l)
+        if (ranked_[static_cast<std::size_t>(l)])
+            buildRanks(l, l == 0 ? aboveKeeper : std::vector<std::vector<int>>{});
+
+    // DRAM bandwidth (the released code's unused max(traffic, compute)):
+    // a tensor's DRAM words are about its size times the loops it ignores
+    // that re-send it (above its outermost on-chip keeper, outside a loop it
+    // depends on): a_t = log2(size_t / bandwidth) + those loops' log2. cyc
+    // must reach log2 of the sum of the reads, a convex log-sum-exp bounded
+    // below by its tangents cyc >= mean of a_t over S + log2 |S|, for every
+    // set S of tensors. Partial results are read back only when re-sent, so
+    // theirs count only then (indicator g); their writes get their own row.
+    const StorageLevel& dram = a_.levels[0];
+    std::vector<Affine> dramWords;
+    if ((bandwidth_ && dram.readBandwidth > 0) || wEnergy_ > 0)
+        for (int t = 0; t < T; ++t)
+            dramWords.push_back(dramWordsLog(t));
+    if (bandwidth_ && dram.readBandwidth > 0) {
+        std::vector<int> gate(static_cast<std::size_t>(T), -1);
+        for (int t = 0; t < T; ++t) {
+            if (!p_.tensors[t].readWrite)
+                continue;
+            const int g = mip_.col(0.0, 1.0, 0.0, true);
+            for (const auto& [c, v] : irrAbove_[static_cast<std::size_t>(t)]) {
+                (void)v;
+                mip_.row({{g, mip_.upper(c)}, {c, -1.0}}, 0.0, kInf); // g >= c / ub(c)
+            }
+            gate[static_cast<std::size_t>(t)] = g;
+            if (dram.writeBandwidth > 0) {
+                std::vector<std::pair<int, double>> row{{cyc_, 1.0}};
+                for (const auto& [c, v] : irrAbove_[static_cast<std::size_t>(t)])
+                    row.push_back({c, -v});
+                mip_.row(row, std::log2(double(p_.tensorSize(t)) / dram.writeBandwidth), kInf);
+            }
+        }
+        const double bigM = 64.0;
+        for (unsigned set = 1; set < (1u << T); ++set) {
+            const int k = __builtin_popcount(set);
+            std::vector<std::pair<int, double>> row{{cyc_, 1.0}};
+            double rhs = std::log2(double(k));
+            for (int t = 0; t < T; ++t) {
+                if (!((set >> t) & 1u))
+                    continue;
+                const Affine& words = dramWords[static_cast<std::size_t>(t)];
+                rhs += (words.constant - std::log2(dram.readBandwidth)) / k;
+                for (const auto& [c, v] : words.terms)
+                    row.push_back({c, -v / k});
+                for (const auto& [c, v] : irrAbove_[static_cast<std::size_t>(t)])
+                    row.push_back({c, -v / k});
+                if (gate[static_cast<std::size_t>(t)] >= 0) { // off unless re-sent
+                    row.push_back({gate[static_cast<std::size_t>(t)], -bigM / k});
+                    rhs -= bigM / k;
+                }
+            }
+            mip_.row(row, rhs, kInf);
+        }
+    }
+
+    // Energy (log2 pJ), an extension: the MACs, each tensor's DRAM words and
+    // each tensor's operand reads, summed by the same log-sum-exp tangents.
+    // Its weight is w_comp x w_energy, so cyc + energy stands for log2 EDP.
+    if (wEnergy_ > 0) {
+        std::vector<Affine> parts;
+        parts.push_back({std::log2(double(p_.computes()) * a_.compute.macEnergy), {}});
+        for (int t = 0; t < T; ++t) {
+            Affine dramPart = dramWords[static_cast<std::size_t>(t)];
+            dramPart.constant += std::log2(wordEnergy(0, t));
+            const auto& resends = irrAbove_[static_cast<std::size_t>(t)];
+            dramPart.terms.insert(dramPart.terms.end(), resends.begin(), resends.end());
+            if (wordEnergy(0, t) > 0)
+                parts.push_back(dramPart);
+            parts.push_back(operandLog_[static_cast<std::size_t>(t)]);
+        }
+        const int energy = mip_.col(-kInf, kInf, wComp_ * wEnergy_, false);
+        const std::size_t n = parts.size();
+        for (unsigned set = 1; set < (1u << n); ++set) {
+            const int k = __builtin_popcount(set);
+            std::vector<std::pair<int, double>> row{{energy, 1.0}};
+            double rhs = std::log2(double(k));
+            for (std::size_t c = 0; c < n; ++c) {
+                if (!((set >> c) & 1u))
+                    continue;
+                rhs += parts[c].constant / k;
+                for (const auto& [col, v] : parts[c].terms)
+                    row.push_back({col, -v / k});
+            }
+            mip_.row(row, rhs, kInf);
+        }
+    }
+}
+
+int CosaModel::hasLoop(int k, int d) {
+    auto& slot = hasLoop_[static_cast<std::size_t>(k * kMaxDims + d)];
+    if (slot >= 0)
+        return slot;
+    slot = mip_.col(0.0, 1.0, 0.0, false);
+    std::vector<std::pair<int, double>> terms;
+    addDimTerms(terms, d, k, k, 1u);
+    for (const auto& [x, v] : terms) {
+        (void)v;
+        mip_.row({{slot, 1.0}, {x, -1.0}}, 0.0, kInf);
+    }
+    return slot;
+}
+
+std::vector<std::vector<int>> CosaModel::buildAboveKeeper() {
+    const int L = a_.numLevels();
+    const int T = p_.numTensors();
+    std::vector<std::vector<int>> relevant(static_cast<std::size_t>(T));
+    for (int t = 0; t < T; ++t) {
+        std::vector<std::pair<int, double>> keptSoFar; // keep columns of levels 1..k
+        for (int k = 1; k < L; ++k) {
+            for (const auto& [c, q] : patternVars_[static_cast<std::size_t>(k)])
+                if ((patterns_[q].mask >> t) & 1u)
+                    keptSoFar.push_back({c, 1.0});
+            if (!space_.levelHasTemporal(k))
+                continue;
+            // nk >= 1 - sum keep
+            const int nk = mip_.col(0.0, 1.0, 0.0, false);
+            std::vector<std::pair<int, double>> row{{nk, 1.0}};
+            row.insert(row.end(), keptSoFar.begin(), keptSoFar.end());
+            mip_.row(row, 1.0, kInf);
+            for (int d = 0; d < p_.numDims(); ++d) {
+                std::vector<std::pair<int, double>> terms;
+                addDimTerms(terms, d, k, k, 1u);
+                if (terms.empty())
+                    continue;
+                // d's loop here, aggregated over primes, counts when nothing keeps t.
+                const int w = gatedTraffic(terms, nk);
+                if (depends(t, d)) {
+                    // A relevant loop here: y >= hasLoop + nk - 1.
+                    const int h = hasLoop(k, d);
+                    const int f = mip_.col(0.0, 1.0, 0.0, false);
+                    mip_.row({{f, 1.0}, {h, -1.0}, {nk, -1.0}}, -1.0, kInf);
+                    relevant[static_cast<std::size_t>(t)].push_back(f);
+                } else {
+                    irrAbove_[static_cast<std::size_t>(t)].push_back({w, 1.0});
+                }
+            }
+        }
+    }
+    return relevant;
+}
+
+int CosaModel::gatedTraffic(const std::vector<std::pair<int, double>>& terms, int gate) {
+    double u = 0.0;
+    for (const auto& [c, v] : terms)
+        u += v;
+    const int w = mip_.col(0.0, u, wTraf_, false);
+    std::vector<std::pair<int, double>> row{{w, 1.0}, {gate, -u}};
+    for (const auto& [c, v] : terms)
+        row.push_back({c, -v});
+    mip_.row(row, -u, kInf);
+    return w;
+}
+
+void CosaModel::buildRanks(int l, const std::vector<std::vector<int>>& innerRelevant) {
+    const int D = p_.numDims();
+    const int T = p_.numTensors();
+    RankBlock& rb = ranks_[static_cast<std::size_t>(l)];
+    std::vector<double> fixedLog; // log2 of a fixed temporal factor here
+    for (int d = 0; d < D; ++d) {
+        const std::int64_t f = space_.constraints().levels[static_cast<std::size_t>(l)].temporal[d];
+        std::vector<std::pair<int, double>> terms;
+        addDimTerms(terms, d, l, l, 1u);
+        if (!terms.empty() || f > 1) {
+            rb.dims.push_back(d);
+            fixedLog.push_back(f > 1 ? std::log2(double(f)) : 0.0);
+        }
+    }
+    const std::size_t k = rb.dims.size();
+    if (k == 0)
+        return;
+    rb.o.assign(k, std::vector<int>(k));
+    for (std::size_t i = 0; i < k; ++i)
+        for (std::size_t z = 0; z < k; ++z)
+            rb.o[i][z] = mip_.col(0.0, 1.0, 0.0, true);
+    for (std::size_t i = 0; i < k; ++i) {
+        std::vector<std::pair<int, double>> a, b;
+        for (std::size_t z = 0; z < k; ++z) {
+            a.push_back({rb.o[i][z], 1.0});
+            b.push_back({rb.o[z][i], 1.0});
+        }
+        mip_.row(a, 1.0, 1.0);
+        mip_.row(b, 1.0, 1.0);
+    }
+    // h[i]: dims[i] has a loop here.
+    std::vector<int> h(k);
+    for (std::size_t i = 0; i < k; ++i) {
+        h[i] = mip_.col(fixedLog[i] > 0 ? 1.0 : 0.0, 1.0, 0.0, false);
+        std::vector<std::pair<int, double>> terms;
+        addDimTerms(terms, rb.dims[i], l, l, 1u);
+        for (const auto& [c, v] : terms) {
+            (void)v;
+            mip_.row({{h[i], 1.0}, {c, -1.0}}, 0.0, kInf);
+        }
+    }
+    for (int t = 0; t < T; ++t) {
+        // y[z]: some loop relevant to t sits at rank z or inside it.
+        std::vector<int> y(k);
+        for (std::size_t z = 0; z < k; ++z) {
+            y[z] = mip_.col(0.0, 1.0, 0.0, false);
+            if (z > 0)
+                mip_.row({{y[z], 1.0}, {y[z - 1], -1.0}}, 0.0, kInf);
+            if (z == 0 && static_cast<std::size_t>(t) < innerRelevant.size())
+                for (int w : innerRelevant[static_cast<std::size_t>(t)])
+                    mip_.row({{y[0], 1.0}, {w, -1.0}}, 0.0, kInf);
+            for (std::size_t i = 0; i < k; ++i)
+                if (depends(t, rb.dims[i]))
+                    mip_.row({{y[z], 1.0}, {rb.o[i][z], -1.0}, {h[i], -1.0}}, -1.0, kInf);
+        }
+        for (std::size_t i = 0; i < k; ++i) {
+            const int d = rb.dims[i];
+            std::vector<std::pair<int, double>> terms;
+            addDimTerms(terms, d, l, l, 1u);
+            if (depends(t, d)) { // relevant loops always re-send
+                for (const auto& [c, v] : terms)
+                    mip_.addCost(c, wTraf_ * v);
+                continue;
+            }
+            // r: the irrelevant loop of d sits outside a relevant one.
+            const int r = mip_.col(0.0, 1.0, wTraf_ * fixedLog[i], false);
+            for (std::size_t z = 0; z < k; ++z)
+                mip_.row({{r, 1.0}, {rb.o[i][z], -1.0}, {y[z], -1.0}}, -1.0, kInf);
+            if (l == 0 && fixedLog[i] > 0)
+                irrAbove_[static_cast<std::size_t>(t)].push_back({r, fixedLog[i]});
+            if (terms.empty())
+                continue;
+            // d's loop here counts when it sits outside a relevant one.
+            const int w = gatedTraffic(terms, r);
+            if (l == 0)
+                irrAbove_[static_cast<std::size_t>(t)].push_back({w, 1.0});
+        }
+    }
+}
+
+} // namespace mw::cosa

@@ -1,0 +1,209 @@
+#pragma once
+// CoSA's mixed-integer program for one layer (see cosa_search.cpp for the
+// formulation against the paper): built in cosa_formulation.cpp, its
+// solutions decoded into mappings, and mappings encoded as MIP starts, in
+// cosa_decode.cpp. Internal to the CoSA searcher.
+#include "mapspace/mapspace.h"
+#include "search/mip_solver.h"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mw::cosa {
+
+// The term of a rank with the largest |coefficient| above 1 (in P*stride + R,
+// the P term) as (dimension, stride); (-1, 1) when every coefficient is 1.
+std::pair<int, std::int64_t> stridedTerm(const Rank& rank);
+
+constexpr double kEps = 1e-6; // slack on log-space rows that are often exactly tight
+constexpr double kInf = kMipInfinity;
+
+// One keep choice of a level: the tensors kept and each one's capacity share.
+struct KeepPattern {
+    std::uint8_t mask = 0;
+    std::array<double, kMaxTensors> share{};
+};
+
+// Every keep pattern of numTensors tensors, the empty one first.
+std::vector<KeepPattern> keepPatterns(int numTensors);
+
+class CosaModel {
+  public:
+    // constant + sum coefficient x column, in log2 units.
+    struct Affine {
+        double constant = 0.0;
+        std::vector<std::pair<int, double>> terms;
+    };
+    CosaModel(const MapSpace& space, double wUtil, double wComp, double wTraf, double wEnergy,
+              bool bandwidth, bool rankAll);
+
+    // Per (level, tensor) log2 capacity reductions learnt from overflowing decodes.
+    std::vector<std::vector<double>> tighten;
+    // The weight of the compute term (Eq. 12's w_comp); build() reads it.
+    void setComputeWeight(double w) { wComp_ = w; }
+    // Seed CBC with a greedy schedule (MIP start): 0 none, 1 innermost level
+    // filled first, 2 outermost on-chip level filled first.
+    int greedyStartMode = 2;
+    // CBC's local branching around incumbents ("local_branching").
+    bool localBranching = true;
+    // How the greedy start fills a fan-out: with the primes whose product
+    // comes closest to it (true), or the largest primes first that fit.
+    bool closestFill = true;
+
+    // The greedy start's schedule for a fill policy, or false if there is none.
+    bool greedySchedule(bool closest, Mapping& out);
+
+    // Builds the MIP (once) and solves it in the CBC helper, from the greedy
+    // start when greedyStartMode asks for one (see solveMip).
+    MipSolution solve(double seconds, int maxNodes, const std::function<bool()>& cancelled);
+
+    // The mapping a MIP solution encodes.
+    Mapping decode(const std::vector<double>& sol) const;
+
+    // Whether t's tile at level l stays put across a loop above l: among the
+    // loops above l, innermost first, one t ignores comes before any t depends on.
+    bool stationaryAbove(const Mapping& m, int l, int t) const;
+
+    // Drops every keep that saves no parent accesses. Keeping t at level l
+    // between its parent keeper and its child keeper c (or the MACs) pays off
+    // when fills(c) > fills(l), i.e. when (a) among the loops l serves (the
+    // temporal loops of levels l..c-1) one that t ignores sits outside one t
+    // depends on, or (b) l's tile stays put across a loop above it that t
+    // ignores (inside the innermost loop above l that t depends on) while c's
+    // tile changes under l; the MACs read their operand at every iteration, so
+    // for them any loop t ignores counts. Otherwise each word passes through l
+    // once and keeping it there only adds accesses. Dropping never overflows.
+    void pruneKeeps(Mapping& m) const;
+
+    // The converse of pruneKeeps for the MACs' operands: the MIP chooses keep
+    // patterns by log-space shares, and its decode often leaves a small inner
+    // level (a 1-word register) keeping nothing while its loops would let it
+    // hold a tensor across several MACs. For each tensor, the innermost level
+    // inside its innermost keeper where a tile of it still fits and gives
+    // reuse (a loop there or below that it ignores, or one above before any it
+    // depends on) keeps it too. Returns whether anything was added; the caller
+    // prunes again and our model judges the result.
+    bool addOperandKeeps(Mapping& m) const;
+
+    // The outermost level below DRAM with a capacity and loops of its own (the
+    // global buffer), or -1.
+    int outermostBuffer() const;
+
+    // Per dimension, the extent of the tiles at level l: the product of the
+    // factors at l and inside it.
+    void extentsFrom(const Mapping& m, int l, std::int64_t* ext) const;
+
+    // The MIP's traffic terms are log-space estimates, and its decode often
+    // re-reads a tensor from DRAM under a DRAM loop the tensor ignores (on
+    // ResNet-50 / Simba-like, the inputs of 1x1 and 3x3 layers 4 to 10 times
+    // over). This decode lets t stay on chip across such loops: the DRAM loops
+    // t ignores move inside those it depends on (in their order), and the
+    // outermost bounded level where t's tile still fits keeps it. Returns
+    // whether anything changed; the caller prunes keeps and our model judges
+    // the result (another tensor may now be re-read instead).
+    bool addDramReuse(Mapping& m, int t) const;
+
+    // The other way to keep t on chip across a DRAM loop it ignores, with the
+    // DRAM order left as it is: the DRAM loops t depends on inside that loop
+    // move, whole, into the outermost buffer's temporal loops (outermost
+    // there), and that buffer keeps t, if the larger tiles fit (3x3 layers: a
+    // global buffer holding all inputs and outputs while DRAM steps through
+    // the weights). Returns whether it applied (m is unchanged otherwise).
+    bool hoistDramReuse(Mapping& m, int t) const;
+
+    // And the third: fewer trips of the DRAM loop t ignores. Its prime factors
+    // move, smallest first, from DRAM into the outermost buffer (its loop
+    // outermost there) while that buffer's tiles still fit, so t is read from
+    // DRAM fewer times over (1x1 layers: fewer input re-reads for a global
+    // buffer full of weights). Returns whether any moved.
+    bool sinkDramLoop(Mapping& m, int t) const;
+
+    // Why nothing fits, for the stop message: the first bounded level whose
+    // smallest possible tiles already overflow, or a generic reason.
+    std::string infeasibleReason() const;
+
+  private:
+    struct RankBlock {
+        std::vector<int> dims;           // dimensions with a loop (or possible loop) here
+        std::vector<std::vector<int>> o; // o[i][z]: dims[i] has rank z (0 = innermost)
+    };
+
+    // log2 of tensor t's tile at level l in mapping m, as the MIP counts it.
+    double tileLog(const Mapping& m, int l, int t) const;
+
+    // A feasible start for CBC: fill every fan-out (see closestFill), give each level the keep
+    // pattern with the most tensors that still fits, then move primes from their outermost temporal
+    // loop inwards, innermost level first, while every kept tile fits its share. The start's
+    // mapping is left in *start when there is one.
+    void greedyStart(std::vector<int>& cols, std::vector<double>& values,
+                     Mapping* start = nullptr) const;
+
+    // Integer column values that encode mapping m's factor placement and ranks.
+    void startFrom(const Mapping& m, std::vector<int>& cols, std::vector<double>& values) const;
+
+    // pJ per word of tensor t's accesses at level l (updates for partial results).
+    double wordEnergy(int l, int t) const;
+    double avail(int l) const;
+    // log2 of the capacity tensor t gets under pattern q, after tightening.
+    double capLog(int l, int t, std::size_t q) const;
+    bool depends(int t, int d) const { return (p_.tensors[t].dimMask >> d) & 1u; }
+    std::int64_t fixedAt(int l, int d) const;
+    // log2 of the fixed factors of t's dimensions at levels l and inward.
+    double fixedTileLog(int l, int t) const;
+    // x terms of dimension d at slots of level >= l (kinds: bit 0 temporal, 1 X, 2 Y).
+    void addDimTerms(std::vector<std::pair<int, double>>& terms, int d, int fromLevel, int toLevel,
+                     unsigned kinds, double scale = 1.0) const;
+    // log2 of tensor t's words read from DRAM once (before re-sends): the
+    // elements it touches, plus, for a rank whose stride skips coordinates (a
+    // 1x1 convolution with stride 2), log2(extent / touched) while its strided
+    // dimension spans the on-chip tile: a tile's bounding box then takes the
+    // skipped coordinates too, while tiles one coordinate wide do not.
+    Affine dramWordsLog(int t);
+
+    // A 0/1 indicator that dimension d spans more than 1 at levels >= l:
+    // lower-bounded by every x (when `lower`), upper-bounded by their sum (when `upper`).
+    int spanIndicator(int d, int l, bool lower, bool upper);
+
+    void build();
+
+    // A 0/1 indicator, >= every temporal prime of d at level k (one per (k, d)).
+    int hasLoop(int k, int d);
+
+    // For each tensor t and on-chip level k, nk = 1 when no level in 1..k keeps
+    // t; each temporal prime x at k then costs log2(prime) x nk (w >= x + nk - 1).
+    // Returns, per tensor, the w of t's relevant loops: each one marks that a
+    // relevant loop lies inside the DRAM level's loops.
+    std::vector<std::vector<int>> buildAboveKeeper();
+
+    // A traffic column w >= sum(terms) - U (1 - gate), U the terms' largest
+    // sum: the log2 of a loop (a sum over its primes' columns), counted only
+    // when the binary gate is 1.
+    int gatedTraffic(const std::vector<std::pair<int, double>>& terms, int gate);
+
+    void buildRanks(int l, const std::vector<std::vector<int>>& innerRelevant);
+
+    const MapSpace& space_;
+    const Problem& p_;
+    const Architecture& a_;
+    double wUtil_, wComp_, wTraf_, wEnergy_;
+    double minLogE_ = 0.0;
+    bool bandwidth_ = true;
+    int cyc_ = -1;
+    std::vector<int> hasLoop_;                                  // [level * kMaxDims + dim]
+    std::vector<std::vector<std::pair<int, double>>> irrAbove_; // [t]: re-send terms over DRAM
+    std::vector<Affine> operandLog_;                            // [t]
+    int noc_ = -1;
+    std::vector<std::vector<std::int64_t>> primes_;
+    std::vector<char> ranked_;
+    std::vector<KeepPattern> patterns_;
+    MipProblem mip_;
+    std::vector<std::vector<std::vector<int>>> xVars_;                  // [d][n][slot]
+    std::vector<std::vector<std::pair<int, std::size_t>>> patternVars_; // [l]: (col, pattern)
+    std::vector<RankBlock> ranks_;
+};
+
+} // namespace mw::cosa
