@@ -2,6 +2,7 @@
 // clear errors (file, field, expectation) for malformed or invalid input.
 #include "common/error.h"
 #include "io/json_io.h"
+#include "io/session_io.h"
 #include "io/timeloop.h"
 #include "model/cost_model.h"
 
@@ -66,6 +67,7 @@ class TestIo : public QObject {
     void constraintsFile();
     void timeloopMapperCaseNeedsMapping();
     void writesReplaceFilesWhole();
+    void fuzzFindingsAreOneLineErrors();
 };
 
 void TestIo::architectureRoundTrip() {
@@ -282,6 +284,54 @@ void TestIo::malformedYaml() {
         tmp, "f.yaml", "mapping:\n  - target: Buffer\n    type: temporal\n    factors: R=3 X=16\n");
     EXPECT_CONTAINS(errorOf([&] { importTimeloop(d + "input.yaml", d + "ERT.yaml", factors); }),
                     "unknown dimension 'X'");
+}
+
+// What the fuzz harnesses found (tests/fuzz/regressions), as a user meets
+// it: each is an InputError naming where and what was expected, on one line.
+void TestIo::fuzzFindingsAreOneLineErrors() {
+    QTemporaryDir tmp;
+    // A number beyond a double's range: the JSON parser's own complaint.
+    const std::string huge = writeTemp(tmp, "huge.json", "{\"format\": 1e999}");
+    const std::string m1 = errorOf([&] { loadArchitecture(huge); });
+    EXPECT_CONTAINS(m1, huge + ": malformed JSON");
+    EXPECT_CONTAINS(m1, "number overflow");
+    // An integer field holding a double beyond int64 (was an undefined conversion).
+    const Json arch = toJson(loadArchitecture(kSamples + "architectures/eyeriss_like.json"));
+    Json wide = arch;
+    wide["levels"][1]["mesh_x"] = 1.8e111;
+    EXPECT_CONTAINS(errorOf([&] { architectureFromJson(wide); }),
+                    "$.levels[1].mesh_x: expected an integer, got 1.8e+111");
+    // A session field of the wrong type (was a json type_error escaping).
+    Json session = readJsonFile(kSamples + "sessions/default.json");
+    session["name"] = Json::array();
+    EXPECT_CONTAINS(errorOf([&] { sessionFromJson(session, "s.json"); }),
+                    "s.json: $.name: expected a string, got array");
+    session = readJsonFile(kSamples + "sessions/default.json");
+    session["runs"] = {
+        {{"searcher", "gamma"}, {"settings", {{"budget_evaluations", 10}, {"threads", 1e6}}}}};
+    EXPECT_CONTAINS(errorOf([&] { sessionFromJson(session, "s.json"); }),
+                    "s.json: runs[0].settings.threads: is 1000000; expected 1 to 256 threads");
+    // Timeloop: a mesh of 0 (was a division by zero), a range that is no number
+    // (was std::stoll's exception), and quoted input with a line break.
+    const std::string d = kCases + "00-model-conv1d-1level/";
+    const std::string input = readTextFile(d + "input.yaml");
+    auto importWith = [&](const std::string& from, const std::string& to) {
+        std::string text = input;
+        const auto at = text.find(from);
+        if (at == std::string::npos)
+            return std::string("<'" + from + "' not in the input>");
+        text.replace(at, from.size(), to);
+        return errorOf([&] {
+            importTimeloopTexts({"in.yaml", text}, {"ERT.yaml", readTextFile(d + "ERT.yaml")});
+        });
+    };
+    EXPECT_CONTAINS(importWith("datawidth: 8", "datawidth: 8\n                meshX: 0"),
+                    ".meshX: is 0; expected a whole number from 1 to 1");
+    EXPECT_CONTAINS(importWith("Buffer[1..1]", "Buffer[1..x]"),
+                    "the range of 'Buffer[1..x]' 'x': expected a whole number up to 10^12");
+    // Whatever input an error quotes, it stays one line.
+    QCOMPARE(std::string(InputError("in.yaml:3: component 'a\nb'", "bad\tvalue\r").what()),
+             std::string("in.yaml:3: component 'a\\nb': bad\\tvalue\\r"));
 }
 
 void TestIo::constraintsFile() {

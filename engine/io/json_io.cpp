@@ -3,7 +3,9 @@
 #include "io/atomic_file.h"
 
 #include "common/error.h"
+#include "io/json_fields.h"
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -13,18 +15,8 @@ using json = Json;
 
 namespace {
 
-std::string typeName(const json& j) {
-    return j.is_null() ? "null" : std::string(j.type_name());
-}
-
-const json& member(const json& j, const char* key, const std::string& path) {
-    if (!j.is_object())
-        throw InputError(path, "expected an object, got " + typeName(j));
-    auto it = j.find(key);
-    if (it == j.end())
-        throw InputError(path, std::string("missing field '") + key + "'");
-    return *it;
-}
+using json_fields::member;
+using json_fields::typeName;
 
 std::string getString(const json& j, const char* key, const std::string& path) {
     const json& v = member(j, key, path);
@@ -44,8 +36,9 @@ std::int64_t asInteger(const json& v, const std::string& path) {
     if (v.is_number_integer())
         return v.get<std::int64_t>();
     if (v.is_number_float()) {
+        // Within int64's range first: converting a double outside it is undefined.
         const double d = v.get<double>();
-        if (d == static_cast<double>(static_cast<std::int64_t>(d)))
+        if (std::abs(d) < 0x1p63 && d == std::trunc(d))
             return static_cast<std::int64_t>(d);
     }
     throw InputError(path,
@@ -716,7 +709,10 @@ void writeTextFile(const std::string& path, const std::string& text) {
 }
 
 json readJsonFile(const std::string& path) {
-    const std::string text = readTextFile(path);
+    return parseJsonText(readTextFile(path), path);
+}
+
+json parseJsonText(const std::string& text, const std::string& path) {
     try {
         return json::parse(text);
     } catch (const json::parse_error& e) {
@@ -735,6 +731,12 @@ json readJsonFile(const std::string& path) {
         throw InputError(path + ":" + std::to_string(line) + ":" + std::to_string(col),
                          "malformed JSON (" + (pos == std::string::npos ? what : what.substr(pos)) +
                              ")");
+    } catch (const json::exception& e) {
+        // The parser's other complaint: a number beyond a double's range.
+        std::string what = e.what();
+        const auto pos = what.find(']');
+        throw InputError(path, "malformed JSON (" +
+                                   (pos == std::string::npos ? what : what.substr(pos + 2)) + ")");
     }
 }
 

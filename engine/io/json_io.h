@@ -46,6 +46,8 @@ MapSpaceConstraints loadConstraints(const std::string& path, const Problem& p,
 
 // Files. Errors are prefixed with the path.
 Json readJsonFile(const std::string& path);
+// JSON text as readJsonFile reads it; errors name `where`, line and column.
+Json parseJsonText(const std::string& text, const std::string& where);
 // Written atomically (io/atomic_file.h): the old file stays if writing fails.
 void writeTextFile(const std::string& path, const std::string& text);
 std::string readTextFile(const std::string& path);

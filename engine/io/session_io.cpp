@@ -1,6 +1,7 @@
 #include "io/session_io.h"
 
 #include "common/error.h"
+#include "io/json_fields.h"
 #include "model/cost_model.h"
 
 #include <cmath>
@@ -24,29 +25,13 @@ Json statsJson(const std::map<std::string, double>& stats) {
 Json costJson(double v) {
     return v >= SearchContext::kInfinity || !std::isfinite(v) ? Json(nullptr) : Json(v);
 }
-double costFromJson(const Json& j) {
-    return j.is_null() ? SearchContext::kInfinity : j.get<double>();
+double costFromJson(const Json& j, const std::string& path) {
+    return j.is_null() ? SearchContext::kInfinity : json_fields::as<double>(j, path);
 }
 
-const Json& member(const Json& j, const char* key, const std::string& where) {
-    if (!j.is_object() || !j.contains(key))
-        throw InputError(where, std::string("missing '") + key + "'");
-    return j.at(key);
-}
-
-template <typename T> T value(const Json& j, const char* key, const std::string& where) {
-    const Json& v = member(j, key, where);
-    try {
-        return v.get<T>();
-    } catch (const std::exception&) {
-        throw InputError(where + "." + key,
-                         "has the wrong type (got " + std::string(v.type_name()) + ")");
-    }
-}
-
-template <typename T> T optional(const Json& j, const char* key, const T& fallback) {
-    return j.is_object() && j.contains(key) && !j.at(key).is_null() ? j.at(key).get<T>() : fallback;
-}
+using json_fields::member;
+using json_fields::optional;
+using json_fields::required;
 
 Json settingsJson(const SearchSettings& s) {
     Json params = Json::object();
@@ -62,16 +47,18 @@ Json settingsJson(const SearchSettings& s) {
 
 SearchSettings settingsFromJson(const Json& j, const std::string& where) {
     SearchSettings s;
-    s.budget.evaluations = optional<std::int64_t>(j, "budget_evaluations", 0);
-    s.budget.seconds = optional<double>(j, "budget_seconds", 0.0);
+    s.budget.evaluations = optional<std::int64_t>(j, "budget_evaluations", where, 0);
+    s.budget.seconds = optional<double>(j, "budget_seconds", where, 0.0);
     if (s.budget.evaluations < 0 || s.budget.seconds < 0 ||
         (s.budget.evaluations == 0 && s.budget.seconds == 0))
         throw InputError(where, "needs a positive budget_evaluations or budget_seconds");
-    s.seed = optional<std::uint64_t>(j, "seed", 1);
-    s.objective = SearchObjective::parse(optional<std::string>(j, "objective", "edp"));
-    s.threads = optional<int>(j, "threads", 1);
-    if (s.threads < 1)
-        throw InputError(where + ".threads", "must be at least 1");
+    s.seed = optional<std::uint64_t>(j, "seed", where, 1);
+    s.objective =
+        SearchObjective::parse(optional<std::string>(j, "objective", where, std::string("edp")));
+    s.threads = optional<int>(j, "threads", where, 1);
+    if (s.threads < 1 || s.threads > 256)
+        throw InputError(where + ".threads",
+                         "is " + std::to_string(s.threads) + "; expected 1 to 256 threads");
     if (j.contains("params"))
         for (const auto& [k, v] : j.at("params").items()) {
             if (!v.is_number())
@@ -127,11 +114,11 @@ Json toJson(const Session& s) {
 Session sessionFromJson(const Json& j, const std::string& where) {
     if (!j.is_object())
         throw InputError(where, "expected a JSON object (a mapwright.session)");
-    const std::string format = optional<std::string>(j, "format", "");
+    const std::string format = optional<std::string>(j, "format", where + ": $", std::string());
     if (format != "mapwright.session")
         throw InputError(where + ": format", "is '" + format + "'; expected 'mapwright.session'");
     Session s;
-    s.name = optional<std::string>(j, "name", "");
+    s.name = optional<std::string>(j, "name", where + ": $", std::string());
     try {
         s.arch = architectureFromJson(member(j, "architecture", where));
     } catch (const InputError& e) {
@@ -144,7 +131,7 @@ Session sessionFromJson(const Json& j, const std::string& where) {
     }
     if (s.network.layers.empty())
         throw InputError(where + ": workload", "has no layers");
-    s.currentLayer = optional<int>(j, "current_layer", 0);
+    s.currentLayer = optional<int>(j, "current_layer", where + ": $", 0);
     if (s.currentLayer < 0 || s.currentLayer >= int(s.network.layers.size()))
         throw InputError(where + ": current_layer",
                          "must be 0.." + std::to_string(s.network.layers.size() - 1));
@@ -157,27 +144,27 @@ Session sessionFromJson(const Json& j, const std::string& where) {
         const std::string at = where + ": runs[" + std::to_string(i) + "]";
         const Json& jr = runs[i];
         SessionRun r;
-        r.searcher = value<std::string>(jr, "searcher", at);
+        r.searcher = required<std::string>(jr, "searcher", at);
         makeSearcher(r.searcher); // throws naming the unknown searcher
-        r.layer =
-            optional<std::string>(jr, "layer", s.network.layers[std::size_t(s.currentLayer)].name);
+        r.layer = optional<std::string>(jr, "layer", at,
+                                        s.network.layers[std::size_t(s.currentLayer)].name);
         const int li = s.network.layerIndex(r.layer);
         if (li < 0)
             throw InputError(at + ".layer", "'" + r.layer + "' is not a layer of the workload");
         r.settings = settingsFromJson(member(jr, "settings", at), at + ".settings");
-        r.finished = optional<bool>(jr, "finished", false);
+        r.finished = optional<bool>(jr, "finished", at, false);
         if (r.finished) {
             const Json& res = member(jr, "result", at);
             const std::string rat = at + ".result";
             SearchResult& out = r.result;
             out.searcher = r.searcher;
-            out.found = value<bool>(res, "found", rat);
-            out.evaluations = optional<std::int64_t>(res, "evaluations", 0);
-            out.illegal = optional<std::int64_t>(res, "illegal", 0);
-            out.duplicates = optional<std::int64_t>(res, "duplicates", 0);
-            out.seconds = optional<double>(res, "seconds", 0.0);
-            out.cancelled = optional<bool>(res, "cancelled", false);
-            out.stopReason = optional<std::string>(res, "stop_reason", "");
+            out.found = required<bool>(res, "found", rat);
+            out.evaluations = optional<std::int64_t>(res, "evaluations", rat, std::int64_t(0));
+            out.illegal = optional<std::int64_t>(res, "illegal", rat, std::int64_t(0));
+            out.duplicates = optional<std::int64_t>(res, "duplicates", rat, std::int64_t(0));
+            out.seconds = optional<double>(res, "seconds", rat, 0.0);
+            out.cancelled = optional<bool>(res, "cancelled", rat, false);
+            out.stopReason = optional<std::string>(res, "stop_reason", rat, std::string());
             if (res.contains("stats")) {
                 const Json& stats = res.at("stats");
                 if (!stats.is_object())
@@ -191,15 +178,23 @@ Session sessionFromJson(const Json& j, const std::string& where) {
                 }
             }
             out.bestCost = costFromJson(res.contains("best_objective") ? res.at("best_objective")
-                                                                       : Json(nullptr));
-            if (res.contains("trace"))
-                for (const Json& t : res.at("trace")) {
+                                                                       : Json(nullptr),
+                                        rat + ".best_objective");
+            if (res.contains("trace")) {
+                const Json& trace = res.at("trace");
+                if (!trace.is_array())
+                    throw InputError(rat + ".trace",
+                                     "expected [evaluation, seconds, cost, best] rows");
+                for (std::size_t k = 0; k < trace.size(); ++k) {
+                    const Json& t = trace[k];
+                    const std::string row = rat + ".trace[" + std::to_string(k) + "]";
                     if (!t.is_array() || t.size() != 4)
-                        throw InputError(rat + ".trace",
-                                         "expected [evaluation, seconds, cost, best] rows");
-                    out.trace.push_back({t[0].get<std::int64_t>(), t[1].get<double>(),
-                                         costFromJson(t[2]), costFromJson(t[3])});
+                        throw InputError(row, "expected [evaluation, seconds, cost, best]");
+                    out.trace.push_back({json_fields::as<std::int64_t>(t[0], row),
+                                         json_fields::as<double>(t[1], row),
+                                         costFromJson(t[2], row), costFromJson(t[3], row)});
                 }
+            }
             if (out.found) {
                 const Problem p = buildProblem(s.network.layers[std::size_t(li)]);
                 try {

@@ -7,14 +7,18 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <sstream>
 
 namespace mw {
 
 namespace {
+
+constexpr std::int64_t kMaxCount = 1'000'000'000'000;
 
 std::string at(const std::string& file, const YAML::Node& n) {
     const YAML::Mark mark = n.Mark();
@@ -23,16 +27,14 @@ std::string at(const std::string& file, const YAML::Node& n) {
     return file + ":" + std::to_string(mark.line + 1);
 }
 
-YAML::Node loadYaml(const std::string& path) {
-    if (!std::filesystem::exists(path))
-        throw InputError(path, "cannot be opened for reading");
+YAML::Node parseYaml(const TimeloopText& file) {
     try {
-        return YAML::LoadFile(path);
+        return YAML::Load(file.text);
     } catch (const YAML::ParserException& e) {
-        throw InputError(path + ":" + std::to_string(e.mark.line + 1),
+        throw InputError(file.name + ":" + std::to_string(e.mark.line + 1),
                          "malformed YAML (" + e.msg + ")");
     } catch (const YAML::Exception& e) {
-        throw InputError(path, std::string("cannot be read as YAML (") + e.what() + ")");
+        throw InputError(file.name, std::string("cannot be read as YAML (") + e.what() + ")");
     }
 }
 
@@ -44,18 +46,40 @@ template <typename T> T scalarAs(const YAML::Node& n, const std::string& where, 
     }
 }
 
+// A count within Timeloop's files: digits only, at most 10^12 (a count past
+// that is a typo, and products of counts must not overflow).
+std::int64_t parseCount(const std::string& digits, const std::string& where,
+                        const std::string& what) {
+    std::int64_t v = -1;
+    const char* end = digits.data() + digits.size();
+    const auto [stop, ec] = std::from_chars(digits.data(), end, v);
+    if (digits.empty() || ec != std::errc() || stop != end || v < 0 || v > kMaxCount)
+        throw InputError(where, what + " '" + digits + "': expected a whole number up to 10^12");
+    return v;
+}
+
 // "ifmap_spad[1..168]" -> ("ifmap_spad", 168)
-std::pair<std::string, std::int64_t> splitName(const std::string& full) {
+std::pair<std::string, std::int64_t> splitName(const std::string& full, const std::string& where) {
     const auto open = full.find('[');
     if (open == std::string::npos)
         return {full, 1};
     const auto dots = full.find("..", open);
     const auto close = full.find(']', open);
-    if (dots == std::string::npos || close == std::string::npos)
+    if (dots == std::string::npos || close == std::string::npos || close < dots)
         return {full.substr(0, open), 1};
-    const std::int64_t lo = std::stoll(full.substr(open + 1, dots - open - 1));
-    const std::int64_t hi = std::stoll(full.substr(dots + 2, close - dots - 2));
+    const std::string range = "the range of '" + full + "'";
+    const std::int64_t lo = parseCount(full.substr(open + 1, dots - open - 1), where, range);
+    const std::int64_t hi = parseCount(full.substr(dots + 2, close - dots - 2), where, range);
+    if (hi < lo)
+        throw InputError(where, range + " is empty; expected [first..last] with first <= last");
     return {full.substr(0, open), hi - lo + 1};
+}
+
+// a x b, both counts up to 10^12, refused beyond 10^12.
+std::int64_t countProduct(std::int64_t a, std::int64_t b, const std::string& where) {
+    if (a != 0 && b > kMaxCount / a)
+        throw InputError(where, "more than 10^12 instances; expected a smaller hierarchy");
+    return a * b;
 }
 
 std::string lower(std::string s) {
@@ -72,22 +96,25 @@ struct Component {
     YAML::Node node;
 };
 
-void collectComponents(const YAML::Node& tree, std::int64_t multiplier,
+void collectComponents(const YAML::Node& tree, std::int64_t multiplier, const std::string& path,
                        std::vector<Component>& out) {
     for (const auto& sub : tree) {
         std::int64_t mult = multiplier;
         if (sub["name"])
-            mult *= splitName(sub["name"].as<std::string>()).second;
+            mult = countProduct(
+                mult, splitName(sub["name"].as<std::string>(), at(path, sub["name"])).second,
+                at(path, sub["name"]));
         if (sub["local"])
             for (const auto& c : sub["local"]) {
                 if (c["enabled"] && !c["enabled"].as<bool>())
                     continue;
-                const auto [name, count] = splitName(c["name"].as<std::string>());
-                out.push_back({name, c["class"] ? c["class"].as<std::string>() : "", mult * count,
-                               c["attributes"], c});
+                const auto [name, count] =
+                    splitName(c["name"].as<std::string>(), at(path, c["name"]));
+                out.push_back({name, c["class"] ? c["class"].as<std::string>() : "",
+                               countProduct(mult, count, at(path, c["name"])), c["attributes"], c});
             }
         if (sub["subtree"])
-            collectComponents(sub["subtree"], mult, out);
+            collectComponents(sub["subtree"], mult, path, out);
     }
 }
 
@@ -100,15 +127,15 @@ bool isCompute(const Component& c) {
 }
 
 // Energies per action from the ERT, keyed by component name without path or range.
-std::map<std::string, std::map<std::string, double>> readErt(const std::string& path) {
+std::map<std::string, std::map<std::string, double>> readErt(const YAML::Node& root,
+                                                             const std::string& path) {
     std::map<std::string, std::map<std::string, double>> table;
-    const YAML::Node root = loadYaml(path);
     const YAML::Node ert = root["ERT"] ? root["ERT"] : root;
     if (!ert["tables"])
         throw InputError(path, "missing 'ERT.tables'; expected Timeloop's energy reference table");
     for (const auto& t : ert["tables"]) {
         // "system_top_level.DRAM[1..1]" -> "DRAM"
-        std::string name = splitName(t["name"].as<std::string>()).first;
+        std::string name = splitName(t["name"].as<std::string>(), at(path, t["name"])).first;
         const auto dot = name.rfind('.');
         if (dot != std::string::npos)
             name = name.substr(dot + 1);
@@ -135,7 +162,7 @@ Architecture readArchitecture(const YAML::Node& root, const std::string& file,
         throw InputError(file, "missing 'architecture'");
     std::vector<Component> comps;
     if (archNode["subtree"])
-        collectComponents(archNode["subtree"], 1, comps);
+        collectComponents(archNode["subtree"], 1, file, comps);
     else
         throw InputError(at(file, archNode), "architecture: expected a v0.4 'subtree' hierarchy");
 
@@ -153,6 +180,20 @@ Architecture readArchitecture(const YAML::Node& root, const std::string& file,
                 return fallback;
             return scalarAs<double>(n, where + "." + key, "a number");
         };
+        // A whole-number attribute in [lo, hi]; outside it, an error naming the key.
+        auto whole = [&](const char* key, double fallback, double lo, double hi) {
+            const double v = num(key, fallback);
+            if (!(v >= lo && v <= hi) || v != std::floor(v)) {
+                std::ostringstream os;
+                os << "is " << v << "; expected a whole number from " << lo << " to " << hi;
+                throw InputError(where + "." + key, os.str());
+            }
+            return static_cast<std::int64_t>(v);
+        };
+        if (c.instances > std::numeric_limits<int>::max())
+            throw InputError(where, std::to_string(c.instances) +
+                                        " instances; expected at most 2^31 - 1 per component");
+        const double instances = double(c.instances);
         const auto ertIt = ert.find(c.name);
         auto energy = [&](const char* action) {
             if (ertIt == ert.end())
@@ -165,9 +206,12 @@ Architecture readArchitecture(const YAML::Node& root, const std::string& file,
                 throw InputError(where, "a second compute level; expected one");
             haveCompute = true;
             a.compute.name = c.name;
-            a.compute.meshX = static_cast<int>(num("meshX", double(c.instances)));
+            a.compute.meshX = static_cast<int>(whole("meshX", instances, 1, instances));
+            if (c.instances % a.compute.meshX != 0)
+                throw InputError(where + ".meshX", "does not divide the instance count " +
+                                                       std::to_string(c.instances));
             a.compute.meshY = static_cast<int>(c.instances / a.compute.meshX);
-            a.compute.wordBits = static_cast<int>(num("datawidth", num("width", 16)));
+            a.compute.wordBits = static_cast<int>(whole("datawidth", num("width", 16), 1, 1024));
             a.compute.macEnergy = energy("compute");
             continue;
         }
@@ -184,17 +228,18 @@ Architecture readArchitecture(const YAML::Node& root, const std::string& file,
             s.cls = LevelClass::RegFile;
         else
             s.cls = LevelClass::SRAM;
-        const double width = num("width", num("memory_width", 16));
-        const double wordBits = num("datawidth", num("word-bits", num("word_bits", width)));
-        const double block = num("block-size", num("block_size", std::floor(width / wordBits)));
-        const double depth = num("depth", num("memory_depth", 0));
+        const double width = whole("width", num("memory_width", 16), 1, 1 << 20);
+        const std::int64_t wordBits =
+            whole("datawidth", num("word-bits", num("word_bits", width)), 1, 1024);
+        const std::int64_t block = whole(
+            "block-size", num("block_size", std::floor(width / double(wordBits))), 0, 1 << 20);
+        const std::int64_t depth = whole("depth", num("memory_depth", 0), 0, 1e12);
         s.wordBits = static_cast<int>(wordBits);
         s.blockSize = std::max(1, static_cast<int>(block));
-        s.capacityWords = (s.cls == LevelClass::DRAM || s.cls == LevelClass::Dummy)
-                              ? 0
-                              : static_cast<std::int64_t>(depth) * s.blockSize;
-        s.meshX = static_cast<int>(num("meshX", double(c.instances)));
-        if (s.meshX <= 0 || c.instances % s.meshX != 0)
+        s.capacityWords =
+            (s.cls == LevelClass::DRAM || s.cls == LevelClass::Dummy) ? 0 : depth * s.blockSize;
+        s.meshX = static_cast<int>(whole("meshX", instances, 1, instances));
+        if (c.instances % s.meshX != 0)
             throw InputError(where + ".meshX",
                              "does not divide the instance count " + std::to_string(c.instances));
         s.meshY = static_cast<int>(c.instances / s.meshX);
@@ -318,7 +363,7 @@ parseFactors(const std::string& text, const Problem& p, const std::string& where
                              "factors '" + text + "': expected a number after '" + name + "'");
         if (p.dimIndex(name) < 0)
             throw InputError(where, "factors '" + text + "': unknown dimension '" + name + "'");
-        out.emplace_back(name, std::stoll(text.substr(j, k - j)));
+        out.emplace_back(name, parseCount(text.substr(j, k - j), where, "factor of " + name));
         i = k;
     }
     return out;
@@ -461,26 +506,40 @@ std::string dimsText(const Problem& p, const std::vector<int>& dims) {
 
 TimeloopCase importTimeloop(const std::string& inputYaml, const std::string& ertYaml,
                             const std::string& mappingYaml) {
-    const YAML::Node root = loadYaml(inputYaml);
-    const auto ert = readErt(ertYaml);
+    return importTimeloopTexts(
+        {inputYaml, readTextFile(inputYaml)}, {ertYaml, readTextFile(ertYaml)},
+        mappingYaml.empty() ? TimeloopText{}
+                            : TimeloopText{mappingYaml, readTextFile(mappingYaml)});
+}
+
+TimeloopCase importTimeloopTexts(const TimeloopText& input, const TimeloopText& ertText,
+                                 const TimeloopText& mappingText) {
+    const std::string& inputYaml = input.name;
+    const YAML::Node root = parseYaml(input);
     TimeloopCase c;
+    // Where a YAML error points: the file being read when it was thrown.
+    const std::string* reading = &ertText.name;
     try {
+        const YAML::Node ertRoot = parseYaml(ertText);
+        const auto ert = readErt(ertRoot, ertText.name);
+        reading = &inputYaml;
         c.arch = readArchitecture(root, inputYaml, ert);
         c.problem = readProblem(root, inputYaml);
         c.mapping = makeTrivialMapping(c.problem, c.arch);
-        if (!mappingYaml.empty()) {
-            const YAML::Node mroot = loadYaml(mappingYaml);
+        if (!mappingText.name.empty()) {
+            reading = &mappingText.name;
+            const YAML::Node mroot = parseYaml(mappingText);
             const YAML::Node list = mroot["mapping"] ? mroot["mapping"] : mroot;
             if (!list.IsSequence())
-                throw InputError(mappingYaml, "expected a 'mapping' list of directives");
-            c.mapping = readMapping(list, mappingYaml, c.problem, c.arch);
+                throw InputError(mappingText.name, "expected a 'mapping' list of directives");
+            c.mapping = readMapping(list, mappingText.name, c.problem, c.arch);
             c.hasMapping = true;
         } else if (root["mapping"] && root["mapping"].IsSequence() && root["mapping"].size() > 0) {
             c.mapping = readMapping(root["mapping"], inputYaml, c.problem, c.arch);
             c.hasMapping = true;
         }
     } catch (const YAML::Exception& e) {
-        throw InputError(inputYaml + ":" + std::to_string(e.mark.line + 1),
+        throw InputError(*reading + (e.mark.line >= 0 ? ":" + std::to_string(e.mark.line + 1) : ""),
                          "unexpected YAML content (" + e.msg + ")");
     }
     return c;

@@ -22,6 +22,15 @@ struct TimeloopCase {
 TimeloopCase importTimeloop(const std::string& inputYaml, const std::string& ertYaml,
                             const std::string& mappingYaml = "");
 
+// The same from texts already read; each name labels its errors. A mapping
+// with an empty name is absent.
+struct TimeloopText {
+    std::string name;
+    std::string text;
+};
+TimeloopCase importTimeloopTexts(const TimeloopText& input, const TimeloopText& ert,
+                                 const TimeloopText& mapping = {});
+
 // Timeloop's text for each file; exportTimeloop writes them into dir as
 // arch.yaml, problem.yaml, mapping.yaml and ERT.yaml.
 std::string timeloopArchitectureYaml(const Architecture& a);

@@ -98,7 +98,7 @@ AxesUse axesUsed(const LevelMapping& lm, int D) {
     for (int d = 0; d < D; ++d) {
         u.x *= lm.spatialX[d];
         u.y *= lm.spatialY[d];
-        u.split |= (lm.spatialX[d] > 1) & (lm.spatialY[d] > 1);
+        u.split |= lm.spatialX[d] > 1 && lm.spatialY[d] > 1;
     }
     return u;
 }

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Fuzzes every input format for SECONDS each (libFuzzer, ASan + UBSan), from
+# seeds made of the samples, tests/data and tests/fuzz/seeds, with the
+# regression inputs of tests/fuzz/regressions replayed first; prints
+# executions and coverage per harness. A finding is kept as
+# BUILD/fuzz-findings/HARNESS-crash-* (add it to tests/fuzz/regressions/HARNESS
+# once fixed) and fails the run.
+#   usage: tests/fuzz/run.sh BUILD_DIR SECONDS [HARNESS...]
+# BUILD_DIR is configured with -DCMAKE_CXX_COMPILER=clang++ -DMAPWRIGHT_FUZZ=ON.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "$1" && pwd)
+seconds=$2
+shift 2
+harnesses=("$@")
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(architecture workload mapping constraints session timeloop)
+
+seeds=$build/fuzz-seeds
+rm -rf "$seeds"
+mkdir -p "$seeds"/{architecture,workload,mapping,constraints,session,timeloop} "$build/fuzz-findings"
+cp "$root"/samples/architectures/*.json "$seeds/architecture/"
+cp "$root"/samples/networks/*.json "$root"/samples/workloads/*.json "$seeds/workload/"
+for f in "$root"/tests/data/workloads/*.json; do cp "$f" "$seeds/workload/data-$(basename "$f")"; done
+cp "$root"/samples/mappings/*.json "$root"/tests/fuzz/seeds/mapping/*.json "$seeds/mapping/"
+cp "$root"/samples/constraints/*.json "$seeds/constraints/"
+cp "$root"/samples/sessions/*.json "$seeds/session/"
+# A Timeloop case is one input: input.yaml, a line "#ERT", ERT.yaml (fuzz_timeloop.cpp).
+for case in "$root"/tests/data/timeloop-tutorial/*/; do
+  { cat "$case/input.yaml"; printf '\n#ERT\n'; cat "$case/ERT.yaml"; } > "$seeds/timeloop/$(basename "$case").yaml"
+done
+
+failed=0
+printf '%-24s %12s %10s %8s %8s %8s  %s\n' harness executions "per s" cov ft corpus result
+for h in "${harnesses[@]}"; do
+  corpus=$build/fuzz-corpus/$h
+  mkdir -p "$corpus" "$root/tests/fuzz/regressions/$h"
+  log=$build/fuzz-findings/$h.log
+  "$build/tests/fuzz/fuzz_$h" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
+      -print_final_stats=1 -artifact_prefix="$build/fuzz-findings/$h-" \
+      -dict="$root/tests/fuzz/$( [ "$h" = timeloop ] && echo yaml || echo json ).dict" \
+      "$corpus" "$seeds/$h" "$root/tests/fuzz/regressions/$h" > "$log" 2>&1
+  status=$?
+  runs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -o '[0-9]*$')
+  rate=$(grep -Eo 'stat::average_exec_per_sec: *[0-9]+' "$log" | grep -o '[0-9]*$')
+  last=$(grep -E '^#[0-9]+' "$log" | tail -1)
+  cov=$(echo "$last" | grep -o 'cov: [0-9]*' | grep -o '[0-9]*')
+  ft=$(echo "$last" | grep -o 'ft: [0-9]*' | grep -o '[0-9]*')
+  corp=$(echo "$last" | grep -o 'corp: [0-9]*' | grep -o '[0-9]*')
+  result=ok
+  if [ $status -ne 0 ]; then result="FINDING (see $log)"; failed=1; fi
+  printf '%-24s %12s %10s %8s %8s %8s  %s\n' "fuzz_$h" "${runs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$result"
+done
+exit $failed
