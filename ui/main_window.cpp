@@ -35,6 +35,8 @@
 #include <QTreeWidget>
 #include <QUndoStack>
 
+#include <thread>
+
 namespace mw::ui {
 
 namespace {
@@ -361,8 +363,10 @@ bool MainWindow::trainSurrogate(int samples, int epochs, bool interactive) {
     QString error;
     mw::SurrogateReport report;
     const std::string path = mw::Surrogate::cachePath("", problem, arch);
-    // Training runs off the GUI thread; the dialog polls its progress.
-    QThread* worker = QThread::create([&] {
+    // Training runs off the GUI thread; the dialog polls its progress. A
+    // std::thread, not a QThread: ThreadSanitizer sees its join.
+    std::atomic<bool> done{false};
+    std::thread worker([&] {
         try {
             const mw::Surrogate s = mw::Surrogate::train(problem, arch, o, report, [&](double f) {
                 percent = int(f * 100);
@@ -372,20 +376,19 @@ bool MainWindow::trainSurrogate(int samples, int epochs, bool interactive) {
         } catch (const std::exception& e) {
             error = cancelled ? QString("cancelled") : QString::fromStdString(e.what());
         }
+        done.store(true, std::memory_order_release);
     });
     QProgressDialog dialog("Training the Mind Mappings surrogate…", "Cancel", 0, 100, this);
     dialog.setWindowModality(Qt::WindowModal);
     dialog.setMinimumDuration(0);
     connect(&dialog, &QProgressDialog::canceled, this, [&] { cancelled = true; });
-    worker->start();
-    while (!worker->isFinished()) {
+    while (!done.load(std::memory_order_acquire)) {
         if (interactive)
             dialog.setValue(percent.load());
         QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
         QThread::msleep(10);
     }
-    worker->wait();
-    delete worker;
+    worker.join();
     dialog.reset();
     if (!error.isEmpty()) {
         if (error != "cancelled")

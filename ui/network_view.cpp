@@ -138,27 +138,30 @@ bool NetworkView::run() {
     options.settings.threads = threads_->value();
     options.warmStart = warm_->isChecked();
     job_ = std::make_unique<SearchJob>(0, arch_, network_, options);
-    connect(job_.get(), &SearchJob::layerProgress, this,
-            [this](int, int layer, qint64, double) { progress_->setValue(layer); });
-    connect(job_.get(), &SearchJob::networkFinished, this,
-            [this](int, const mw::NetworkOutcome& outcome) {
-                outcome_ = outcome;
-                hasOutcome_ = true;
-                job_->wait();
-                run_->setEnabled(true);
-                cancel_->setEnabled(false);
-                progress_->setValue(progress_->maximum());
-                draw();
-                emit finished();
-            });
-    connect(job_.get(), &SearchJob::failed, this, [this](int, const QString& message) {
-        lastError_ = message;
-        job_->wait();
-        run_->setEnabled(true);
-        cancel_->setEnabled(false);
-        totals_->setText(message.toHtmlEscaped());
-        emit this->message(message);
-        emit finished();
+    connect(job_.get(), &SearchJob::mailArrived, this, [this] {
+        if (!job_)
+            return;
+        const SearchJob::Mail mail = job_->take();
+        if (!mail.layerProgress.empty())
+            progress_->setValue(mail.layerProgress.back().layer);
+        if (mail.outcome) {
+            outcome_ = *mail.outcome;
+            hasOutcome_ = true;
+            job_->wait();
+            run_->setEnabled(true);
+            cancel_->setEnabled(false);
+            progress_->setValue(progress_->maximum());
+            draw();
+            emit finished();
+        } else if (mail.failure) {
+            lastError_ = *mail.failure;
+            job_->wait();
+            run_->setEnabled(true);
+            cancel_->setEnabled(false);
+            totals_->setText(mail.failure->toHtmlEscaped());
+            emit this->message(*mail.failure);
+            emit finished();
+        }
     });
     run_->setEnabled(false);
     cancel_->setEnabled(true);

@@ -2,32 +2,19 @@
 
 #include "common/error.h"
 
-namespace mw::ui {
+#include <pthread.h>
 
-namespace {
-void registerTypes() {
-    static const bool once = [] {
-        qRegisterMetaType<mw::SearchResult>();
-        qRegisterMetaType<mw::NetworkOutcome>();
-        return true;
-    }();
-    (void)once;
-}
-} // namespace
+namespace mw::ui {
 
 SearchJob::SearchJob(int id, mw::Architecture arch, mw::Problem problem, std::string searcher,
                      mw::SearchSettings settings, QObject* parent)
     : QObject(parent), id_(id), arch_(std::move(arch)), problem_(std::move(problem)),
-      searcher_(std::move(searcher)), settings_(std::move(settings)) {
-    registerTypes();
-}
+      searcher_(std::move(searcher)), settings_(std::move(settings)) {}
 
 SearchJob::SearchJob(int id, mw::Architecture arch, mw::Network network,
                      mw::NetworkSearchOptions options, QObject* parent)
     : QObject(parent), id_(id), arch_(std::move(arch)), network_(std::move(network)),
-      networkOptions_(std::move(options)), isNetwork_(true) {
-    registerTypes();
-}
+      networkOptions_(std::move(options)), isNetwork_(true) {}
 
 SearchJob::~SearchJob() {
     cancel();
@@ -35,11 +22,15 @@ SearchJob::~SearchJob() {
 }
 
 void SearchJob::start() {
-    if (thread_)
+    if (thread_.joinable())
         return;
-    thread_ = QThread::create([this] { run(); });
-    thread_->setObjectName(QString("search %1").arg(id_));
-    thread_->start();
+    running_ = true;
+    thread_ = std::thread([this] {
+        run();
+        running_ = false;
+    });
+    const std::string name = "search " + std::to_string(id_);
+    pthread_setname_np(thread_.native_handle(), name.substr(0, 15).c_str());
 }
 
 void SearchJob::cancel() {
@@ -56,15 +47,12 @@ void SearchJob::setPaused(bool paused) {
 }
 
 bool SearchJob::running() const {
-    return thread_ && thread_->isRunning();
+    return running_;
 }
 
 void SearchJob::wait() {
-    if (thread_) {
-        thread_->wait();
-        delete thread_;
-        thread_ = nullptr;
-    }
+    if (thread_.joinable())
+        thread_.join();
 }
 
 void SearchJob::throttle() {
@@ -72,33 +60,54 @@ void SearchJob::throttle() {
     resume_.wait(lock, [this] { return !paused_ || cancel_; });
 }
 
+SearchJob::Mail SearchJob::take() {
+    std::lock_guard<std::mutex> lock(mailMutex_);
+    Mail out = std::move(mail_);
+    mail_ = Mail{};
+    mailPending_ = false;
+    return out;
+}
+
+template <typename F> void SearchJob::post(F&& add) {
+    bool wasEmpty = false;
+    {
+        std::lock_guard<std::mutex> lock(mailMutex_);
+        add(mail_);
+        wasEmpty = !mailPending_;
+        mailPending_ = true;
+    }
+    if (wasEmpty)
+        emit mailArrived();
+}
+
 void SearchJob::run() {
-    // Signals emitted here are queued to the receivers on the GUI thread.
     try {
         if (isNetwork_) {
-            const auto outcome = mw::searchNetwork(
+            mw::NetworkOutcome outcome = mw::searchNetwork(
                 network_, arch_, networkOptions_,
                 [this](int layer, const mw::SearchProgress& p) {
                     throttle();
-                    emit layerProgress(id_, layer, p.evaluations, p.best);
+                    post([&](Mail& m) {
+                        m.layerProgress.push_back({layer, p.evaluations, p.best});
+                    });
                 },
                 &cancel_);
-            emit networkFinished(id_, outcome);
+            post([&](Mail& m) { m.outcome = std::move(outcome); });
             return;
         }
         const mw::MapSpace space(problem_, arch_);
-        const mw::SearchResult r = mw::runSearch(
+        mw::SearchResult r = mw::runSearch(
             space, searcher_, settings_,
             [this](const mw::SearchProgress& p) {
                 throttle();
-                emit progress(id_, p.evaluations, p.seconds, p.best);
+                post([&](Mail& m) { m.progress.push_back({p.evaluations, p.seconds, p.best}); });
             },
             &cancel_);
-        emit finished(id_, r);
+        post([&](Mail& m) { m.result = std::move(r); });
     } catch (const mw::InputError& e) {
-        emit failed(id_, QString::fromStdString(e.what()));
+        post([&](Mail& m) { m.failure = QString::fromStdString(e.what()); });
     } catch (const std::exception& e) {
-        emit failed(id_, QString("search failed: %1").arg(e.what()));
+        post([&](Mail& m) { m.failure = QString("search failed: %1").arg(e.what()); });
     }
 }
 

@@ -1,7 +1,11 @@
 #pragma once
 // One search (or one whole-network search) on a worker thread. The engine
-// runs there; progress and the result come back to the GUI thread as queued
-// signals, so the GUI never waits on the cost model.
+// runs there, so the GUI never waits on the cost model. What it reports
+// (progress, the result, a failure) goes into a mailbox under a std::mutex,
+// and a queued signal, mailArrived, tells the GUI thread to take() it: the
+// data passes through a lock ThreadSanitizer sees (Debian's Qt is not
+// instrumented, so data handed over inside a queued signal's arguments looks
+// to it like a race), and a burst of progress reports costs the GUI one event.
 #include "arch/architecture.h"
 #include "mapspace/mapspace.h"
 #include "search/network_search.h"
@@ -9,11 +13,13 @@
 #include "workload/problem.h"
 
 #include <QObject>
-#include <QThread>
 
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
 
 namespace mw::ui {
 
@@ -39,16 +45,37 @@ class SearchJob : public QObject {
     bool running() const;
     void wait(); // until the thread ends (tests, scripted screenshots)
 
+    // What the worker reported since the last take(), in order: progress
+    // first, then at most one of the result, the network outcome, a failure.
+    struct Mail {
+        struct Progress {
+            qint64 evaluations = 0;
+            double seconds = 0.0;
+            double best = 0.0;
+        };
+        struct LayerProgress {
+            int layer = 0;
+            qint64 evaluations = 0;
+            double best = 0.0;
+        };
+        std::vector<Progress> progress;
+        std::vector<LayerProgress> layerProgress;
+        std::optional<mw::SearchResult> result;
+        std::optional<mw::NetworkOutcome> outcome;
+        std::optional<QString> failure;
+    };
+    Mail take();
+
   signals:
-    void progress(int id, qint64 evaluations, double seconds, double best);
-    void layerProgress(int id, int layer, qint64 evaluations, double best);
-    void finished(int id, const mw::SearchResult& result);
-    void networkFinished(int id, const mw::NetworkOutcome& outcome);
-    void failed(int id, const QString& message);
+    // Queued to the GUI thread; emitted when the mailbox stops being empty.
+    // No arguments: a queued signal's arguments are handed over inside Qt.
+    void mailArrived();
 
   private:
     void run();
     void throttle(); // blocks while paused
+    // Adds to the mailbox under its lock; signals if it was empty.
+    template <typename F> void post(F&& add);
 
     int id_;
     mw::Architecture arch_;
@@ -62,10 +89,12 @@ class SearchJob : public QObject {
     std::atomic<bool> paused_{false};
     std::mutex mutex_;
     std::condition_variable resume_;
-    QThread* thread_ = nullptr;
+    std::mutex mailMutex_;
+    Mail mail_;
+    bool mailPending_ = false;
+    // A std::thread, not a QThread: ThreadSanitizer sees its join.
+    std::thread thread_;
+    std::atomic<bool> running_{false};
 };
 
 } // namespace mw::ui
-
-Q_DECLARE_METATYPE(mw::SearchResult)
-Q_DECLARE_METATYPE(mw::NetworkOutcome)

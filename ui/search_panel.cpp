@@ -359,9 +359,7 @@ void SearchPanel::start(mw::SessionRun request) {
     live.curve.searcher = request.searcher;
     live.curve.seed = request.settings.seed;
     live.job = std::make_unique<SearchJob>(id, arch_, problem, request.searcher, request.settings);
-    connect(live.job.get(), &SearchJob::progress, this, &SearchPanel::onProgress);
-    connect(live.job.get(), &SearchJob::finished, this, &SearchPanel::onFinished);
-    connect(live.job.get(), &SearchJob::failed, this, &SearchPanel::onFailed);
+    connect(live.job.get(), &SearchJob::mailArrived, this, [this, id] { onMail(id); });
     if (li == layer_) {
         live.curve.graph = plot_->addGraph();
         refreshCurve(live.curve);
@@ -383,6 +381,20 @@ void SearchPanel::onProgress(int id, qint64 evaluations, double seconds, double 
     c.seconds << seconds;
     c.best << best;
     dirty_ = true;
+}
+
+void SearchPanel::onMail(int id) {
+    const auto it = live_.find(id);
+    if (it == live_.end())
+        return;
+    const SearchJob::Mail mail = it->second.job->take();
+    for (const auto& p : mail.progress)
+        onProgress(id, p.evaluations, p.seconds, p.best);
+    // Either ends the run and drops its job.
+    if (mail.result)
+        onFinished(id, *mail.result);
+    else if (mail.failure)
+        onFailed(id, *mail.failure);
 }
 
 void SearchPanel::onFinished(int id, const mw::SearchResult& result) {

@@ -97,6 +97,7 @@ class SearchPanel : public QWidget {
         Curve curve;
     };
     void start(mw::SessionRun request);
+    void onMail(int id); // takes the job's mailbox and passes each item on
     void onProgress(int id, qint64 evaluations, double seconds, double best);
     void onFinished(int id, const mw::SearchResult& result);
     void onFailed(int id, const QString& message);
