@@ -15,8 +15,8 @@ shift 2
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(architecture workload mapping constraints session timeloop)
 
-seeds=$build/fuzz-seeds
-rm -rf "$seeds"
+seeds=$build/fuzz-seeds-$$ # one per run: runs may go side by side
+trap 'rm -rf "$seeds"' EXIT
 mkdir -p "$seeds"/{architecture,workload,mapping,constraints,session,timeloop} "$build/fuzz-findings"
 cp "$root"/samples/architectures/*.json "$seeds/architecture/"
 cp "$root"/samples/networks/*.json "$root"/samples/workloads/*.json "$seeds/workload/"
