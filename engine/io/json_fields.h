@@ -62,8 +62,12 @@ template <typename T> T as(const Json& v, const std::string& path) {
                 d <= double(Limits::max()))
                 return static_cast<T>(d);
         }
-        throw InputError(path, "expected a whole number from " + std::to_string(Limits::min()) +
-                                   " to " + std::to_string(Limits::max()) + ", got " +
+        // The range is named only where it is narrower than the file format's integers.
+        const std::string range =
+            sizeof(T) < sizeof(std::int64_t)
+                ? " from " + std::to_string(Limits::min()) + " to " + std::to_string(Limits::max())
+                : "";
+        throw InputError(path, "expected an integer" + range + ", got " +
                                    (v.is_primitive() ? v.dump() : typeName(v)));
     }
 }

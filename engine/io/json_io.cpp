@@ -15,6 +15,7 @@ using json = Json;
 
 namespace {
 
+using json_fields::as;
 using json_fields::member;
 using json_fields::typeName;
 
@@ -32,21 +33,8 @@ std::string optString(const json& j, const char* key, const std::string& path,
     return getString(j, key, path);
 }
 
-std::int64_t asInteger(const json& v, const std::string& path) {
-    if (v.is_number_integer())
-        return v.get<std::int64_t>();
-    if (v.is_number_float()) {
-        // Within int64's range first: converting a double outside it is undefined.
-        const double d = v.get<double>();
-        if (std::abs(d) < 0x1p63 && d == std::trunc(d))
-            return static_cast<std::int64_t>(d);
-    }
-    throw InputError(path,
-                     "expected an integer, got " + (v.is_primitive() ? v.dump() : typeName(v)));
-}
-
 std::int64_t getPositive(const json& j, const char* key, const std::string& path) {
-    const std::int64_t v = asInteger(member(j, key, path), path + "." + key);
+    const std::int64_t v = as<std::int64_t>(member(j, key, path), path + "." + key);
     if (v <= 0)
         throw InputError(path + "." + key,
                          "is " + std::to_string(v) + "; expected a positive integer");
@@ -78,7 +66,7 @@ void checkFormat(const json& j, const char* expected, const std::string& path) {
     if (f != expected)
         throw InputError(path + ".format", "is '" + f + "'; expected '" + expected + "'");
     if (j.contains("version")) {
-        const std::int64_t v = asInteger(j.at("version"), path + ".version");
+        const std::int64_t v = as<std::int64_t>(j.at("version"), path + ".version");
         if (v > kFormatVersion)
             throw InputError(path + ".version", "is " + std::to_string(v) +
                                                     "; this build reads up to version " +
@@ -264,7 +252,7 @@ Problem problemFromJson(const json& j, const std::string& where) {
                     throw InputError(kp + ".dim", "unknown dimension '" + dim + "'");
                 std::int64_t coef = 1;
                 if (rj[r][k].contains("coef"))
-                    coef = asInteger(rj[r][k].at("coef"), kp + ".coef");
+                    coef = as<std::int64_t>(rj[r][k].at("coef"), kp + ".coef");
                 terms.emplace_back(dim, coef);
             }
             spec.ranks.push_back(terms);
@@ -274,7 +262,7 @@ Problem problemFromJson(const json& j, const std::string& where) {
     std::vector<std::pair<std::string, std::int64_t>> coefs;
     if (j.contains("coefficients") && j.at("coefficients").is_object())
         for (const auto& [k, v] : j.at("coefficients").items())
-            coefs.emplace_back(k, asInteger(v, where + ".coefficients." + k));
+            coefs.emplace_back(k, as<std::int64_t>(v, where + ".coefficients." + k));
     try {
         return makeProblem(optString(j, "name", where, ""), dims, specs, coefs);
     } catch (const InputError& e) {
@@ -351,7 +339,7 @@ Network networkFromJson(const json& j) {
             for (const auto& [key, fallback] : info->params) {
                 if (!lj.contains(key))
                     continue;
-                const std::int64_t v = asInteger(lj.at(key), path + "." + key);
+                const std::int64_t v = as<std::int64_t>(lj.at(key), path + "." + key);
                 if (v <= 0)
                     throw InputError(path + "." + key,
                                      "is " + std::to_string(v) + "; expected a positive integer");
@@ -536,7 +524,7 @@ MapSpaceConstraints constraintsFromJson(const json& j, const Problem& p, const A
                 throw InputError(path + ".temporal", "expected an object {dimension: factor}");
             for (const auto& [dim, v] : tj.items()) {
                 const int d = p.dimIndex(dim);
-                const std::int64_t f = asInteger(v, path + ".temporal." + dim);
+                const std::int64_t f = as<std::int64_t>(v, path + ".temporal." + dim);
                 if (f <= 0)
                     throw InputError(path + ".temporal." + dim, "expected a positive factor");
                 if (d >= 0)
@@ -639,15 +627,16 @@ Evaluation evaluationFromJson(const json& j, const Problem& p, const Architectur
     checkFormat(j, "mapwright.evaluation", root);
     Evaluation e;
     e.valid = member(j, "valid", root).get<bool>();
-    e.cycles = asInteger(member(j, "cycles", root), root + ".cycles");
+    e.cycles = as<std::int64_t>(member(j, "cycles", root), root + ".cycles");
     e.computeCycles =
-        j.contains("compute_cycles") ? asInteger(j.at("compute_cycles"), root) : e.cycles;
+        j.contains("compute_cycles") ? as<std::int64_t>(j.at("compute_cycles"), root) : e.cycles;
     e.energy = optNumber(j, "energy_pJ", root, 0.0);
     e.computeEnergy = optNumber(j, "compute_energy_pJ", root, 0.0);
     e.utilization = optNumber(j, "utilization", root, 0.0);
     e.edp = optNumber(j, "edp", root, 0.0);
-    e.computes = asInteger(member(j, "computes", root), root + ".computes");
-    e.utilizedMacs = j.contains("utilized_macs") ? asInteger(j.at("utilized_macs"), root) : 0;
+    e.computes = as<std::int64_t>(member(j, "computes", root), root + ".computes");
+    e.utilizedMacs =
+        j.contains("utilized_macs") ? as<std::int64_t>(j.at("utilized_macs"), root) : 0;
     e.numTensors = p.numTensors();
     const json& levels = arrayMember(j, "levels", root);
     e.numLevels = static_cast<int>(levels.size());
@@ -661,14 +650,15 @@ Evaluation evaluationFromJson(const json& j, const Problem& p, const Architectur
             throw InputError(path + ".name", "'" + name + "' does not match level " +
                                                  std::to_string(i) + " of the architecture");
         LevelStats& ls = e.levels[i];
-        ls.cycles = asInteger(member(lj, "cycles", path), path + ".cycles");
+        ls.cycles = as<std::int64_t>(member(lj, "cycles", path), path + ".cycles");
         ls.energy = optNumber(lj, "energy_pJ", path, 0.0);
         ls.accessEnergy = optNumber(lj, "access_energy_pJ", path, 0.0);
         ls.leakEnergy = optNumber(lj, "leak_energy_pJ", path, 0.0);
-        ls.utilizedInstances =
-            lj.contains("utilized_instances") ? asInteger(lj.at("utilized_instances"), path) : 0;
+        ls.utilizedInstances = lj.contains("utilized_instances")
+                                   ? as<std::int64_t>(lj.at("utilized_instances"), path)
+                                   : 0;
         ls.capacityUsed =
-            lj.contains("capacity_used") ? asInteger(lj.at("capacity_used"), path) : 0;
+            lj.contains("capacity_used") ? as<std::int64_t>(lj.at("capacity_used"), path) : 0;
         const json& tj = member(lj, "tensors", path);
         for (const auto& [tname, tv] : tj.items()) {
             const int t = p.tensorIndex(tname);
@@ -677,13 +667,14 @@ Evaluation evaluationFromJson(const json& j, const Problem& p, const Architectur
             const std::string tp = path + ".tensors." + tname;
             TensorLevelStats& ts = ls.tensors[t];
             ts.kept = true;
-            ts.reads = asInteger(member(tv, "reads", tp), tp + ".reads");
-            ts.fills = asInteger(member(tv, "fills", tp), tp + ".fills");
-            ts.updates = asInteger(member(tv, "updates", tp), tp + ".updates");
-            ts.tile = asInteger(member(tv, "utilized_capacity", tp), tp + ".utilized_capacity");
+            ts.reads = as<std::int64_t>(member(tv, "reads", tp), tp + ".reads");
+            ts.fills = as<std::int64_t>(member(tv, "fills", tp), tp + ".fills");
+            ts.updates = as<std::int64_t>(member(tv, "updates", tp), tp + ".updates");
+            ts.tile =
+                as<std::int64_t>(member(tv, "utilized_capacity", tp), tp + ".utilized_capacity");
             ts.firstTouches =
-                tv.contains("first_touches") ? asInteger(tv.at("first_touches"), tp) : 0;
-            ts.sharedBy = tv.contains("shared_by") ? asInteger(tv.at("shared_by"), tp) : 1;
+                tv.contains("first_touches") ? as<std::int64_t>(tv.at("first_touches"), tp) : 0;
+            ts.sharedBy = tv.contains("shared_by") ? as<std::int64_t>(tv.at("shared_by"), tp) : 1;
             ts.energy = optNumber(tv, "energy_pJ", tp, 0.0);
             ts.readEnergy = optNumber(tv, "read_energy_pJ", tp, 0.0);
             ts.fillEnergy = optNumber(tv, "fill_energy_pJ", tp, 0.0);

@@ -114,11 +114,12 @@ Json toJson(const Session& s) {
 Session sessionFromJson(const Json& j, const std::string& where) {
     if (!j.is_object())
         throw InputError(where, "expected a JSON object (a mapwright.session)");
-    const std::string format = optional<std::string>(j, "format", where + ": $", std::string());
+    const std::string root = where + ": $"; // the JSON path of the top-level fields
+    const std::string format = optional<std::string>(j, "format", root, std::string());
     if (format != "mapwright.session")
         throw InputError(where + ": format", "is '" + format + "'; expected 'mapwright.session'");
     Session s;
-    s.name = optional<std::string>(j, "name", where + ": $", std::string());
+    s.name = optional<std::string>(j, "name", root, std::string());
     try {
         s.arch = architectureFromJson(member(j, "architecture", where));
     } catch (const InputError& e) {
@@ -131,7 +132,7 @@ Session sessionFromJson(const Json& j, const std::string& where) {
     }
     if (s.network.layers.empty())
         throw InputError(where + ": workload", "has no layers");
-    s.currentLayer = optional<int>(j, "current_layer", where + ": $", 0);
+    s.currentLayer = optional<int>(j, "current_layer", root, 0);
     if (s.currentLayer < 0 || s.currentLayer >= int(s.network.layers.size()))
         throw InputError(where + ": current_layer",
                          "must be 0.." + std::to_string(s.network.layers.size() - 1));

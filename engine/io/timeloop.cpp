@@ -13,6 +13,7 @@
 #include <limits>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 namespace mw {
 
@@ -194,6 +195,14 @@ Architecture readArchitecture(const YAML::Node& root, const std::string& file,
             throw InputError(where, std::to_string(c.instances) +
                                         " instances; expected at most 2^31 - 1 per component");
         const double instances = double(c.instances);
+        // The instances as a meshX x meshY grid, meshX dividing them.
+        auto mesh = [&] {
+            const int x = static_cast<int>(whole("meshX", instances, 1, instances));
+            if (c.instances % x != 0)
+                throw InputError(where + ".meshX", "does not divide the instance count " +
+                                                       std::to_string(c.instances));
+            return std::pair<int, int>(x, static_cast<int>(c.instances / x));
+        };
         const auto ertIt = ert.find(c.name);
         auto energy = [&](const char* action) {
             if (ertIt == ert.end())
@@ -206,11 +215,7 @@ Architecture readArchitecture(const YAML::Node& root, const std::string& file,
                 throw InputError(where, "a second compute level; expected one");
             haveCompute = true;
             a.compute.name = c.name;
-            a.compute.meshX = static_cast<int>(whole("meshX", instances, 1, instances));
-            if (c.instances % a.compute.meshX != 0)
-                throw InputError(where + ".meshX", "does not divide the instance count " +
-                                                       std::to_string(c.instances));
-            a.compute.meshY = static_cast<int>(c.instances / a.compute.meshX);
+            std::tie(a.compute.meshX, a.compute.meshY) = mesh();
             a.compute.wordBits = static_cast<int>(whole("datawidth", num("width", 16), 1, 1024));
             a.compute.macEnergy = energy("compute");
             continue;
@@ -238,11 +243,7 @@ Architecture readArchitecture(const YAML::Node& root, const std::string& file,
         s.blockSize = std::max(1, static_cast<int>(block));
         s.capacityWords =
             (s.cls == LevelClass::DRAM || s.cls == LevelClass::Dummy) ? 0 : depth * s.blockSize;
-        s.meshX = static_cast<int>(whole("meshX", instances, 1, instances));
-        if (c.instances % s.meshX != 0)
-            throw InputError(where + ".meshX",
-                             "does not divide the instance count " + std::to_string(c.instances));
-        s.meshY = static_cast<int>(c.instances / s.meshX);
+        std::tie(s.meshX, s.meshY) = mesh();
         s.readBandwidth = num("read_bandwidth", 0.0);
         s.writeBandwidth = num("write_bandwidth", 0.0);
         s.multipleBuffering = num("multiple_buffering", 1.0);

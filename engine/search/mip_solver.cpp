@@ -204,8 +204,9 @@ MipSolution solveMip(const MipProblem& problem, const MipOptions& options,
 
     enum class State { Running, Done, Cancelled, Overran, Broken };
     State state = State::Running;
-    const auto deadline = std::chrono::steady_clock::now() +
-                          std::chrono::duration<double>(1.5 * options.seconds + 5.0);
+    const double patience = 1.5 * options.seconds + 5.0; // past CBC's own time limit
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::duration<double>(patience);
     auto check = [&] {
         if (state != State::Running)
             return;
@@ -263,7 +264,7 @@ MipSolution solveMip(const MipProblem& problem, const MipOptions& options,
     if (state == State::Cancelled)
         return s; // no schedule, and no failure: the caller asked for it
     if (state == State::Overran) {
-        s.failure = "the CBC process ran " + std::to_string(int(1.5 * options.seconds + 5.0)) +
+        s.failure = "the CBC process ran " + std::to_string(int(patience)) +
                     " s past its start without finishing and was stopped";
         return s;
     }
