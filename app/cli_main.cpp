@@ -27,8 +27,12 @@ constexpr const char* kUsage =
     "usage: mapwright-cli <command> [options]\n"
     "commands:\n"
     "  evaluate --arch A.json --workload W.json [--layer NAME] --mapping M.json [--json]\n"
-    "  import-timeloop INPUT.yaml ERT.yaml [MAPPING.yaml] --out DIR\n"
-    "  export-timeloop --arch A.json --workload W.json [--layer NAME] --mapping M.json --out DIR\n"
+    "  import-timeloop FILE.yaml... --out DIR   (Timeloop v0.4: arch, problem, mapping,\n"
+    "         constraints, mapper, ERT, ART as users write them, or input.yaml ERT.yaml "
+    "[map.yaml])\n"
+    "  export-timeloop --arch A.json --workload W.json [--layer NAME] [--mapping M.json]\n"
+    "         [--constraints C.json] [--objective O] [--victory N] [--timeout N] --out DIR\n"
+    "  estimate --arch A.json | --reference DIR... [--tolerance 0.3]\n"
     "  bench model [--arch A.json] [--runs N] [--seconds S] [--json]\n"
     "  search --list\n"
     "  search --arch A --workload W [--layer L] --searcher NAME [--budget N] [--seconds S]\n"
@@ -122,42 +126,6 @@ int cmdEvaluate(const Args& args) {
     return 0;
 }
 
-int cmdImportTimeloop(const Args& args) {
-    if (args.positional.size() < 2 || args.positional.size() > 3)
-        throw InputError("import-timeloop", "expected INPUT.yaml ERT.yaml [MAPPING.yaml]");
-    const std::string out = args.get("out");
-    const auto c = mw::importTimeloop(args.positional[0], args.positional[1],
-                                      args.positional.size() == 3 ? args.positional[2] : "");
-    std::filesystem::create_directories(out);
-    mw::Network net;
-    net.name = c.problem.name;
-    mw::LayerSpec layer;
-    layer.name = c.problem.name;
-    layer.kind = "custom";
-    layer.custom = c.problem;
-    net.layers.push_back(layer);
-    const std::filesystem::path dir(out);
-    mw::writeTextFile((dir / "arch.json").string(), mw::toJson(c.arch).dump(1) + "\n");
-    mw::writeTextFile((dir / "workload.json").string(), mw::toJson(net).dump(1) + "\n");
-    if (c.hasMapping)
-        mw::writeTextFile((dir / "mapping.json").string(),
-                          mw::toJson(c.mapping, c.problem, c.arch).dump(1) + "\n");
-    std::cout << "wrote " << (dir / "arch.json").string() << ", "
-              << (dir / "workload.json").string()
-              << (c.hasMapping ? ", " + (dir / "mapping.json").string() : std::string()) << "\n";
-    if (!c.hasMapping)
-        std::cout << "note: the input holds no mapping (a mapper case); pass MAPPING.yaml\n";
-    return 0;
-}
-
-int cmdExportTimeloop(const Args& args) {
-    const Loaded c = loadCase(args);
-    const std::string out = args.get("out");
-    mw::exportTimeloop(c.problem, c.arch, c.mapping, out);
-    std::cout << "wrote arch.yaml, problem.yaml, mapping.yaml and ERT.yaml to " << out << "\n";
-    return 0;
-}
-
 int cmdBench(const Args& args) {
     if (!args.positional.empty() && args.positional[0] == "search")
         return cmdBenchSearch(args);
@@ -224,6 +192,8 @@ int main(int argc, char** argv) {
             return cmdImportTimeloop(parseArgs(argc, argv, 2, {}));
         if (cmd == "export-timeloop")
             return cmdExportTimeloop(parseArgs(argc, argv, 2, {}));
+        if (cmd == "estimate")
+            return cmdEstimate(parseArgs(argc, argv, 2, {}, {"reference"}));
         if (cmd == "bench")
             return cmdBench(parseArgs(argc, argv, 2, {"json"}, {"param"}));
         if (cmd == "search")
@@ -239,8 +209,8 @@ int main(int argc, char** argv) {
         if (cmd == "parity-cases")
             return cmdParityCases(parseArgs(argc, argv, 2, {}));
         std::cerr << "error: unknown command '" << cmd
-                  << "'; expected evaluate, import-timeloop, export-timeloop, search, compare, "
-                     "network, bench or parity-cases (see --help)\n";
+                  << "'; expected evaluate, import-timeloop, export-timeloop, estimate, search, "
+                     "compare, network, bench or parity-cases (see --help)\n";
         return 2;
     } catch (const InputError& e) {
         std::cerr << "error: " << e.what() << "\n";

@@ -377,7 +377,8 @@ void TestCli::badInput() {
     QStringList layer = eyerissArgs() + QStringList{"--layer", "nope"};
     expectOneLineError(run(QStringList{"evaluate"} + layer), "no layer named 'nope'");
     expectOneLineError(run({"import-timeloop", "only-one.yaml", "--out", "x"}),
-                       "expected INPUT.yaml ERT.yaml");
+                       "only-one.yaml: cannot be opened");
+    expectOneLineError(run({"import-timeloop", "--out", "x"}), "expected Timeloop YAML files");
     expectOneLineError(run({"bench", "nothing"}), "expected 'bench model' or 'bench search'");
 }
 

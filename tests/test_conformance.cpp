@@ -1,7 +1,10 @@
 // Conformance with Timeloop's published reference outputs: every tutorial case
 // is imported from Timeloop's own input and energy table, evaluated, and
 // compared with expected.json. Access counts and cycles must match exactly,
-// energies within 0.5 %.
+// energies within 0.5 %. The same cases as a user writes them
+// (tests/data/timeloop-user: arch, problem, mapping or constraints and mapper,
+// checked in timeloop-model) import to the same architecture, problem and
+// mapping, and so meet the same figures.
 #include "io/json_io.h"
 #include "io/timeloop.h"
 #include "mapping/mapping.h"
@@ -19,6 +22,8 @@ class TestConformance : public QObject {
   private slots:
     void referenceCase_data();
     void referenceCase();
+    void userFilesLoadAsTheDumps_data() { referenceCase_data(); }
+    void userFilesLoadAsTheDumps();
     void allCasesPresent();
 };
 
@@ -37,6 +42,29 @@ void TestConformance::referenceCase_data() {
         QTest::newRow(d.filename().string().c_str()) << QString::fromStdString(d.string());
 }
 
+// The processed dump, its ERT and, for mapper cases, the mapping found.
+static mw::TimeloopCase importDump(const fs::path& d) {
+    std::vector<std::string> files = {(d / "input.yaml").string(), (d / "ERT.yaml").string()};
+    if (fs::exists(d / "map.yaml"))
+        files.push_back((d / "map.yaml").string());
+    return mw::importTimeloop(files);
+}
+
+// The same case as a user writes it: every YAML file of its folder, the ERT
+// and (mapper cases) the mapping found, merged as Timeloop merges them.
+static mw::TimeloopCase importUserFiles(const fs::path& d) {
+    const fs::path user = fs::path(MAPWRIGHT_TEST_DATA) / "timeloop-user" / d.filename();
+    std::vector<std::string> files;
+    for (const auto& e : fs::directory_iterator(user))
+        if (e.path().extension() == ".yaml")
+            files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+    files.push_back((d / "ERT.yaml").string());
+    if (fs::exists(d / "map.yaml"))
+        files.push_back((d / "map.yaml").string());
+    return mw::importTimeloop(files);
+}
+
 static void expectClose(double ours, double theirs, double relTol, const std::string& what) {
     const double diff = std::abs(ours - theirs);
     const double scale = std::max(std::abs(theirs), 1e-9);
@@ -48,9 +76,7 @@ static void expectClose(double ours, double theirs, double relTol, const std::st
 void TestConformance::referenceCase() {
     QFETCH(QString, dir);
     const fs::path d = dir.toStdString();
-    const fs::path mapFile = d / "map.yaml";
-    const auto c = mw::importTimeloop((d / "input.yaml").string(), (d / "ERT.yaml").string(),
-                                      fs::exists(mapFile) ? mapFile.string() : "");
+    const auto c = importDump(d);
     QVERIFY2(c.hasMapping, "case has a mapping");
     const auto e = mw::evaluate(c.problem, c.arch, c.mapping);
     if (!e.valid) {
@@ -116,10 +142,41 @@ void TestConformance::referenceCase() {
     QVERIFY(checkedLevels > 0);
 }
 
+void TestConformance::userFilesLoadAsTheDumps() {
+    QFETCH(QString, dir);
+    const fs::path d = dir.toStdString();
+    const mw::TimeloopCase dump = importDump(d);
+    const mw::TimeloopCase user = importUserFiles(d);
+    // Everything the model reads is the same: the architecture's levels
+    // (sizes, meshes, bandwidths, energies), the problem and the mapping.
+    mw::Architecture a = dump.arch, b = user.arch;
+    a.name = b.name = "";
+    QCOMPARE(mw::toJson(b).dump(1), mw::toJson(a).dump(1));
+    QCOMPARE(mw::timeloopProblemYaml(user.problem), mw::timeloopProblemYaml(dump.problem));
+    QCOMPARE(user.hasMapping, dump.hasMapping);
+    QCOMPARE(mw::toJson(user.mapping, user.problem, user.arch).dump(),
+             mw::toJson(dump.mapping, dump.problem, dump.arch).dump());
+    // So are the constraints and the mapper's settings of mapper cases.
+    QCOMPARE(user.hasConstraints, dump.hasConstraints);
+    QCOMPARE(user.constraints.dump(), dump.constraints.dump());
+    if (fs::exists(d / "map.yaml")) { // (the dumps of model cases hold a default mapper too)
+        QVERIFY(user.hasMapper && dump.hasMapper);
+        QCOMPARE(user.mapper.searcher, dump.mapper.searcher);
+        QCOMPARE(user.mapper.objective, dump.mapper.objective);
+        QCOMPARE(user.mapper.victoryCondition, dump.mapper.victoryCondition);
+    }
+    const auto e1 = mw::evaluate(dump.problem, dump.arch, dump.mapping);
+    const auto e2 = mw::evaluate(user.problem, user.arch, user.mapping);
+    QCOMPARE(e2.cycles, e1.cycles);
+    QCOMPARE(e2.energy, e1.energy);
+}
+
 void TestConformance::allCasesPresent() {
     int n = 0;
     for (const auto& e : fs::directory_iterator(caseRoot()))
-        n += e.is_directory() && fs::exists(e.path() / "expected.json");
+        n += e.is_directory() && fs::exists(e.path() / "expected.json") &&
+             fs::exists(fs::path(MAPWRIGHT_TEST_DATA) / "timeloop-user" / e.path().filename() /
+                        "arch.yaml");
     QCOMPARE(n, 15);
 }
 

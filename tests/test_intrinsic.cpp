@@ -283,12 +283,13 @@ void TestIntrinsic::planPinsFanout() {
     QCOMPARE(gb.spatialX[N], std::int64_t(1));
     QCOMPARE(gb.spatialX[K], std::int64_t(1));
     QCOMPARE(gb.spatialY[K], std::int64_t(1));
-    QCOMPARE(gb.spatialAllowed, (1u << M) | (1u << N));
+    QCOMPARE(gb.spatialAllowedX, (1u << M) | (1u << N));
+    QCOMPARE(gb.spatialAllowedY, (1u << M) | (1u << N));
     const LevelConstraint& pe = plan.constraints.levels[2];
     QCOMPARE(pe.spatialX[K], std::int64_t(16));
-    QCOMPARE(pe.spatialAllowed, 1u << K);
+    QCOMPARE(pe.spatialAllowedX, 1u << K);
     const LevelConstraint& dram = plan.constraints.levels[0];
-    QCOMPARE(dram.spatialAllowed, ~0u);
+    QCOMPARE(dram.spatialAllowedX, ~0u);
     for (int d = 0; d < p.numDims(); ++d) {
         QCOMPARE(dram.spatialX[d], std::int64_t(0));
         QCOMPARE(gb.temporal[d], std::int64_t(0)); // tiling stays free
@@ -331,7 +332,7 @@ void TestIntrinsic::planSystolicTemporal() {
     const LevelConstraint& pe = plan.constraints.levels[2];
     QCOMPARE(pe.temporal[p.dimIndex("K")], std::int64_t(16));
     QCOMPARE(pe.spatialX[p.dimIndex("K")], std::int64_t(0));
-    QCOMPARE(pe.spatialAllowed, ~0u);
+    QCOMPARE(pe.spatialAllowedX, ~0u);
 }
 
 void TestIntrinsic::planFanoutTooSmall() {

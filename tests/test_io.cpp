@@ -46,7 +46,7 @@ template <typename F> std::string errorOf(F&& f) {
 
 TimeloopCase eyeriss() {
     const std::string d = kCases + "06-mapper-convlayer-eyeriss/";
-    return importTimeloop(d + "input.yaml", d + "ERT.yaml", d + "map.yaml");
+    return importTimeloop({d + "input.yaml", d + "ERT.yaml", d + "map.yaml"});
 }
 
 } // namespace
@@ -146,7 +146,7 @@ void TestIo::timeloopExportReadsBack() {
     // Timeloop merges its input files; so do we, by concatenation.
     const std::string input = writeTemp(
         tmp, "input.yaml", readTextFile(dir + "/arch.yaml") + readTextFile(dir + "/problem.yaml"));
-    const auto back = importTimeloop(input, dir + "/ERT.yaml", dir + "/mapping.yaml");
+    const auto back = importTimeloop({input, dir + "/ERT.yaml", dir + "/mapping.yaml"});
     const Evaluation e1 = evaluate(c.problem, c.arch, c.mapping);
     const Evaluation e2 = evaluate(back.problem, back.arch, back.mapping);
     QVERIFY(e2.valid);
@@ -269,21 +269,24 @@ void TestIo::malformedYaml() {
     const std::string d = kCases + "00-model-conv1d-1level/";
     const std::string bad =
         writeTemp(tmp, "bad.yaml", "architecture:\n  subtree: [\n   - name: x\n");
-    const std::string msg = errorOf([&] { importTimeloop(bad, d + "ERT.yaml"); });
+    const std::string msg = errorOf([&] { importTimeloop({bad, d + "ERT.yaml"}); });
     EXPECT_CONTAINS(msg, bad + ":");
     EXPECT_CONTAINS(msg, "malformed YAML");
     // A mapping directive naming a level that does not exist.
     const std::string mapping =
         writeTemp(tmp, "map.yaml",
                   "mapping:\n  - target: Nowhere\n    type: temporal\n    factors: R=3 P=16\n");
-    const std::string m2 =
-        errorOf([&] { importTimeloop(d + "input.yaml", d + "ERT.yaml", mapping); });
+    const std::string m2 = errorOf([&] {
+        importTimeloop({d + "input.yaml", d + "ERT.yaml", mapping});
+    });
     EXPECT_CONTAINS(m2, mapping + ":2");
     EXPECT_CONTAINS(m2, "'Nowhere' is not a storage level");
     const std::string factors = writeTemp(
         tmp, "f.yaml", "mapping:\n  - target: Buffer\n    type: temporal\n    factors: R=3 X=16\n");
-    EXPECT_CONTAINS(errorOf([&] { importTimeloop(d + "input.yaml", d + "ERT.yaml", factors); }),
-                    "unknown dimension 'X'");
+    EXPECT_CONTAINS(errorOf([&] {
+                        importTimeloop({d + "input.yaml", d + "ERT.yaml", factors});
+                    }),
+                    "'X' is not a dimension of the problem");
 }
 
 // What the fuzz harnesses found (tests/fuzz/regressions), as a user meets
@@ -322,7 +325,7 @@ void TestIo::fuzzFindingsAreOneLineErrors() {
             return std::string("<'" + from + "' not in the input>");
         text.replace(at, from.size(), to);
         return errorOf([&] {
-            importTimeloopTexts({"in.yaml", text}, {"ERT.yaml", readTextFile(d + "ERT.yaml")});
+            importTimeloopTexts({{"in.yaml", text}, {"ERT.yaml", readTextFile(d + "ERT.yaml")}});
         });
     };
     EXPECT_CONTAINS(importWith("datawidth: 8", "datawidth: 8\n                meshX: 0"),
@@ -345,14 +348,16 @@ void TestIo::constraintsFile() {
              (1 << p.tensorIndex("Inputs")) | (1 << p.tensorIndex("Outputs")));
     QCOMPARE(c.levels[a.levelIndex("weights_spad")].temporal[p.dimIndex("M")], 1LL);
     QCOMPARE(c.levels[a.levelIndex("weights_spad")].temporal[p.dimIndex("C")], 0LL); // free
-    QVERIFY(!((c.levels[a.levelIndex("inter_PE_spatial")].spatialAllowed >> p.dimIndex("P")) & 1u));
+    const LevelConstraint& pe = c.levels[a.levelIndex("inter_PE_spatial")];
+    QVERIFY(!((pe.spatialAllowedX >> p.dimIndex("P")) & 1u));
+    QVERIFY(!((pe.spatialAllowedY >> p.dimIndex("P")) & 1u));
     Json bad = readJsonFile(kSamples + "constraints/eyeriss_row_stationary.json");
     bad["levels"][0]["level"] = "L7";
     EXPECT_CONTAINS(errorOf([&] { constraintsFromJson(bad, p, a); }), "'L7' is not a level");
     bad = readJsonFile(kSamples + "constraints/eyeriss_row_stationary.json");
     bad["levels"][0]["keep"][0] = "Psums";
     EXPECT_CONTAINS(errorOf([&] { constraintsFromJson(bad, p, a); }),
-                    "$.levels[0].keep: 'Psums' is not a tensor");
+                    "$.levels[0].keep[0]: 'Psums' is not a tensor");
     bad = readJsonFile(kSamples + "constraints/eyeriss_row_stationary.json");
     bad["min_spatial_utilization"] = 2;
     EXPECT_CONTAINS(errorOf([&] { constraintsFromJson(bad, p, a); }), "from 0 to 1");
@@ -360,9 +365,9 @@ void TestIo::constraintsFile() {
 
 void TestIo::timeloopMapperCaseNeedsMapping() {
     const std::string d = kCases + "05-mapper-conv1d+oc-3level-null/";
-    const auto c = importTimeloop(d + "input.yaml", d + "ERT.yaml");
+    const auto c = importTimeloop({d + "input.yaml", d + "ERT.yaml"});
     QVERIFY(!c.hasMapping); // mapper constraints only
-    const auto withMap = importTimeloop(d + "input.yaml", d + "ERT.yaml", d + "map.yaml");
+    const auto withMap = importTimeloop({d + "input.yaml", d + "ERT.yaml", d + "map.yaml"});
     QVERIFY(withMap.hasMapping);
     QVERIFY(evaluate(withMap.problem, withMap.arch, withMap.mapping).valid);
 }

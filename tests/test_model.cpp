@@ -779,7 +779,7 @@ void TestModel::benchTimesDistinctLegalMappings() {
 void TestModel::noHeapAllocation() {
     const std::string dir =
         std::string(MAPWRIGHT_TEST_DATA) + "/timeloop-tutorial/06-mapper-convlayer-eyeriss/";
-    const auto c = importTimeloop(dir + "input.yaml", dir + "ERT.yaml", dir + "map.yaml");
+    const auto c = importTimeloop({dir + "input.yaml", dir + "ERT.yaml", dir + "map.yaml"});
     const MapSpace space(c.problem, c.arch);
     Rng rng(3);
     std::vector<Mapping> mappings{c.mapping};

@@ -39,7 +39,7 @@ Problem conv3x3() {
 // The conv1d + output channels case on the tutorial's 3-level architecture.
 TimeloopCase smallCase() {
     const std::string d = kCases + "03-model-conv1d+oc-3level-no-bypass/";
-    return importTimeloop(d + "input.yaml", d + "ERT.yaml");
+    return importTimeloop({d + "input.yaml", d + "ERT.yaml"});
 }
 
 // Of keys[i] (added to seen with cost i), how many seen misses or holds with
@@ -267,8 +267,8 @@ void TestSearch::quickLegalityMatchesModel() {
         MapSpaceConstraints k;
         if (c.constrained) {
             k.levels.resize(std::size_t(c.arch.numLevels()));
-            k.levels[c.arch.levelIndex("inter_PE_column_spatial")].spatialAllowed =
-                1u << c.problem.dimIndex("Q");
+            k.levels[c.arch.levelIndex("inter_PE_column_spatial")].allowSpatial(
+                1u << c.problem.dimIndex("Q"));
             k.levels[c.arch.levelIndex("shared_glb")].keepFixed =
                 1u << c.problem.tensorIndex("Weights");
             k.minSpatialUtilization = 0.25;
@@ -620,8 +620,8 @@ void TestSearch::constraintsRespected() {
     const int psum = a.levelIndex("psum_spad");
     // Row-stationary flavour: columns over Q only, rows over M and S only,
     // the glb never holds weights, psum_spad only outputs, R=3 fixed at weights_spad.
-    c.levels[column].spatialAllowed = 1u << p.dimIndex("Q");
-    c.levels[row].spatialAllowed = (1u << p.dimIndex("M")) | (1u << p.dimIndex("S"));
+    c.levels[column].allowSpatial(1u << p.dimIndex("Q"));
+    c.levels[row].allowSpatial((1u << p.dimIndex("M")) | (1u << p.dimIndex("S")));
     c.levels[glb].keepFixed = 1u << p.tensorIndex("Weights");
     c.levels[glb].keepValue = 0;
     c.levels[psum].keepFixed = 0x7;

@@ -32,6 +32,54 @@ bool parseLevelClass(const std::string& s, LevelClass& out) {
     return true;
 }
 
+const char* toString(ValueSource s) {
+    switch (s) {
+    case ValueSource::Estimated:
+        return "estimated";
+    case ValueSource::Imported:
+        return "imported";
+    case ValueSource::Typed:
+        return "typed";
+    }
+    return "estimated";
+}
+
+bool parseValueSource(const std::string& s, ValueSource& out) {
+    if (s == "estimated")
+        out = ValueSource::Estimated;
+    else if (s == "imported")
+        out = ValueSource::Imported;
+    else if (s == "typed")
+        out = ValueSource::Typed;
+    else
+        return false;
+    return true;
+}
+
+const char* toString(Arithmetic a) {
+    switch (a) {
+    case Arithmetic::Int:
+        return "int";
+    case Arithmetic::Float:
+        return "fp";
+    case Arithmetic::BFloat:
+        return "bf";
+    }
+    return "int";
+}
+
+bool parseArithmetic(const std::string& s, Arithmetic& out) {
+    if (s == "int")
+        out = Arithmetic::Int;
+    else if (s == "fp" || s == "float")
+        out = Arithmetic::Float;
+    else if (s == "bf" || s == "bfloat")
+        out = Arithmetic::BFloat;
+    else
+        return false;
+    return true;
+}
+
 int Architecture::levelIndex(const std::string& n) const {
     for (int l = 0; l < numLevels(); ++l)
         if (levels[l].name == n)
@@ -63,6 +111,14 @@ void validateArchitecture(const Architecture& a) {
                                              "with a positive mesh");
     if (a.compute.macEnergy < 0)
         throw InputError(where + ".compute.energy_pJ", "is negative; expected >= 0");
+    if (a.compute.leak < 0 || a.compute.area < 0)
+        throw InputError(where + ".compute", "has a negative leak or area; expected >= 0");
+    if (a.compute.wordBits <= 0 || a.compute.wordBits > 1024 || a.compute.multiplierBits < 0 ||
+        a.compute.multiplierBits > 1024 || a.compute.adderBits < 0 || a.compute.adderBits > 1024)
+        throw InputError(where + ".compute",
+                         "has a word, multiplier or adder width outside 1 to 1024 bits");
+    if (!(a.technologyNm > 0))
+        throw InputError(where + ".technology_nm", "expected a positive process node in nm");
     for (int l = 0; l < a.numLevels(); ++l) {
         const StorageLevel& s = a.levels[l];
         const std::string lw = where + ".levels[" + std::to_string(l) + "]" +
@@ -89,6 +145,10 @@ void validateArchitecture(const Architecture& a) {
             throw InputError(lw + ".multiple_buffering", "expected a value >= 1");
         if (s.energy.read < 0 || s.energy.write < 0 || s.energy.update < 0 || s.energy.leak < 0)
             throw InputError(lw + ".energy_pJ", "has a negative energy; expected >= 0");
+        if (s.area < 0)
+            throw InputError(lw + ".area_um2", "is negative; expected >= 0");
+        if (s.numBanks <= 0)
+            throw InputError(lw + ".banks", "expected a positive number of banks");
         const int childX = (l + 1 < a.numLevels()) ? a.levels[l + 1].meshX : a.compute.meshX;
         const int childY = (l + 1 < a.numLevels()) ? a.levels[l + 1].meshY : a.compute.meshY;
         const std::string child = (l + 1 < a.numLevels()) ? a.levels[l + 1].name : a.compute.name;

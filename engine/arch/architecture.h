@@ -23,10 +23,31 @@ struct ActionEnergies {
     double leak = 0.0;
 };
 
+// Where a per-action energy or an area came from. Estimates follow every edit
+// of the attributes they depend on; imported and typed values stay pinned
+// until the user unpins them (estimate/estimator.h).
+enum class ValueSource : std::uint8_t { Estimated, Imported, Typed };
+const char* toString(ValueSource s);
+bool parseValueSource(const std::string& s, ValueSource& out);
+
+// The sources of read, write, update, leak and area, in that order.
+struct StorageSources {
+    ValueSource read = ValueSource::Estimated;
+    ValueSource write = ValueSource::Estimated;
+    ValueSource update = ValueSource::Estimated;
+    ValueSource leak = ValueSource::Estimated;
+    ValueSource area = ValueSource::Estimated;
+};
+
 struct StorageLevel {
     std::string name;
     LevelClass cls = LevelClass::SRAM;
-    std::int64_t capacityWords = 0; // per instance; ignored (unbounded) for DRAM
+    // The circuit the estimator prices (Timeloop/Accelergy class names: SRAM,
+    // smartbuffer_SRAM, regfile, smartbuffer_RF, DRAM); empty = by cls.
+    std::string component;
+    int numBanks = 1;
+    std::string dramType = "LPDDR4"; // DRAM only: LPDDR4, LPDDR, DDR3, DDR4, GDDR5, HBM2
+    std::int64_t capacityWords = 0;  // per instance; ignored (unbounded) for DRAM
     int wordBits = 16;
     int blockSize = 1; // words per vector access
     int meshX = 1;
@@ -35,24 +56,43 @@ struct StorageLevel {
     double writeBandwidth = 0.0; // words per cycle per instance; 0 = unlimited
     double multipleBuffering = 1.0;
     ActionEnergies energy;
+    double area = 0.0; // um^2 per instance
+    StorageSources sources;
 
     std::int64_t instances() const { return std::int64_t(meshX) * meshY; }
     bool unbounded() const { return cls == LevelClass::DRAM; }
 };
+
+enum class Arithmetic : std::uint8_t { Int, Float, BFloat };
+const char* toString(Arithmetic a);
+bool parseArithmetic(const std::string& s, Arithmetic& out);
 
 struct ComputeLevel {
     std::string name = "MAC";
     int meshX = 1;
     int meshY = 1;
     int wordBits = 16;
+    Arithmetic arithmetic = Arithmetic::Int; // with the widths: int8, fp16, bf16, fp32...
+    // Operand widths the estimator prices; 0 = wordBits (an fp16 multiplier
+    // accumulating in fp32 has multiplierBits 16, adderBits 32).
+    int multiplierBits = 0;
+    int adderBits = 0;
     double macEnergy = 1.0; // pJ per MAC
+    double leak = 0.0;      // pJ per instance per cycle (reported, not in the model's energy)
+    double area = 0.0;      // um^2 per instance
+    ValueSource energySource = ValueSource::Estimated;
+    ValueSource leakSource = ValueSource::Estimated;
+    ValueSource areaSource = ValueSource::Estimated;
 
     std::int64_t instances() const { return std::int64_t(meshX) * meshY; }
+    int multiplierWidth() const { return multiplierBits > 0 ? multiplierBits : wordBits; }
+    int adderWidth() const { return adderBits > 0 ? adderBits : wordBits; }
 };
 
 struct Architecture {
     std::string name;
     std::string description;
+    double technologyNm = 45.0;       // the process node the estimator prices
     std::vector<StorageLevel> levels; // outermost first
     ComputeLevel compute;
 

@@ -85,4 +85,45 @@ T optional(const Json& j, const char* key, const std::string& path, const T& fal
     return as<T>(j.at(key), path + "." + key);
 }
 
+// The array field key of object j.
+inline const Json& arrayMember(const Json& j, const char* key, const std::string& path) {
+    const Json& v = member(j, key, path);
+    if (!v.is_array())
+        throw InputError(path + "." + key, "expected an array, got " + typeName(v));
+    return v;
+}
+
+// j is an object whose "format" (when present: hand-written files and the
+// shared layer-shape files may leave it out) is `expected`, in a version this
+// build reads.
+inline void checkFormat(const Json& j, const char* expected, const std::string& path) {
+    if (!j.is_object())
+        throw InputError(path, "expected a JSON object, got " + typeName(j));
+    if (!j.contains("format"))
+        return;
+    const std::string f = required<std::string>(j, "format", path);
+    if (f != expected)
+        throw InputError(path + ".format", "is '" + f + "'; expected '" + expected + "'");
+    if (j.contains("version")) {
+        const std::int64_t v = as<std::int64_t>(j.at("version"), path + ".version");
+        if (v > kFormatVersion)
+            throw InputError(path + ".version", "is " + std::to_string(v) +
+                                                    "; this build reads up to version " +
+                                                    std::to_string(kFormatVersion));
+    }
+}
+
+// f(the JSON of file `path`), its errors located in the file.
+template <typename F> auto withFile(const std::string& path, F&& f) {
+    try {
+        return f(readJsonFile(path));
+    } catch (const InputError& e) {
+        if (e.where().rfind(path, 0) == 0)
+            throw;
+        throw e.within(path);
+    } catch (const Json::exception& e) {
+        throw InputError(path, std::string("unexpected JSON value: ") + e.what());
+    }
+}
+
 } // namespace mw::json_fields

@@ -3,6 +3,7 @@
 #include "io/atomic_file.h"
 
 #include "common/error.h"
+#include "estimate/estimator.h"
 #include "io/json_fields.h"
 
 #include <cmath>
@@ -15,9 +16,12 @@ using json = Json;
 
 namespace {
 
+using json_fields::arrayMember;
 using json_fields::as;
+using json_fields::checkFormat;
 using json_fields::member;
 using json_fields::typeName;
+using json_fields::withFile;
 
 std::string getString(const json& j, const char* key, const std::string& path) {
     const json& v = member(j, key, path);
@@ -57,23 +61,6 @@ double optNumber(const json& j, const char* key, const std::string& path, double
     return v.get<double>();
 }
 
-void checkFormat(const json& j, const char* expected, const std::string& path) {
-    if (!j.is_object())
-        throw InputError(path, "expected a JSON object, got " + typeName(j));
-    if (!j.contains("format"))
-        return; // tolerated: hand-written files and the shared layer-shape files
-    const std::string f = getString(j, "format", path);
-    if (f != expected)
-        throw InputError(path + ".format", "is '" + f + "'; expected '" + expected + "'");
-    if (j.contains("version")) {
-        const std::int64_t v = as<std::int64_t>(j.at("version"), path + ".version");
-        if (v > kFormatVersion)
-            throw InputError(path + ".version", "is " + std::to_string(v) +
-                                                    "; this build reads up to version " +
-                                                    std::to_string(kFormatVersion));
-    }
-}
-
 // The index of the level that lj["level"] names.
 int levelOf(const json& lj, const std::string& path, const Architecture& a) {
     const std::string name = getString(lj, "level", path);
@@ -82,13 +69,6 @@ int levelOf(const json& lj, const std::string& path, const Architecture& a) {
         throw InputError(path + ".level",
                          "'" + name + "' is not a level of architecture '" + a.name + "'");
     return l;
-}
-
-const json& arrayMember(const json& j, const char* key, const std::string& path) {
-    const json& v = member(j, key, path);
-    if (!v.is_array())
-        throw InputError(path + "." + key, "expected an array, got " + typeName(v));
-    return v;
 }
 
 } // namespace
@@ -104,12 +84,23 @@ json toJson(const Architecture& a) {
                   {"block_size", s.blockSize},
                   {"mesh_x", s.meshX},
                   {"mesh_y", s.meshY},
-                  {"multiple_buffering", s.multipleBuffering},
-                  {"energy_pJ",
-                   {{"read", s.energy.read},
-                    {"write", s.energy.write},
-                    {"update", s.energy.update},
-                    {"leak", s.energy.leak}}}};
+                  {"multiple_buffering", s.multipleBuffering}};
+        if (!s.component.empty())
+            l["component"] = s.component;
+        if (s.numBanks != 1)
+            l["banks"] = s.numBanks;
+        if (s.cls == LevelClass::DRAM)
+            l["dram_type"] = s.dramType;
+        l["energy_pJ"] = {{"read", s.energy.read},
+                          {"write", s.energy.write},
+                          {"update", s.energy.update},
+                          {"leak", s.energy.leak}};
+        l["area_um2"] = s.area;
+        l["sources"] = {{"read", toString(s.sources.read)},
+                        {"write", toString(s.sources.write)},
+                        {"update", toString(s.sources.update)},
+                        {"leak", toString(s.sources.leak)},
+                        {"area", toString(s.sources.area)}};
         if (!s.unbounded() && s.cls != LevelClass::Dummy)
             l["capacity_words"] = s.capacityWords;
         if (s.readBandwidth > 0)
@@ -122,14 +113,47 @@ json toJson(const Architecture& a) {
             {"version", kFormatVersion},
             {"name", a.name},
             {"description", a.description},
+            {"technology_nm", a.technologyNm},
             {"levels", levels},
             {"compute",
              {{"name", a.compute.name},
               {"mesh_x", a.compute.meshX},
               {"mesh_y", a.compute.meshY},
               {"word_bits", a.compute.wordBits},
-              {"energy_pJ", a.compute.macEnergy}}}};
+              {"arithmetic", toString(a.compute.arithmetic)},
+              {"multiplier_bits", a.compute.multiplierWidth()},
+              {"adder_bits", a.compute.adderWidth()},
+              {"energy_pJ", a.compute.macEnergy},
+              {"leak_pJ", a.compute.leak},
+              {"area_um2", a.compute.area},
+              {"sources",
+               {{"energy", toString(a.compute.energySource)},
+                {"leak", toString(a.compute.leakSource)},
+                {"area", toString(a.compute.areaSource)}}}}}};
 }
+
+namespace {
+
+// A value's source: sources.<key> when given; else typed when the file gives
+// the value (files written before sources existed pin what they hold), else
+// estimated.
+ValueSource sourceOf(const json& obj, const char* key, bool valueGiven, const std::string& path) {
+    if (obj.contains("sources") && obj.at("sources").is_object() &&
+        obj.at("sources").contains(key)) {
+        const std::string sp = path + ".sources." + key;
+        const std::string v = as<std::string>(obj.at("sources").at(key), sp);
+        ValueSource out;
+        if (!parseValueSource(v, out))
+            throw InputError(sp, "is '" + v + "'; expected estimated, imported or typed");
+        return out;
+    }
+    if (obj.contains("sources") && !obj.at("sources").is_object())
+        throw InputError(path + ".sources",
+                         "expected an object, got " + typeName(obj.at("sources")));
+    return valueGiven ? ValueSource::Typed : ValueSource::Estimated;
+}
+
+} // namespace
 
 Architecture architectureFromJson(const json& j) {
     const std::string root = "$";
@@ -137,6 +161,7 @@ Architecture architectureFromJson(const json& j) {
     Architecture a;
     a.name = optString(j, "name", root, "");
     a.description = optString(j, "description", root, "");
+    a.technologyNm = optNumber(j, "technology_nm", root, 45.0);
     const json& levels = arrayMember(j, "levels", root);
     for (std::size_t i = 0; i < levels.size(); ++i) {
         const std::string path = root + ".levels[" + std::to_string(i) + "]";
@@ -160,6 +185,10 @@ Architecture architectureFromJson(const json& j) {
         s.readBandwidth = optNumber(lj, "read_bandwidth", path, 0.0);
         s.writeBandwidth = optNumber(lj, "write_bandwidth", path, 0.0);
         s.multipleBuffering = optNumber(lj, "multiple_buffering", path, 1.0);
+        s.component = optString(lj, "component", path, "");
+        s.numBanks = static_cast<int>(optPositive(lj, "banks", path, 1));
+        s.dramType = optString(lj, "dram_type", path, "LPDDR4");
+        bool given[4] = {false, false, false, false};
         if (lj.contains("energy_pJ")) {
             const json& e = lj.at("energy_pJ");
             const std::string ep = path + ".energy_pJ";
@@ -169,7 +198,18 @@ Architecture architectureFromJson(const json& j) {
             s.energy.write = optNumber(e, "write", ep, s.energy.read);
             s.energy.update = optNumber(e, "update", ep, s.energy.write);
             s.energy.leak = optNumber(e, "leak", ep, 0.0);
+            // A write or update left out takes the value before it, as typed.
+            given[0] = e.contains("read");
+            given[1] = given[0] || e.contains("write");
+            given[2] = given[1] || e.contains("update");
+            given[3] = e.contains("leak");
         }
+        s.area = optNumber(lj, "area_um2", path, 0.0);
+        s.sources.read = sourceOf(lj, "read", given[0], path);
+        s.sources.write = sourceOf(lj, "write", given[1], path);
+        s.sources.update = sourceOf(lj, "update", given[2], path);
+        s.sources.leak = sourceOf(lj, "leak", given[3], path);
+        s.sources.area = sourceOf(lj, "area", lj.contains("area_um2"), path);
         a.levels.push_back(s);
     }
     if (!j.contains("compute") || j.at("compute").is_null())
@@ -184,8 +224,20 @@ Architecture architectureFromJson(const json& j) {
     a.compute.meshX = static_cast<int>(optPositive(c, "mesh_x", cp, 1));
     a.compute.meshY = static_cast<int>(optPositive(c, "mesh_y", cp, 1));
     a.compute.wordBits = static_cast<int>(optPositive(c, "word_bits", cp, 16));
-    a.compute.macEnergy = optNumber(c, "energy_pJ", cp, 1.0);
+    const std::string arith = optString(c, "arithmetic", cp, "int");
+    if (!parseArithmetic(arith, a.compute.arithmetic))
+        throw InputError(cp + ".arithmetic", "is '" + arith + "'; expected int, fp or bf");
+    a.compute.multiplierBits =
+        static_cast<int>(optPositive(c, "multiplier_bits", cp, a.compute.wordBits));
+    a.compute.adderBits = static_cast<int>(optPositive(c, "adder_bits", cp, a.compute.wordBits));
+    a.compute.macEnergy = optNumber(c, "energy_pJ", cp, 0.0);
+    a.compute.leak = optNumber(c, "leak_pJ", cp, 0.0);
+    a.compute.area = optNumber(c, "area_um2", cp, 0.0);
+    a.compute.energySource = sourceOf(c, "energy", c.contains("energy_pJ"), cp);
+    a.compute.leakSource = sourceOf(c, "leak", c.contains("leak_pJ"), cp);
+    a.compute.areaSource = sourceOf(c, "area", c.contains("area_um2"), cp);
     validateArchitecture(a);
+    applyEstimates(a);
     return a;
 }
 
@@ -500,81 +552,6 @@ Mapping mappingFromJson(const json& j, const Problem& p, const Architecture& a) 
     return m;
 }
 
-// ----------------------------------------------------------------- constraints
-
-MapSpaceConstraints constraintsFromJson(const json& j, const Problem& p, const Architecture& a) {
-    const std::string root = "$";
-    checkFormat(j, "mapwright.constraints", root);
-    MapSpaceConstraints c;
-    c.levels.resize(static_cast<std::size_t>(a.numLevels()));
-    c.minSpatialUtilization = optNumber(j, "min_spatial_utilization", root, 0.0);
-    if (c.minSpatialUtilization < 0 || c.minSpatialUtilization > 1)
-        throw InputError(root + ".min_spatial_utilization", "expected a number from 0 to 1");
-    if (!j.contains("levels"))
-        return c;
-    const json& levels = arrayMember(j, "levels", root);
-    for (std::size_t i = 0; i < levels.size(); ++i) {
-        const std::string path = root + ".levels[" + std::to_string(i) + "]";
-        const json& lj = levels[i];
-        const int l = levelOf(lj, path, a);
-        LevelConstraint& lc = c.levels[static_cast<std::size_t>(l)];
-        if (lj.contains("temporal")) {
-            const json& tj = member(lj, "temporal", path);
-            if (!tj.is_object())
-                throw InputError(path + ".temporal", "expected an object {dimension: factor}");
-            for (const auto& [dim, v] : tj.items()) {
-                const int d = p.dimIndex(dim);
-                const std::int64_t f = as<std::int64_t>(v, path + ".temporal." + dim);
-                if (f <= 0)
-                    throw InputError(path + ".temporal." + dim, "expected a positive factor");
-                if (d >= 0)
-                    lc.temporal[d] = f;
-            }
-        }
-        if (lj.contains("order")) {
-            std::vector<int> order;
-            for (const auto& e : arrayMember(lj, "order", path)) {
-                if (!e.is_string())
-                    throw InputError(path + ".order", "expected dimension names");
-                const int d = p.dimIndex(e.get<std::string>());
-                if (d >= 0 && std::find(order.begin(), order.end(), d) == order.end())
-                    order.push_back(d);
-            }
-            for (int d = 0; d < p.numDims(); ++d) // unnamed dimensions go innermost
-                if (std::find(order.begin(), order.end(), d) == order.end())
-                    order.push_back(d);
-            lc.orderFixed = true;
-            for (int k = 0; k < p.numDims(); ++k)
-                lc.order[k] = static_cast<std::uint8_t>(order[k]);
-        }
-        for (const char* key : {"keep", "bypass"}) {
-            if (!lj.contains(key))
-                continue;
-            for (const auto& e : arrayMember(lj, key, path)) {
-                const int t = e.is_string() ? p.tensorIndex(e.get<std::string>()) : -1;
-                if (t < 0)
-                    throw InputError(std::string(path) + "." + key,
-                                     "'" + (e.is_string() ? e.get<std::string>() : e.dump()) +
-                                         "' is not a tensor of problem '" + p.name + "'");
-                lc.keepFixed = static_cast<std::uint8_t>(lc.keepFixed | (1u << t));
-                if (std::string(key) == "keep")
-                    lc.keepValue = static_cast<std::uint8_t>(lc.keepValue | (1u << t));
-            }
-        }
-        if (lj.contains("spatial_dims")) {
-            lc.spatialAllowed = 0;
-            for (const auto& e : arrayMember(lj, "spatial_dims", path)) {
-                if (!e.is_string())
-                    throw InputError(path + ".spatial_dims", "expected dimension names");
-                const int d = p.dimIndex(e.get<std::string>());
-                if (d >= 0)
-                    lc.spatialAllowed |= 1u << d;
-            }
-        }
-    }
-    return c;
-}
-
 // ----------------------------------------------------------------- evaluations
 
 json toJson(const Evaluation& e, const Problem& p, const Architecture& a) {
@@ -731,29 +708,12 @@ json parseJsonText(const std::string& text, const std::string& path) {
     }
 }
 
-template <typename F> auto withFile(const std::string& path, F&& f) {
-    try {
-        return f(readJsonFile(path));
-    } catch (const InputError& e) {
-        if (e.where().rfind(path, 0) == 0)
-            throw;
-        throw e.within(path);
-    } catch (const json::exception& e) {
-        throw InputError(path, std::string("unexpected JSON value: ") + e.what());
-    }
-}
-
 Architecture loadArchitecture(const std::string& path) {
     return withFile(path, [](const json& j) { return architectureFromJson(j); });
 }
 
 Network loadNetwork(const std::string& path) {
     return withFile(path, [](const json& j) { return networkFromJson(j); });
-}
-
-MapSpaceConstraints loadConstraints(const std::string& path, const Problem& p,
-                                    const Architecture& a) {
-    return withFile(path, [&](const json& j) { return constraintsFromJson(j, p, a); });
 }
 
 Mapping loadMapping(const std::string& path, const Problem& p, const Architecture& a) {

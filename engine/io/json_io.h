@@ -35,11 +35,21 @@ Mapping mappingFromJson(const Json& j, const Problem& p, const Architecture& a);
 Json toJson(const Evaluation& e, const Problem& p, const Architecture& a);
 Evaluation evaluationFromJson(const Json& j, const Problem& p, const Architecture& a);
 
-// Map-space constraints by level name: "temporal" {dim: factor} fixes factors,
-// "order" [dims outer to inner] fixes the loop order, "keep"/"bypass" fix those
-// choices, "spatial_dims" lists the dimensions that may fan out from the level;
-// top-level "min_spatial_utilization" (0..1). Dimensions the problem does not
-// have are ignored, so one file serves conv layers with and without groups.
+// Map-space constraints (mapwright.constraints) by level name, per level:
+//  "temporal" {dim: factor}: fixed temporal factors (0: the whole dimension,
+//    as Timeloop reads it);
+//  "order" [dims, outer to inner]: the loop order; "*" stands for the dims it
+//    leaves out, in any order (["*", "N"]: N innermost); without "*" the
+//    dims left out go innermost in the problem's order;
+//  "spatial_order": the same for the spatial loops (X and Y together);
+//  "keep" / "bypass" [tensors];
+//  "spatial_dims" [dims that may fan out], "spatial_dims_x" / "spatial_dims_y"
+//    [dims that may fan out on that axis only];
+//  "spatial_x" / "spatial_y" {dim: factor}: fixed spatial factors;
+// and top-level "min_spatial_utilization" (0..1). Dimensions the problem does
+// not have are ignored, so one file serves conv layers with and without
+// groups; a level the architecture does not have, an unknown tensor, and
+// contradictions within a level (a tensor kept and bypassed) are errors.
 MapSpaceConstraints constraintsFromJson(const Json& j, const Problem& p, const Architecture& a);
 MapSpaceConstraints loadConstraints(const std::string& path, const Problem& p,
                                     const Architecture& a);

@@ -77,6 +77,8 @@ Json toJson(const Session& s) {
                    {"layer", r.layer},
                    {"settings", settingsJson(r.settings)},
                    {"finished", r.finished}};
+        if (!r.constraints.is_null())
+            jr["constraints"] = r.constraints;
         if (r.finished) {
             const SearchResult& res = r.result;
             Json trace = Json::array();
@@ -102,13 +104,16 @@ Json toJson(const Session& s) {
         }
         runs.push_back(jr);
     }
-    return {{"format", "mapwright.session"},
-            {"version", kFormatVersion},
-            {"name", s.name},
-            {"architecture", toJson(s.arch)},
-            {"workload", toJson(s.network)},
-            {"current_layer", s.currentLayer},
-            {"runs", runs}};
+    Json out = {{"format", "mapwright.session"},
+                {"version", kFormatVersion},
+                {"name", s.name},
+                {"architecture", toJson(s.arch)},
+                {"workload", toJson(s.network)},
+                {"current_layer", s.currentLayer},
+                {"runs", runs}};
+    if (!s.constraints.is_null())
+        out["constraints"] = s.constraints;
+    return out;
 }
 
 Session sessionFromJson(const Json& j, const std::string& where) {
@@ -136,6 +141,21 @@ Session sessionFromJson(const Json& j, const std::string& where) {
     if (s.currentLayer < 0 || s.currentLayer >= int(s.network.layers.size()))
         throw InputError(where + ": current_layer",
                          "must be 0.." + std::to_string(s.network.layers.size() - 1));
+    // Constraints name levels and dimensions: checked against the
+    // architecture and the current layer here, against each layer a search runs on.
+    auto constraintsOf = [&](const Json& c, const std::string& at) {
+        if (c.is_null())
+            return c;
+        try {
+            constraintsFromJson(c, buildProblem(s.network.layers[std::size_t(s.currentLayer)]),
+                                s.arch);
+        } catch (const InputError& e) {
+            throw e.within(at);
+        }
+        return c;
+    };
+    if (j.contains("constraints"))
+        s.constraints = constraintsOf(j.at("constraints"), where + ": constraints");
     if (!j.contains("runs"))
         return s;
     const Json& runs = j.at("runs");
@@ -154,6 +174,8 @@ Session sessionFromJson(const Json& j, const std::string& where) {
             throw InputError(at + ".layer", "'" + r.layer + "' is not a layer of the workload");
         r.settings = settingsFromJson(member(jr, "settings", at), at + ".settings");
         r.finished = optional<bool>(jr, "finished", at, false);
+        if (jr.contains("constraints"))
+            r.constraints = constraintsOf(jr.at("constraints"), at + ".constraints");
         if (r.finished) {
             const Json& res = member(jr, "result", at);
             const std::string rat = at + ".result";

@@ -19,6 +19,7 @@ struct SessionRun {
     SearchSettings settings;
     bool finished = false; // false: requested, not run yet
     SearchResult result;   // when finished (bestEvaluation is recomputed on load)
+    Json constraints;      // the mapwright.constraints it ran under; null: none
 };
 
 struct Session {
@@ -26,6 +27,9 @@ struct Session {
     Architecture arch;
     Network network;
     int currentLayer = 0;
+    // The map-space constraints new searches run under (mapwright.constraints,
+    // by level and dimension name); null: none.
+    Json constraints;
     std::vector<SessionRun> runs;
 };
 

@@ -1,43 +1,76 @@
 #pragma once
-// Interop with Timeloop v0.4: read its processed input (architecture, problem,
-// mapping) with its energy reference table, and write YAML that timeloop-model reads.
+// Interop with Timeloop v0.4. Reading: any number of YAML files merged by
+// top-level key, as timeloop-model and timeloop-mapper read them: the files
+// users write (architecture with subtree/local and name[a..b] ranges,
+// problem, mapping, architecture_constraints/mapspace_constraints, mapper),
+// the front end's processed input.yaml, an ERT.yaml and an ART.yaml. Energies
+// and areas the tables leave out come from the estimator. Writing: the files
+// timeloop-model and timeloop-mapper need, ERT and ART included.
 #include "arch/architecture.h"
+#include "io/json_io.h"
 #include "mapping/mapping.h"
 #include "workload/problem.h"
 
 #include <string>
+#include <vector>
 
 namespace mw {
+
+// One file's name (it labels errors) and text.
+struct TimeloopText {
+    std::string name;
+    std::string text;
+};
+
+// The mapper section, as settings for our searchers.
+struct TimeloopMapper {
+    std::string algorithm = "random_pruned"; // Timeloop's name
+    std::string searcher = "random-pruned";  // ours
+    std::string objective = "edp";           // ours, from the first optimization metric
+    std::vector<std::string> metrics;        // Timeloop's, as given
+    std::int64_t victoryCondition = 500;
+    std::int64_t timeout = 1000;
+    std::int64_t maxPermutations = 16;
+    std::int64_t searchSize = 0; // 0: none
+    int threads = 0;             // 0: all
+};
 
 struct TimeloopCase {
     Architecture arch;
     Problem problem;
     Mapping mapping;
     bool hasMapping = false; // false when the input only held mapper constraints
+    // Architecture and mapspace constraints as a mapwright.constraints file
+    // (level and dimension names), checked against the problem.
+    Json constraints;
+    bool hasConstraints = false;
+    TimeloopMapper mapper;
+    bool hasMapper = false;
+    // One line each: what was estimated, what Timeloop reads that we ignore.
+    std::vector<std::string> notes;
 };
 
-// inputYaml: Timeloop's input.yaml (architecture, problem, optionally mapping).
-// ertYaml: its ERT.yaml. mappingYaml (optional): a mapping file such as the
-// mapper's map.yaml, which then replaces any mapping in inputYaml.
-TimeloopCase importTimeloop(const std::string& inputYaml, const std::string& ertYaml,
-                            const std::string& mappingYaml = "");
+// Reads and merges the files (errors name the file, line and key).
+TimeloopCase importTimeloop(const std::vector<std::string>& files);
+TimeloopCase importTimeloopTexts(const std::vector<TimeloopText>& files);
 
-// The same from texts already read; each name labels its errors. A mapping
-// with an empty name is absent.
-struct TimeloopText {
-    std::string name;
-    std::string text;
-};
-TimeloopCase importTimeloopTexts(const TimeloopText& input, const TimeloopText& ert,
-                                 const TimeloopText& mapping = {});
-
-// Timeloop's text for each file; exportTimeloop writes them into dir as
-// arch.yaml, problem.yaml, mapping.yaml and ERT.yaml.
+// Timeloop's text for each file.
 std::string timeloopArchitectureYaml(const Architecture& a);
 std::string timeloopProblemYaml(const Problem& p);
 std::string timeloopMappingYaml(const Problem& p, const Architecture& a, const Mapping& m);
 std::string timeloopErtYaml(const Architecture& a);
+std::string timeloopArtYaml(const Architecture& a);
+// A mapwright.constraints file as architecture_constraints (empty text when
+// it constrains nothing); errors name the constraint that Timeloop cannot say.
+std::string timeloopConstraintsYaml(const Json& constraints, const Problem& p,
+                                    const Architecture& a);
+std::string timeloopMapperYaml(const TimeloopMapper& m);
+
+// Writes arch.yaml, problem.yaml, mapping.yaml, ERT.yaml and ART.yaml into
+// dir, for timeloop-model; and constraints.yaml (when given) and mapper.yaml
+// for timeloop-mapper.
 void exportTimeloop(const Problem& p, const Architecture& a, const Mapping& m,
-                    const std::string& dir);
+                    const std::string& dir, const Json* constraints = nullptr,
+                    const TimeloopMapper& mapper = {});
 
 } // namespace mw

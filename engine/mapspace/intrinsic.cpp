@@ -512,15 +512,16 @@ IntrinsicPlan planIntrinsic(const Problem& p, const Architecture& a, const Intri
         if (!spatialLevel[l])
             continue;
         LevelConstraint& lc = plan.constraints.levels[l];
-        lc.spatialAllowed = 0;
+        std::uint32_t allowed = 0;
         for (int x = 0; x < p.numDims(); ++x) {
             if (lc.spatialX[x] > 0 || lc.spatialY[x] > 0)
-                lc.spatialAllowed |= 1u << x;
+                allowed |= 1u << x;
             if (lc.spatialX[x] == 0)
                 lc.spatialX[x] = 1;
             if (lc.spatialY[x] == 0)
                 lc.spatialY[x] = 1;
         }
+        lc.allowSpatial(allowed);
     }
     finalizeProblem(plan.problem);
     return plan;

@@ -147,8 +147,11 @@ MapSpace::MapSpace(const Problem& p, const Architecture& a, MapSpaceConstraints 
         throw InputError("constraints", "have " + std::to_string(constraints_.levels.size()) +
                                             " levels; the architecture has " + std::to_string(L));
     for (const LevelConstraint& lc : constraints_.levels) {
-        unconstrained_ = unconstrained_ && !lc.orderFixed && lc.keepFixed == 0 &&
-                         (lc.spatialAllowed | ~((1u << D) - 1)) == ~0u;
+        const std::uint32_t others = ~((1u << D) - 1);
+        unconstrained_ = unconstrained_ && !lc.order.constrains() &&
+                         !lc.spatialOrder.constrains() && lc.keepFixed == 0 &&
+                         (lc.spatialAllowedX | others) == ~0u &&
+                         (lc.spatialAllowedY | others) == ~0u;
         for (int d = 0; d < D; ++d)
             unconstrained_ =
                 unconstrained_ && lc.temporal[d] == 0 && lc.spatialX[d] == 0 && lc.spatialY[d] == 0;
@@ -194,14 +197,13 @@ MapSpace::MapSpace(const Problem& p, const Architecture& a, MapSpaceConstraints 
                 fixed *= lc.temporal[d];
             else if (levelHasTemporal(l))
                 slots_[d].push_back({static_cast<std::int8_t>(l), 0});
-            const bool spatialOk = (lc.spatialAllowed >> d) & 1u;
             if (lc.spatialX[d] > 0)
                 fixed *= lc.spatialX[d];
-            else if (spatialOk && a.fanoutX(l) > 1)
+            else if (((lc.spatialAllowedX >> d) & 1u) && a.fanoutX(l) > 1)
                 slots_[d].push_back({static_cast<std::int8_t>(l), 1});
             if (lc.spatialY[d] > 0)
                 fixed *= lc.spatialY[d];
-            else if (spatialOk && a.fanoutY(l) > 1)
+            else if (((lc.spatialAllowedY >> d) & 1u) && a.fanoutY(l) > 1)
                 slots_[d].push_back({static_cast<std::int8_t>(l), 2});
         }
         if (p.dims[d].bound % fixed != 0)
@@ -253,8 +255,8 @@ void MapSpace::applyFixed(Mapping& m) const {
             if (lc.spatialY[d] > 0)
                 lm.spatialY[d] = static_cast<std::uint32_t>(lc.spatialY[d]);
         }
-        if (lc.orderFixed)
-            lm.order = lc.order;
+        lc.order.apply(lm.order, problem_->numDims());
+        lc.spatialOrder.apply(lm.spatialOrder, problem_->numDims());
         lm.keepMask = static_cast<std::uint8_t>((lm.keepMask & ~lc.keepFixed) |
                                                 (lc.keepValue & lc.keepFixed));
         if (l == 0)
@@ -310,10 +312,15 @@ void MapSpace::drawOrders(Rng& rng, Mapping& m) const {
     const int D = problem_->numDims();
     for (int l = 0; l < arch_->numLevels(); ++l) {
         LevelMapping& lm = m.levels[l];
-        if (levelHasTemporal(l) && !constraints_.levels[l].orderFixed)
-            rng.shuffle(lm.order.begin(), lm.order.begin() + D); // dummy levels have none
-        if (fansOut_[l])
+        const LevelConstraint& lc = constraints_.levels[l];
+        if (levelHasTemporal(l) && !lc.order.fixes(D)) { // dummy levels have none
+            rng.shuffle(lm.order.begin(), lm.order.begin() + D);
+            lc.order.apply(lm.order, D);
+        }
+        if (fansOut_[l] && !lc.spatialOrder.fixes(D)) {
             rng.shuffle(lm.spatialOrder.begin(), lm.spatialOrder.begin() + D);
+            lc.spatialOrder.apply(lm.spatialOrder, D);
+        }
     }
 }
 
@@ -336,25 +343,24 @@ bool MapSpace::meetsConstraints(const Mapping& m) const {
             if ((lc.spatialX[d] > 0 && lm.spatialX[d] != lc.spatialX[d]) ||
                 (lc.spatialY[d] > 0 && lm.spatialY[d] != lc.spatialY[d]))
                 return false;
-            if (!((lc.spatialAllowed >> d) & 1u) && (lm.spatialX[d] > 1 || lm.spatialY[d] > 1))
+            if ((!((lc.spatialAllowedX >> d) & 1u) && lm.spatialX[d] > 1) ||
+                (!((lc.spatialAllowedY >> d) & 1u) && lm.spatialY[d] > 1))
                 return false;
             if (!levelHasTemporal(l) && lm.temporal[d] > 1)
                 return false;
         }
         if ((lm.keepMask & lc.keepFixed) != (lc.keepValue & lc.keepFixed))
             return false;
-        if (lc.orderFixed) {
-            // Only the relative order of real loops matters.
-            int j = 0;
-            for (int i = 0; i < problem_->numDims(); ++i) {
-                const int d = lc.order[i];
-                if (lm.temporal[d] <= 1)
-                    continue;
-                while (j < problem_->numDims() && lm.order[j] != d)
-                    ++j;
-                if (j == problem_->numDims())
-                    return false;
+        // Only the relative order of real loops matters.
+        if (lc.order.constrains() || lc.spatialOrder.constrains()) {
+            std::uint32_t real = 0, realSpatial = 0;
+            for (int d = 0; d < problem_->numDims(); ++d) {
+                real |= std::uint32_t(lm.temporal[d] > 1) << d;
+                realSpatial |= std::uint32_t(lm.spatialX[d] > 1 || lm.spatialY[d] > 1) << d;
             }
+            if (!lc.order.holds(lm.order, real, problem_->numDims()) ||
+                !lc.spatialOrder.holds(lm.spatialOrder, realSpatial, problem_->numDims()))
+                return false;
         }
     }
     if (constraints_.minSpatialUtilization > 0.0) {
@@ -500,15 +506,18 @@ bool MapSpace::moveTileFactor(Mapping& m, Rng& rng) const {
 bool MapSpace::swapLoops(Mapping& m, Rng& rng) const {
     ShortList<int, kMaxLevels> levels;
     for (int l = 0; l < arch_->numLevels(); ++l)
-        if (levelHasTemporal(l) && !constraints_.levels[l].orderFixed)
+        if (levelHasTemporal(l) && !constraints_.levels[l].order.fixes(problem_->numDims()))
             levels.push(l);
     if (levels.empty() || problem_->numDims() < 2)
         return false;
-    LevelMapping& lm = m.levels[levels.pick(rng)];
+    const int l = levels.pick(rng);
+    LevelMapping& lm = m.levels[l];
+    const OrderConstraint& oc = constraints_.levels[l].order;
     // Prefer swapping two real loops; a unit loop's position means nothing.
+    // Loops a constraint places stay where they are.
     ShortList<int, kMaxDims> real;
     for (int i = 0; i < problem_->numDims(); ++i)
-        if (lm.temporal[lm.order[i]] > 1)
+        if (lm.temporal[lm.order[i]] > 1 && oc.isFree(lm.order[i]))
             real.push(i);
     if (real.size < 2)
         return false;
@@ -708,12 +717,12 @@ bool MapSpace::repair(Mapping& m, Rng& rng, Evaluation& scratch) const {
         }
         for (int l = 0; l < L; ++l) {
             const LevelConstraint& lc = constraints_.levels[l];
-            const bool spatialOk = (lc.spatialAllowed >> d) & 1u;
+            const bool okX = (lc.spatialAllowedX >> d) & 1u, okY = (lc.spatialAllowedY >> d) & 1u;
             if (!levelHasTemporal(l) && m.levels[l].temporal[d] > 1)
                 stray = true;
-            if (lc.spatialX[d] == 0 && (!spatialOk || fanX_[l] == 1) && m.levels[l].spatialX[d] > 1)
+            if (lc.spatialX[d] == 0 && (!okX || fanX_[l] == 1) && m.levels[l].spatialX[d] > 1)
                 stray = true;
-            if (lc.spatialY[d] == 0 && (!spatialOk || fanY_[l] == 1) && m.levels[l].spatialY[d] > 1)
+            if (lc.spatialY[d] == 0 && (!okY || fanY_[l] == 1) && m.levels[l].spatialY[d] > 1)
                 stray = true;
         }
         if (stray || prod != freeBound_[d])
@@ -1018,8 +1027,9 @@ MapSpaceSize MapSpace::size() const {
     for (int l = 0; l < arch_->numLevels(); ++l) {
         if (!levelHasTemporal(l))
             continue;
-        if (!constraints_.levels[l].orderFixed)
-            s.order += std::lgamma(D + 1.0) / std::log(10.0);
+        const OrderConstraint& oc = constraints_.levels[l].order;
+        if (!oc.fixes(D))
+            s.order += std::lgamma(D - oc.numOuter - oc.numInner + 1.0) / std::log(10.0);
         if (l > 0)
             for (int t = 0; t < problem_->numTensors(); ++t)
                 if (!((constraints_.levels[l].keepFixed >> t) & 1u))

@@ -9,6 +9,7 @@
 // accepts mappings that borrow fan-out the levels above leave unused).
 #include "arch/architecture.h"
 #include "mapping/mapping.h"
+#include "mapspace/constraints.h"
 #include "model/evaluation.h"
 #include "workload/problem.h"
 
@@ -58,30 +59,6 @@ class Rng {
 };
 
 std::vector<std::int64_t> primeFactors(std::int64_t n);
-
-struct LevelConstraint {
-    std::array<std::int64_t, kMaxDims> temporal; // fixed temporal factor, or 0 when free
-    // Fixed spatial factors on each axis, or 0 when free (an intrinsic's
-    // dimensions are pinned to the fan-out this way).
-    std::array<std::int64_t, kMaxDims> spatialX;
-    std::array<std::int64_t, kMaxDims> spatialY;
-    bool orderFixed = false;
-    std::array<std::uint8_t, kMaxDims> order{}; // outer to inner, when fixed
-    std::uint8_t keepFixed = 0;                 // bit t: keep of tensor t is fixed ...
-    std::uint8_t keepValue = 0;                 // ... to this bit
-    std::uint32_t spatialAllowed = ~0u;         // bit d: d may fan out from this level
-
-    LevelConstraint() {
-        temporal.fill(0);
-        spatialX.fill(0);
-        spatialY.fill(0);
-    }
-};
-
-struct MapSpaceConstraints {
-    std::vector<LevelConstraint> levels; // empty, or one per architecture level
-    double minSpatialUtilization = 0.0;  // used MACs / MACs, 0..1
-};
 
 // log10 of the number of choices along each axis of the space.
 struct MapSpaceSize {
@@ -225,5 +202,15 @@ class MapSpace {
     std::array<bool, kMaxTensors> projection_{};
     std::array<double, kMaxTensors> density_{};
 };
+
+} // namespace mw
+
+namespace mw {
+
+// Why the space holds no legal mapping, or "" when one was found: fixed
+// spatial factors beyond a fan-out, or a tensor a level must keep whose
+// smallest tile (every free factor as far out as it may go) overflows it,
+// are proven; otherwise `draws` sampled and repaired mappings are tried.
+std::string whyNoLegalMapping(const MapSpace& space, int draws = 2000);
 
 } // namespace mw

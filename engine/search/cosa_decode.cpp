@@ -74,9 +74,7 @@ Mapping CosaModel::decode(const std::vector<double>& sol) const {
             lm.order[d] = static_cast<std::uint8_t>(d);
             lm.spatialOrder[d] = static_cast<std::uint8_t>(d);
         }
-        if (lc.orderFixed) {
-            lm.order = lc.order;
-        } else if (ranked_[static_cast<std::size_t>(l)]) {
+        if (ranked_[static_cast<std::size_t>(l)]) {
             const RankBlock& rb = ranks_[static_cast<std::size_t>(l)];
             const std::size_t k = rb.dims.size();
             std::vector<std::pair<std::size_t, int>> byRank; // (rank, dim)
@@ -102,6 +100,8 @@ Mapping CosaModel::decode(const std::vector<double>& sol) const {
                 if (!((placed >> d) & 1u))
                     lm.order[i++] = static_cast<std::uint8_t>(d);
         }
+        lc.order.apply(lm.order, D);
+        lc.spatialOrder.apply(lm.spatialOrder, D);
     }
     return m;
 }
@@ -212,7 +212,7 @@ bool CosaModel::addDramReuse(Mapping& m, int t) const {
     const int D = p_.numDims();
     const auto& cons = space_.constraints().levels;
     bool changed = false;
-    if (!cons[0].orderFixed) {
+    if (!cons[0].order.fixes(D)) {
         LevelMapping& dram = m.levels[0];
         std::array<std::uint8_t, kMaxDims> order = dram.order;
         int k = 0;
@@ -220,6 +220,7 @@ bool CosaModel::addDramReuse(Mapping& m, int t) const {
             for (int i = 0; i < D; ++i)
                 if (depends(t, dram.order[i]) == (pass == 0))
                     order[k++] = dram.order[i];
+        cons[0].order.apply(order, D);
         changed = order != dram.order;
         dram.order = order;
     }
@@ -252,7 +253,7 @@ bool CosaModel::hoistDramReuse(Mapping& m, int t) const {
     const int D = p_.numDims();
     const auto& cons = space_.constraints().levels;
     const int keeper = outermostBuffer();
-    if (keeper < 0 || cons[static_cast<std::size_t>(keeper)].orderFixed ||
+    if (keeper < 0 || cons[static_cast<std::size_t>(keeper)].order.constrains() ||
         (((cons[static_cast<std::size_t>(keeper)].keepFixed >> t) & 1u) &&
          !m.levels[static_cast<std::size_t>(keeper)].keeps(t)))
         return false;
@@ -299,7 +300,7 @@ bool CosaModel::sinkDramLoop(Mapping& m, int t) const {
     const int D = p_.numDims();
     const auto& cons = space_.constraints().levels;
     const int keeper = outermostBuffer();
-    if (keeper < 0 || cons[static_cast<std::size_t>(keeper)].orderFixed)
+    if (keeper < 0 || cons[static_cast<std::size_t>(keeper)].order.constrains())
         return false;
     LevelMapping& dram = m.levels[0];
     LevelMapping& km = m.levels[static_cast<std::size_t>(keeper)];

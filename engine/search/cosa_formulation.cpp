@@ -95,9 +95,9 @@ CosaModel::CosaModel(const MapSpace& space, double wUtil, double wComp, double w
             nocTemporal = l;
     ranked_.assign(static_cast<std::size_t>(L), false);
     for (int l = 0; l < L; ++l)
-        ranked_[static_cast<std::size_t>(l)] = space_.levelHasTemporal(l) &&
-                                               !cons[static_cast<std::size_t>(l)].orderFixed &&
-                                               (rankAll || l == 0 || l == nocTemporal);
+        ranked_[static_cast<std::size_t>(l)] =
+            space_.levelHasTemporal(l) && !cons[static_cast<std::size_t>(l)].order.constrains() &&
+            (rankAll || l == 0 || l == nocTemporal);
     patterns_ = keepPatterns(p_.numTensors());
 }
 

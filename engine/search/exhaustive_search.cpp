@@ -126,27 +126,29 @@ class ExhaustiveSearch : public Searcher {
                     }
                     continue;
                 }
-                // Orders: per level, the real loops in every order (sorted start).
+                // Orders: per level, the real loops a constraint leaves free in
+                // every order (sorted start), the constrained ones in their places.
                 std::vector<std::vector<std::uint8_t>> real(static_cast<std::size_t>(L));
                 for (int l = 0; l < L; ++l) {
-                    if (!space.levelHasTemporal(l) || l == innermost ||
-                        space.constraints().levels[l].orderFixed)
+                    const OrderConstraint& oc = space.constraints().levels[l].order;
+                    if (!space.levelHasTemporal(l) || l == innermost || oc.fixes(D))
                         continue;
                     for (int d = 0; d < D; ++d)
-                        if (m.levels[l].temporal[d] > 1)
+                        if (m.levels[l].temporal[d] > 1 && oc.isFree(d))
                             real[l].push_back(static_cast<std::uint8_t>(d));
                 }
                 for (;;) {
                     Mapping c = m;
                     for (int l = 0; l < L; ++l) {
-                        if (real[l].empty())
-                            continue;
                         int k = 0;
                         for (auto d : real[l])
                             c.levels[l].order[k++] = d;
                         for (int d = 0; d < D; ++d)
                             if (std::find(real[l].begin(), real[l].end(), d) == real[l].end())
                                 c.levels[l].order[k++] = static_cast<std::uint8_t>(d);
+                        space.constraints().levels[l].order.apply(c.levels[l].order, D);
+                        space.constraints().levels[l].spatialOrder.apply(c.levels[l].spatialOrder,
+                                                                         D);
                     }
                     batch.push_back(c);
                     if (batch.size() >= batchSize) {

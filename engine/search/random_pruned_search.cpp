@@ -47,14 +47,17 @@ class RandomPrunedSearch : public Searcher {
                         return false; // an illegal factorization is charged once
                     m = factorized[f];
                     for (int l = 0; l < L; ++l) {
-                        if (!space.levelHasTemporal(l) || space.constraints().levels[l].orderFixed)
+                        const OrderConstraint& oc = space.constraints().levels[l].order;
+                        if (!space.levelHasTemporal(l) || oc.fixes(D))
                             continue;
                         if (l == innermost) { // its order cannot matter: one canonical order
                             for (int k = 0; k < D; ++k)
                                 m.levels[l].order[k] = static_cast<std::uint8_t>(k);
-                            continue;
+                        } else {
+                            std::shuffle(m.levels[l].order.begin(), m.levels[l].order.begin() + D,
+                                         rng);
                         }
-                        std::shuffle(m.levels[l].order.begin(), m.levels[l].order.begin() + D, rng);
+                        oc.apply(m.levels[l].order, D);
                     }
                     return true; // duplicates (pruned equivalents) are not charged
                 },

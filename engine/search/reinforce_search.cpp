@@ -142,8 +142,8 @@ class Plan {
         for (int l = 0; l < L_; ++l) {
             const LevelConstraint& lc = c.levels[l];
             LevelMapping& lm = base_.levels[l];
-            if (lc.orderFixed)
-                lm.order = lc.order;
+            lc.order.apply(lm.order, D_);
+            lc.spatialOrder.apply(lm.spatialOrder, D_);
             lm.keepMask =
                 std::uint8_t((lm.keepMask & ~lc.keepFixed) | (lc.keepValue & lc.keepFixed));
             if (l == 0)
@@ -200,7 +200,7 @@ class Plan {
         // Order steps: one fewer than the loops that may be real at the level.
         orderFeature_ = features_;
         for (int l = 0; l < L_; ++l) {
-            if (!space.levelHasTemporal(l) || c.levels[l].orderFixed)
+            if (!space.levelHasTemporal(l) || c.levels[l].order.fixes(D_))
                 continue;
             int real = 0;
             for (int d = 0; d < D_; ++d) {
@@ -326,6 +326,7 @@ class Plan {
                         lm.order[e.filled[l]++] = std::uint8_t(d);
                         e.placed[l] |= 1u << d;
                     }
+            space_.constraints().levels[l].order.apply(lm.order, D_); // a partial order's places
         }
     }
 

@@ -24,9 +24,14 @@ for f in "$root"/tests/data/workloads/*.json; do cp "$f" "$seeds/workload/data-$
 cp "$root"/samples/mappings/*.json "$root"/tests/fuzz/seeds/mapping/*.json "$seeds/mapping/"
 cp "$root"/samples/constraints/*.json "$seeds/constraints/"
 cp "$root"/samples/sessions/*.json "$seeds/session/"
-# A Timeloop case is one input: input.yaml, a line "#ERT", ERT.yaml (fuzz_timeloop.cpp).
+# A Timeloop case is one input: its files, each after a line "#FILE" (fuzz_timeloop.cpp):
+# the processed input.yaml with the ERT, and the files as users write them.
 for case in "$root"/tests/data/timeloop-tutorial/*/; do
-  { cat "$case/input.yaml"; printf '\n#ERT\n'; cat "$case/ERT.yaml"; } > "$seeds/timeloop/$(basename "$case").yaml"
+  name=$(basename "$case")
+  { cat "$case/input.yaml"; printf '\n#FILE\n'; cat "$case/ERT.yaml"; } > "$seeds/timeloop/$name.yaml"
+  user=$root/tests/data/timeloop-user/$name
+  { for f in "$user"/*.yaml; do cat "$f"; printf '\n#FILE\n'; done; cat "$case/ERT.yaml"; } \
+      > "$seeds/timeloop/user-$name.yaml"
 done
 
 failed=0
