@@ -214,7 +214,7 @@ int cmdParityCases(const Args& args) {
     for (std::size_t i = 0; i < cases.size(); ++i) {
         char id[24]; // room for any size_t
         std::snprintf(id, sizeof id, "%04zu", i);
-        mw::exportTimeloop(problem, arch, cases[i].mapping, (fs::path(out) / id).string());
+        mw::exportTimeloop(problem, arch, &cases[i].mapping, (fs::path(out) / id).string());
         list.push_back({{"id", id},
                         {"kind", cases[i].kind},
                         {"mapping", mw::toJson(cases[i].mapping, problem, arch)}});

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 namespace cli {
@@ -122,7 +123,7 @@ int cmdExportTimeloop(const Args& args) {
     const mw::Architecture arch = mw::loadArchitecture(args.get("arch"));
     const mw::Problem problem = loadProblem(args);
     const std::string out = args.get("out");
-    mw::Mapping mapping = mw::makeTrivialMapping(problem, arch);
+    std::optional<mw::Mapping> mapping;
     if (args.has("mapping"))
         mapping = mw::loadMapping(args.get("mapping"), problem, arch);
     mw::Json constraints;
@@ -137,7 +138,7 @@ int cmdExportTimeloop(const Args& args) {
     mapper.timeout = static_cast<std::int64_t>(number(args, "timeout", 1000));
     mapper.threads = static_cast<int>(number(args, "threads", 0));
     try {
-        mw::exportTimeloop(problem, arch, mapping, out,
+        mw::exportTimeloop(problem, arch, mapping ? &*mapping : nullptr, out,
                            constraints.is_null() ? nullptr : &constraints, mapper);
     } catch (const InputError& e) {
         if (args.has("constraints") && e.where() == "constraints")

@@ -87,6 +87,8 @@ class TestCli : public QObject {
     void evaluateText();
     void evaluateInvalidMapping();
     void importAndExportTimeloop();
+    void importUserFilesForTheMapper();
+    void estimateAgainstAccelergy();
     void benchModel();
     void benchSearch();
     void benchSearchPrintsOnce();
@@ -165,6 +167,56 @@ void TestCli::importAndExportTimeloop() {
              "--mapping", out + "/mapping.json", "--json"});
     QCOMPARE(r.exitCode, 0);
     QCOMPARE(mw::Json::parse(r.out.toStdString()).at("cycles").get<std::int64_t>(), 5505024LL);
+}
+
+// Timeloop files as a user writes them, without tables: estimated energies,
+// the constraints as a constraints file, the mapper's search as a session
+// run; exported back with everything timeloop-mapper needs.
+void TestCli::importUserFilesForTheMapper() {
+    QTemporaryDir tmp;
+    const std::string u =
+        std::string(MAPWRIGHT_TEST_DATA) + "/timeloop-user/06-mapper-convlayer-eyeriss/";
+    const QString out = tmp.path() + "/imported";
+    Run r = run({"import-timeloop", q(u + "arch.yaml"), q(u + "problem.yaml"),
+                 q(u + "constraints.yaml"), q(u + "mapper.yaml"), "--out", out});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("estimated at 32 nm"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("--searcher random-pruned --objective cycles"), qPrintable(r.out));
+    for (const char* f : {"arch.json", "workload.json", "constraints.json", "session.json"})
+        QVERIFY2(fs::exists(fs::path(out.toStdString()) / f), f);
+    const mw::Json session = mw::readJsonFile(out.toStdString() + "/session.json");
+    QCOMPARE(session.at("runs").size(), std::size_t(1));
+    QCOMPARE(session.at("runs")[0].at("searcher").get<std::string>(), std::string("random-pruned"));
+    QVERIFY(session.contains("constraints"));
+    const QString exported = tmp.path() + "/exported";
+    r = run({"export-timeloop", "--arch", out + "/arch.json", "--workload", out + "/workload.json",
+             "--constraints", out + "/constraints.json", "--out", exported});
+    QCOMPARE(r.exitCode, 0);
+    for (const char* f :
+         {"arch.yaml", "problem.yaml", "ERT.yaml", "ART.yaml", "constraints.yaml", "mapper.yaml"})
+        QVERIFY2(fs::exists(fs::path(exported.toStdString()) / f), f);
+    QVERIFY(!fs::exists(fs::path(exported.toStdString()) / "mapping.yaml")); // none given
+    // A constraints file naming a level the architecture lacks: one line, the file named.
+    const std::string bad = tmp.path().toStdString() + "/bad.json";
+    mw::Json c = mw::readJsonFile(out.toStdString() + "/constraints.json");
+    c["levels"][0]["level"] = "L9";
+    mw::writeTextFile(bad, c.dump());
+    expectOneLineError(run({"export-timeloop", "--arch", out + "/arch.json", "--workload",
+                            out + "/workload.json", "--constraints", q(bad), "--out", exported}),
+                       "'L9' is not a level");
+}
+
+// The estimator against the tutorial's ERTs and ARTs (Accelergy's figures).
+void TestCli::estimateAgainstAccelergy() {
+    QStringList args{"estimate"};
+    for (const auto& e : fs::directory_iterator(kCases))
+        args << "--reference" << q(e.path().string());
+    const Run r = run(args);
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("254 of 258 within 30 %"), qPrintable(r.out.right(300)));
+    const Run one = run({"estimate", "--arch", q(kSamples + "architectures/eyeriss_like.json")});
+    QCOMPARE(one.exitCode, 0);
+    QVERIFY2(one.out.contains("on-chip area"), qPrintable(one.out));
 }
 
 void TestCli::benchModel() {

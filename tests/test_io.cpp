@@ -140,7 +140,7 @@ void TestIo::timeloopExportReadsBack() {
     const auto c = eyeriss();
     QTemporaryDir tmp;
     const std::string dir = tmp.path().toStdString();
-    exportTimeloop(c.problem, c.arch, c.mapping, dir);
+    exportTimeloop(c.problem, c.arch, &c.mapping, dir);
     for (const char* f : {"arch.yaml", "problem.yaml", "mapping.yaml", "ERT.yaml"})
         QVERIFY(fs::exists(fs::path(dir) / f));
     // Timeloop merges its input files; so do we, by concatenation.

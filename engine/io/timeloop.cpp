@@ -22,6 +22,20 @@ TimeloopCase importTimeloopTexts(const std::vector<TimeloopText>& files) {
     using timeloop_yaml::given;
     const Spec spec = timeloop_yaml::mergeFiles(files);
     TimeloopCase c;
+    for (const auto& [key, entry] : spec.keys) {
+        if (key == "sparse_optimizations")
+            throw InputError(timeloop_yaml::at(entry.file, entry.node) + ": sparse_optimizations",
+                             "sparse optimizations are not modelled; expected a dense design");
+        if (key == "compound_components")
+            c.notes.push_back("compound component classes (" + entry.file +
+                              ") are not read: the estimator prices components by class name");
+        else if (key != "architecture" && key != "arch" && key != "problem" && key != "mapping" &&
+                 key != "architecture_constraints" && key != "arch_constraints" &&
+                 key != "mapspace_constraints" && key != "mapspace" && key != "mapper" &&
+                 key != "ERT" && key != "ART" && key != "globals" && key != "variables" &&
+                 key != "dumped_by_timeloop_front_end")
+            c.notes.push_back("top-level key '" + key + "' (" + entry.file + ") ignored");
+    }
     try {
         c.arch = readArchitecture(spec, c.notes);
         c.problem = readProblem(spec);
@@ -68,7 +82,7 @@ TimeloopCase importTimeloopTexts(const std::vector<TimeloopText>& files) {
     return c;
 }
 
-void exportTimeloop(const Problem& p, const Architecture& a, const Mapping& m,
+void exportTimeloop(const Problem& p, const Architecture& a, const Mapping* m,
                     const std::string& dir, const Json* constraints, const TimeloopMapper& mapper) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
@@ -79,14 +93,15 @@ void exportTimeloop(const Problem& p, const Architecture& a, const Mapping& m,
     // constraint Timeloop cannot say leaves no half-written case behind.
     const std::string arch = timeloopArchitectureYaml(a);
     const std::string problem = timeloopProblemYaml(p);
-    const std::string mapping = timeloopMappingYaml(p, a, m);
+    const std::string mapping = m ? timeloopMappingYaml(p, a, *m) : "";
     const std::string ert = timeloopErtYaml(a);
     const std::string art = timeloopArtYaml(a);
     const std::string cons = constraints ? timeloopConstraintsYaml(*constraints, p, a) : "";
     const std::string mapperText = timeloopMapperYaml(mapper);
     writeTextFile((d / "arch.yaml").string(), arch);
     writeTextFile((d / "problem.yaml").string(), problem);
-    writeTextFile((d / "mapping.yaml").string(), mapping);
+    if (m)
+        writeTextFile((d / "mapping.yaml").string(), mapping);
     writeTextFile((d / "ERT.yaml").string(), ert);
     writeTextFile((d / "ART.yaml").string(), art);
     writeTextFile((d / "mapper.yaml").string(), mapperText);

@@ -66,10 +66,11 @@ std::string timeloopConstraintsYaml(const Json& constraints, const Problem& p,
                                     const Architecture& a);
 std::string timeloopMapperYaml(const TimeloopMapper& m);
 
-// Writes arch.yaml, problem.yaml, mapping.yaml, ERT.yaml and ART.yaml into
-// dir, for timeloop-model; and constraints.yaml (when given) and mapper.yaml
-// for timeloop-mapper.
-void exportTimeloop(const Problem& p, const Architecture& a, const Mapping& m,
+// Writes arch.yaml, problem.yaml, ERT.yaml, ART.yaml and (when given)
+// mapping.yaml into dir, for timeloop-model; and mapper.yaml and (when
+// given) constraints.yaml, for timeloop-mapper. Nothing is written when any
+// part cannot be said in Timeloop's terms.
+void exportTimeloop(const Problem& p, const Architecture& a, const Mapping* m,
                     const std::string& dir, const Json* constraints = nullptr,
                     const TimeloopMapper& mapper = {});
 

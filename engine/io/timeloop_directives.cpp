@@ -540,6 +540,16 @@ Json readConstraints(const Spec& spec, const Problem& p, const Architecture& a, 
             if ((lj.bypass >> t) & 1u)
                 obj["bypass"].push_back(p.tensors[t].name);
         }
+        // Factors in the problem's order of dimensions, whatever the files' order.
+        for (const char* key : {"temporal", "spatial_x", "spatial_y"}) {
+            if (!obj.contains(key))
+                continue;
+            Json sorted = Json::object();
+            for (const auto& dim : p.dims)
+                if (obj[key].contains(dim.name))
+                    sorted[dim.name] = obj[key][dim.name];
+            obj[key] = sorted;
+        }
         if (obj.empty())
             continue;
         Json entry = {{"level", a.levels[l].name}};

@@ -317,7 +317,23 @@ std::string timeloopConstraintsYaml(const Json& constraints, const Problem& p,
     for (int l = 0; l < a.numLevels(); ++l) {
         const LevelConstraint& lc = c.levels[static_cast<std::size_t>(l)];
         const std::string& target = a.levels[l].name;
-        if (lc.keepFixed != 0 && l > 0) {
+        if (a.levels[l].cls == LevelClass::Dummy) {
+            // Our dummy levels keep nothing and loop over nothing; Timeloop's
+            // mapper has to be told.
+            std::string ones, all;
+            for (int d = 0; d < D; ++d)
+                ones += (d ? " " : "") + p.dims[d].name + "=1";
+            out << YAML::BeginMap << YAML::Key << "target" << YAML::Value << target;
+            out << YAML::Key << "type" << YAML::Value << "bypass" << YAML::Key << "bypass"
+                << YAML::Value << YAML::Flow << YAML::BeginSeq;
+            for (const auto& t : p.tensors)
+                out << t.name;
+            out << YAML::EndSeq << YAML::EndMap;
+            out << YAML::BeginMap << YAML::Key << "target" << YAML::Value << target;
+            out << YAML::Key << "type" << YAML::Value << "temporal" << YAML::Key << "factors"
+                << YAML::Value << ones << YAML::EndMap;
+            entries += 2;
+        } else if (lc.keepFixed != 0 && l > 0) {
             out << YAML::BeginMap << YAML::Key << "target" << YAML::Value << target;
             out << YAML::Key << "type" << YAML::Value << "bypass";
             for (const bool keep : {true, false}) {

@@ -4,6 +4,7 @@
 // order at the innermost level, where order cannot matter). An illegal
 // factorization costs one (illegal) evaluation, not one per permutation, as
 // Timeloop counts invalid mappings; so the budget bounds every run.
+#include "mapspace/enumerate.h"
 #include "search/searchers.h"
 
 #include <algorithm>
@@ -11,67 +12,6 @@
 namespace mw {
 
 namespace {
-
-// All distinct ways to spread a dimension's primes over its slots, never onto
-// both axes of one level.
-std::vector<std::vector<std::uint32_t>> allocations(const MapSpace& space, int d) {
-    const auto& slots = space.factorSlots(d);
-    std::int64_t free = space.problem().dims[d].bound;
-    for (int l = 0; l < space.arch().numLevels(); ++l)
-        if (space.constraints().levels[l].temporal[d] > 0)
-            free /= space.constraints().levels[l].temporal[d];
-    std::vector<std::vector<std::uint32_t>> result;
-    std::vector<std::uint32_t> cur(slots.size(), 1);
-    // Distinct primes with multiplicities; each multiplicity is spread over the
-    // slots in every weak composition.
-    std::vector<std::pair<std::uint32_t, int>> groups;
-    for (auto p : primeFactors(free)) {
-        if (!groups.empty() && groups.back().first == p)
-            ++groups.back().second;
-        else
-            groups.push_back({static_cast<std::uint32_t>(p), 1});
-    }
-    if (slots.empty()) {
-        result.push_back(cur);
-        return result;
-    }
-    // Timeloop's space: a dimension fans out on one axis of a level at most.
-    auto oneAxisPerLevel = [&] {
-        for (std::size_t i = 0; i < slots.size(); ++i)
-            for (std::size_t j = i + 1; j < slots.size(); ++j)
-                if (slots[i].level == slots[j].level && slots[i].kind != 0 && slots[j].kind != 0 &&
-                    cur[i] > 1 && cur[j] > 1)
-                    return false;
-        return true;
-    };
-    auto spread = [&](auto&& self, std::size_t g, std::size_t slot, int left) -> void {
-        if (g == groups.size()) {
-            if (oneAxisPerLevel())
-                result.push_back(cur);
-            return;
-        }
-        const std::uint32_t prime = groups[g].first;
-        if (slot + 1 == slots.size()) { // the last slot takes what is left
-            std::uint32_t mult = 1;
-            for (int k = 0; k < left; ++k)
-                mult *= prime;
-            cur[slot] *= mult;
-            const int next = g + 1 < groups.size() ? groups[g + 1].second : 0;
-            self(self, g + 1, 0, next);
-            cur[slot] /= mult;
-            return;
-        }
-        std::uint32_t mult = 1;
-        for (int k = 0; k <= left; ++k) {
-            cur[slot] *= mult;
-            self(self, g, slot + 1, left - k);
-            cur[slot] /= mult;
-            mult *= prime;
-        }
-    };
-    spread(spread, 0, 0, groups.empty() ? 0 : groups[0].second);
-    return result;
-}
 
 class ExhaustiveSearch : public Searcher {
   public:
@@ -83,7 +23,7 @@ class ExhaustiveSearch : public Searcher {
         const int T = p.numTensors();
         std::vector<std::vector<std::vector<std::uint32_t>>> alloc(static_cast<std::size_t>(D));
         for (int d = 0; d < D; ++d)
-            alloc[d] = allocations(space, d);
+            alloc[d] = slotAllocations(space, d);
         // Free keep bits.
         std::vector<std::pair<int, int>> keepBits;
         for (int l = 1; l < L; ++l)

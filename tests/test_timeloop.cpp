@@ -1,0 +1,387 @@
+// Timeloop's files as users write them: their constraints as our map space,
+// estimates where no table is given, the files we write back, and one-line
+// errors for bad input.
+#include "common/error.h"
+#include "io/json_io.h"
+#include "io/timeloop.h"
+#include "mapspace/enumerate.h"
+#include "mapspace/mapspace.h"
+#include "model/cost_model.h"
+#include "workload/presets.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <filesystem>
+#include <set>
+
+namespace fs = std::filesystem;
+using namespace mw;
+
+namespace {
+
+const std::string kData = MAPWRIGHT_TEST_DATA;
+const std::string kCases = kData + "/timeloop-tutorial/";
+const std::string kUser = kData + "/timeloop-user/";
+const std::string kSamples = std::string(MAPWRIGHT_SOURCE_DIR) + "/samples/";
+
+std::string errorOf(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "<no error>";
+}
+
+#define EXPECT_CONTAINS(text, part)                                                                \
+    do {                                                                                           \
+        const std::string t_ = (text);                                                             \
+        QVERIFY2(t_.find(part) != std::string::npos,                                               \
+                 qPrintable(QString::fromStdString("'" + t_ + "' lacks '" + (part) + "'")));       \
+        QVERIFY2(t_.find('\n') == std::string::npos, qPrintable(QString::fromStdString(t_)));      \
+    } while (0)
+
+// The files of a user-written case, in a folder of the test's own, with one
+// of them replaced by `text` (or added, under a new name).
+struct UserCase {
+    QTemporaryDir tmp;
+    std::vector<std::string> files;
+    UserCase(const std::string& name, const std::map<std::string, std::string>& replace = {},
+             bool withErt = true) {
+        for (const auto& e : fs::directory_iterator(kUser + name))
+            if (e.path().extension() == ".yaml") {
+                const std::string file = e.path().filename().string();
+                const auto r = replace.find(file);
+                write(file, r == replace.end() ? readTextFile(e.path().string()) : r->second);
+            }
+        for (const auto& [file, text] : replace)
+            if (std::find(files.begin(), files.end(), path(file)) == files.end())
+                write(file, text);
+        std::sort(files.begin(), files.end());
+        if (withErt)
+            files.push_back(kCases + name + "/ERT.yaml");
+    }
+    std::string path(const std::string& file) const {
+        return tmp.path().toStdString() + "/" + file;
+    }
+    void write(const std::string& file, const std::string& text) {
+        writeTextFile(path(file), text);
+        files.push_back(path(file));
+    }
+};
+
+// text with its first `from` replaced by `to` (the test fails when absent).
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    if (at == std::string::npos)
+        return "<'" + from + "' not found>";
+    return text.replace(at, from.size(), to);
+}
+
+// The legal mappings of a space, canonical, as their JSON text.
+std::set<std::string> legalMappings(const MapSpace& space, std::int64_t& visited) {
+    std::set<std::string> out;
+    Evaluation scratch;
+    visited = enumerateMappings(space, {}, [&](const Mapping& m) {
+        if (space.isLegal(m, scratch))
+            out.insert(toJson(m, space.problem(), space.arch()).dump());
+        return true;
+    });
+    return out;
+}
+
+} // namespace
+
+class TestTimeloop : public QObject {
+    Q_OBJECT
+  private slots:
+    void eyerissConstraintsImportToTheSampleSpace();
+    void enumerationHoldsEverySample();
+    void partialOrdersAndAxesFollowTimeloop();
+    void estimatesWhereNoTableIsGiven();
+    void exportedCaseReadsBack();
+    void badInputsAreOneLineErrors();
+    void contradictoryConstraintsAreReported();
+};
+
+// The tutorial's Eyeriss constraints, imported, give the map space of the
+// hand-written samples/constraints/eyeriss_row_stationary.json: the same
+// legal mappings on a small layer (every mapping of each space enumerated).
+void TestTimeloop::eyerissConstraintsImportToTheSampleSpace() {
+    const std::string d = kCases + "06-mapper-convlayer-eyeriss/";
+    const TimeloopCase imported = importTimeloop({d + "input.yaml", d + "ERT.yaml"});
+    QVERIFY(imported.hasConstraints);
+    const Architecture arch = loadArchitecture(kSamples + "architectures/eyeriss_like.json");
+    const Problem p = conv2dProblem("small", 1, 1, 2, 4, 2, 2, 3, 3);
+    const MapSpace fromTimeloop(p, arch, constraintsFromJson(imported.constraints, p, arch));
+    const MapSpace fromSample(
+        p, arch, loadConstraints(kSamples + "constraints/eyeriss_row_stationary.json", p, arch));
+    std::int64_t visitedA = 0, visitedB = 0;
+    const std::set<std::string> a = legalMappings(fromTimeloop, visitedA);
+    const std::set<std::string> b = legalMappings(fromSample, visitedB);
+    qInfo("legal mappings: %zu (imported, of %lld enumerated), %zu (sample, of %lld)", a.size(),
+          static_cast<long long>(visitedA), b.size(), static_cast<long long>(visitedB));
+    QVERIFY(a.size() > 100);
+    QCOMPARE(a.size(), b.size());
+    QVERIFY(a == b);
+    // Without the tutorial's orders (weights: C inside R; columns: Q inside M)
+    // the space is larger: the test tells the two apart.
+    Json loose = readJsonFile(kSamples + "constraints/eyeriss_row_stationary.json");
+    for (auto& level : loose["levels"]) {
+        level.erase("order");
+        level.erase("spatial_order");
+    }
+    const MapSpace looser(p, arch, constraintsFromJson(loose, p, arch));
+    std::int64_t visitedC = 0;
+    QVERIFY(legalMappings(looser, visitedC).size() > a.size());
+}
+
+// The enumeration is complete: every legal mapping the sampler draws is in it.
+void TestTimeloop::enumerationHoldsEverySample() {
+    const Architecture arch = loadArchitecture(kSamples + "architectures/eyeriss_like.json");
+    const Problem p = conv2dProblem("small", 1, 1, 2, 4, 2, 2, 3, 3);
+    const MapSpace space(
+        p, arch, loadConstraints(kSamples + "constraints/eyeriss_row_stationary.json", p, arch));
+    std::int64_t visited = 0;
+    const std::set<std::string> all = legalMappings(space, visited);
+    Rng rng(5);
+    Evaluation scratch;
+    int found = 0;
+    for (int i = 0; i < 3000; ++i) {
+        Mapping m = space.sample(rng);
+        if (!space.isLegal(m, scratch))
+            continue;
+        ++found;
+        const std::string key = toJson(space.canonical(m), p, arch).dump();
+        QVERIFY2(all.count(key), key.c_str());
+    }
+    QVERIFY(found > 10);
+}
+
+// Timeloop's permutation "AB_CD" puts A innermost, then B, with C and D the
+// outermost (D outside C); split counts the permutation's first entries as X.
+void TestTimeloop::partialOrdersAndAxesFollowTimeloop() {
+    const std::string constraints = R"(architecture_constraints:
+  targets:
+  - target: shared_glb
+    type: temporal
+    permutation: SR_MC
+  - target: inter_PE_spatial
+    type: spatial
+    factors: N=1 P=1 Q=1 R=1
+    permutation: NPQRSCM
+    split: 4
+)";
+    UserCase u("06-mapper-convlayer-eyeriss", {{"constraints.yaml", constraints}});
+    const TimeloopCase c = importTimeloop(u.files);
+    const Json& levels = c.constraints.at("levels");
+    Json glb, row;
+    for (const auto& l : levels) {
+        if (l.at("level") == "shared_glb")
+            glb = l;
+        if (l.at("level") == "inter_PE_spatial")
+            row = l;
+    }
+    QCOMPARE(glb.at("order").dump(), std::string(R"(["C","M","*","R","S"])"));
+    QCOMPARE(row.at("spatial_order").dump(), std::string(R"(["M","C","S","R","Q","P","N"])"));
+    // The row level fans out on Y only (14 x 1 -> 14 x 12): S, C and M go there.
+    QCOMPARE(row.at("spatial_x").at("N").get<int>(), 1);
+    QVERIFY(!row.contains("spatial_dims_x"));
+    // The order constraint as the map space holds it.
+    const MapSpaceConstraints mc = constraintsFromJson(c.constraints, c.problem, c.arch);
+    const OrderConstraint& oc = mc.levels[c.arch.levelIndex("shared_glb")].order;
+    const Problem& p = c.problem;
+    std::array<std::uint8_t, kMaxDims> order{};
+    for (int d = 0; d < p.numDims(); ++d)
+        order[d] = static_cast<std::uint8_t>(d);
+    oc.apply(order, p.numDims());
+    QCOMPARE(int(order[0]), p.dimIndex("C"));
+    QCOMPARE(int(order[1]), p.dimIndex("M"));
+    QCOMPARE(int(order[p.numDims() - 1]), p.dimIndex("S"));
+    QCOMPARE(int(order[p.numDims() - 2]), p.dimIndex("R"));
+    // Only real loops count: S innermost of the real ones, M outermost.
+    std::uint32_t real =
+        (1u << p.dimIndex("M")) | (1u << p.dimIndex("S")) | (1u << p.dimIndex("P"));
+    QVERIFY(oc.holds(order, real, p.numDims()));
+    std::swap(order[0], order[p.numDims() - 1]); // S outermost, C innermost
+    QVERIFY(!oc.holds(order, real, p.numDims()));
+    // Every sampled mapping meets it, and the searchers' moves keep it.
+    const MapSpace space(c.problem, c.arch, mc);
+    Rng rng(3);
+    for (int i = 0; i < 500; ++i) {
+        Mapping m = space.sample(rng);
+        for (int k = 0; k < 5; ++k)
+            space.randomMove(m, rng);
+        QVERIFY(space.meetsConstraints(m) || !space.isLegalQuick(m));
+        const LevelMapping& lm = m.levels[c.arch.levelIndex("shared_glb")];
+        std::uint32_t r = 0;
+        for (int d = 0; d < p.numDims(); ++d)
+            r |= std::uint32_t(lm.temporal[d] > 1) << d;
+        QVERIFY(oc.holds(lm.order, r, p.numDims()));
+    }
+}
+
+// Without an ERT, energies and areas come from the estimator, at the
+// technology the tree gives; with one, its values are imported and pinned.
+void TestTimeloop::estimatesWhereNoTableIsGiven() {
+    UserCase noTables("06-mapper-convlayer-eyeriss", {}, /*withErt=*/false);
+    const TimeloopCase e = importTimeloop(noTables.files);
+    QCOMPARE(e.arch.technologyNm, 32.0);
+    const StorageLevel& glb = e.arch.levels[e.arch.levelIndex("shared_glb")];
+    QVERIFY(glb.sources.read == ValueSource::Estimated);
+    QVERIFY(glb.energy.read > 0.7 * 18.18 && glb.energy.read < 1.3 * 18.18); // Accelergy: 18.18
+    QVERIFY(glb.area > 0);
+    bool noted = false;
+    for (const auto& n : e.notes)
+        noted = noted || n.find("estimated at 32 nm") != std::string::npos;
+    QVERIFY(noted);
+    UserCase withTables("06-mapper-convlayer-eyeriss");
+    const TimeloopCase t = importTimeloop(withTables.files);
+    const StorageLevel& tg = t.arch.levels[t.arch.levelIndex("shared_glb")];
+    QVERIFY(tg.sources.read == ValueSource::Imported);
+    QCOMPARE(tg.energy.read, 18.183829);
+    QVERIFY(tg.sources.area == ValueSource::Estimated); // no ART given
+    // An ART pins areas.
+    const std::string art = "ART:\n  version: 0.4\n  tables:\n  - name: system.shared_glb[1..1]\n"
+                            "    area: 1234.5\n";
+    UserCase withArt("06-mapper-convlayer-eyeriss", {{"ART.yaml", art}});
+    const TimeloopCase a = importTimeloop(withArt.files);
+    const StorageLevel& ag = a.arch.levels[a.arch.levelIndex("shared_glb")];
+    QVERIFY(ag.sources.area == ValueSource::Imported);
+    QCOMPARE(ag.area, 1234.5);
+}
+
+// What export-timeloop writes reads back as the same case: architecture
+// (with its estimates as tables), problem, mapping, constraints and mapper.
+void TestTimeloop::exportedCaseReadsBack() {
+    const std::string d = kCases + "06-mapper-convlayer-eyeriss/";
+    const TimeloopCase c = importTimeloop({d + "input.yaml", d + "ERT.yaml", d + "map.yaml"});
+    QTemporaryDir tmp;
+    const std::string out = tmp.path().toStdString();
+    TimeloopMapper mapper;
+    mapper.objective = "energy";
+    mapper.victoryCondition = 77;
+    exportTimeloop(c.problem, c.arch, &c.mapping, out, &c.constraints, mapper);
+    for (const char* f : {"arch.yaml", "problem.yaml", "mapping.yaml", "ERT.yaml", "ART.yaml",
+                          "constraints.yaml", "mapper.yaml"})
+        QVERIFY2(fs::exists(fs::path(out) / f), f);
+    const TimeloopCase back = importTimeloop(
+        {out + "/arch.yaml", out + "/problem.yaml", out + "/mapping.yaml",
+         out + "/constraints.yaml", out + "/mapper.yaml", out + "/ERT.yaml", out + "/ART.yaml"});
+    Architecture a = c.arch;
+    // Areas were estimated on import (the case has no ART): exported, they come back pinned.
+    for (auto& s : a.levels)
+        s.sources.area = ValueSource::Imported;
+    a.compute.areaSource = ValueSource::Imported;
+    a.compute.leakSource = ValueSource::Imported;
+    Architecture b = back.arch;
+    a.name = b.name = "";
+    QCOMPARE(toJson(b).dump(1), toJson(a).dump(1));
+    QCOMPARE(toJson(back.mapping, back.problem, back.arch).dump(),
+             toJson(c.mapping, c.problem, c.arch).dump());
+    QCOMPARE(back.constraints.at("levels").dump(), c.constraints.at("levels").dump());
+    QVERIFY(back.hasMapper);
+    QCOMPARE(back.mapper.objective, std::string("energy"));
+    QCOMPARE(back.mapper.victoryCondition, std::int64_t(77));
+    const Evaluation e1 = evaluate(c.problem, c.arch, c.mapping);
+    const Evaluation e2 = evaluate(back.problem, back.arch, back.mapping);
+    QCOMPARE(e2.cycles, e1.cycles);
+    QCOMPARE(e2.energy, e1.energy);
+}
+
+void TestTimeloop::badInputsAreOneLineErrors() {
+    const std::string c06 = "06-mapper-convlayer-eyeriss";
+    UserCase base(c06);
+    const std::string arch = readTextFile(kUser + c06 + "/arch.yaml");
+    const std::string cons = readTextFile(kUser + c06 + "/constraints.yaml");
+    auto errorWith = [&](const std::string& file, const std::string& text, bool ert = true) {
+        UserCase u(c06, {{file, text}}, ert);
+        return std::pair(errorOf([&] { importTimeloop(u.files); }), u.path(file));
+    };
+    // Unknown class.
+    auto [e1, f1] =
+        errorWith("arch.yaml", replaced(arch, "class: smartbuffer_SRAM", "class: fancy_buffer"));
+    EXPECT_CONTAINS(e1, f1 + ":");
+    EXPECT_CONTAINS(
+        e1,
+        "component 'shared_glb'.class: is 'fancy_buffer', which is neither storage nor compute");
+    // Missing attribute.
+    auto [e2, f2] = errorWith("arch.yaml", replaced(arch, "depth: 16384", "n_rows: 16384"));
+    EXPECT_CONTAINS(e2, f2 + ":");
+    EXPECT_CONTAINS(e2, "component 'shared_glb': missing attribute 'depth'");
+    // A technology that is no node, and one outside the estimator's range.
+    auto [e3, f3] = errorWith("arch.yaml", replaced(arch, "32nm", "thirty-two"), false);
+    EXPECT_CONTAINS(e3, f3 + ":");
+    EXPECT_CONTAINS(e3, "technology: is 'thirty-two'; expected a process node such as 45nm");
+    auto [e4, f4] = errorWith("arch.yaml", replaced(arch, "32nm", "3nm"), false);
+    EXPECT_CONTAINS(e4, "technology node 3 nm is outside the estimator's 7 to 130 nm");
+    // No technology and no ERT: nothing to price the energies with.
+    auto [e5, f5] =
+        errorWith("arch.yaml", replaced(arch, "technology: 32nm", "cycle_ns: 1"), false);
+    EXPECT_CONTAINS(
+        e5, "gives no technology and no ERT; expected an attribute such as technology: 45nm");
+    // A constraint naming a level or a dimension that does not exist.
+    auto [e6, f6] =
+        errorWith("constraints.yaml", replaced(cons, "target: psum_spad", "target: psum_pad"));
+    EXPECT_CONTAINS(e6, f6 + ":");
+    EXPECT_CONTAINS(e6,
+                    "'psum_pad' is not a storage level of the architecture; expected one of DRAM");
+    auto [e7, f7] = errorWith("constraints.yaml", replaced(cons, "N=1", "K=1"));
+    EXPECT_CONTAINS(e7, f7 + ":");
+    EXPECT_CONTAINS(e7,
+                    "'K' is not a dimension of the problem; expected one of C, M, R, S, N, P, Q");
+    auto [e8, f8] =
+        errorWith("constraints.yaml", replaced(cons, "bypass: [ Weights ]", "bypass: [ Psums ]"));
+    EXPECT_CONTAINS(e8, "'Psums' is not a data space of the problem");
+    // Factor bounds Timeloop has and we do not model are refused by name.
+    auto [e9, f9] = errorWith("constraints.yaml", replaced(cons, "N=1", "N<=4"));
+    EXPECT_CONTAINS(e9, "bounds such as N<= are not supported; expected N=N");
+    // A malformed file.
+    auto [e10, f10] = errorWith("problem.yaml", "problem:\n  shape: [\n");
+    EXPECT_CONTAINS(e10, f10 + ":");
+    EXPECT_CONTAINS(e10, "malformed YAML");
+}
+
+// Constraints that leave no legal mapping are reported as such, before any search.
+void TestTimeloop::contradictoryConstraintsAreReported() {
+    const std::string c06 = "06-mapper-convlayer-eyeriss";
+    const std::string cons = readTextFile(kUser + c06 + "/constraints.yaml");
+    auto errorWith = [&](const std::string& text) {
+        UserCase u(c06, {{"constraints.yaml", text}});
+        return errorOf([&] { importTimeloop(u.files); });
+    };
+    const std::string head = "architecture_constraints:\n  targets:\n";
+    // The same factor twice.
+    EXPECT_CONTAINS(
+        errorWith(head + "  - {target: weights_spad, type: temporal, factors: M=1}\n"
+                         "  - {target: weights_spad, type: temporal, factors: M=2}\n"),
+        "contradictory constraints: the temporal factor of M at weights_spad given twice");
+    // Kept and bypassed.
+    EXPECT_CONTAINS(
+        errorWith(head + "  - {target: shared_glb, type: bypass, keep: [Weights]}\n"
+                         "  - {target: shared_glb, type: bypass, bypass: [Weights]}\n"),
+        "contradictory constraints: keep or bypass of Weights at shared_glb given twice");
+    // More fixed parallelism than the fan-out has.
+    EXPECT_CONTAINS(
+        errorWith(head + "  - {target: inter_PE_spatial, type: spatial, factors: M=16 C=1 S=1 N=1 "
+                         "P=1 Q=1 R=1}\n"),
+        "contradictory constraints: the fixed spatial factors at 'inter_PE_spatial' need 1 x 16 "
+        "children; it fans out to 1 x 12");
+    // A scratchpad that must keep a tile it cannot hold.
+    EXPECT_CONTAINS(errorWith(head + "  - {target: weights_spad, type: bypass, keep: [Weights]}\n"
+                                     "  - {target: weights_spad, type: temporal, factors: C=128 "
+                                     "M=16 R=3 S=3}\n"),
+                    "contradictory constraints: 'weights_spad' must keep Weights, whose smallest "
+                    "tiles under the fixed factors take 18432 words; it holds 384");
+    // Fixed factors that do not divide the bound.
+    EXPECT_CONTAINS(errorWith(head + "  - {target: shared_glb, type: temporal, factors: P=3}\n"),
+                    "contradictory constraints: fixed factors of dimension P multiply to 3, which "
+                    "does not divide its bound 56");
+    // The tutorial's own constraints are satisfiable.
+    UserCase ok(c06);
+    QVERIFY(importTimeloop(ok.files).hasConstraints);
+}
+
+QTEST_GUILESS_MAIN(TestTimeloop)
+#include "test_timeloop.moc"
