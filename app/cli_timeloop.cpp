@@ -33,22 +33,6 @@ std::string sig(double v) {
     return s.str();
 }
 
-// The search settings a mapper section asks for.
-mw::SearchSettings mapperSettings(const mw::TimeloopMapper& m) {
-    mw::SearchSettings s;
-    s.budget.seconds = 60;
-    s.objective = mw::SearchObjective::parse(m.objective);
-    s.threads = m.threads > 0 ? m.threads : 1;
-    if (m.searcher == "random-pruned") {
-        s.params["victory"] = double(m.victoryCondition);
-        s.params["timeout"] = double(m.timeout);
-        s.params["permutations"] = double(m.maxPermutations);
-    }
-    if (m.searchSize > 0)
-        s.budget.evaluations = m.searchSize;
-    return s;
-}
-
 } // namespace
 
 int cmdImportTimeloop(const Args& args) {
@@ -60,13 +44,7 @@ int cmdImportTimeloop(const Args& args) {
     const std::string out = args.get("out");
     const mw::TimeloopCase c = mw::importTimeloop(args.positional);
     fs::create_directories(out);
-    mw::Network net;
-    net.name = c.problem.name;
-    mw::LayerSpec layer;
-    layer.name = c.problem.name;
-    layer.kind = "custom";
-    layer.custom = c.problem;
-    net.layers.push_back(layer);
+    const mw::Session session = mw::sessionFromTimeloop(c);
     const fs::path dir(out);
     std::vector<std::string> wrote;
     auto write = [&](const char* name, const std::string& text) {
@@ -74,26 +52,13 @@ int cmdImportTimeloop(const Args& args) {
         wrote.push_back((dir / name).string());
     };
     write("arch.json", mw::toJson(c.arch).dump(1) + "\n");
-    write("workload.json", mw::toJson(net).dump(1) + "\n");
+    write("workload.json", mw::toJson(session.network).dump(1) + "\n");
     if (c.hasMapping)
         write("mapping.json", mw::toJson(c.mapping, c.problem, c.arch).dump(1) + "\n");
     if (c.hasConstraints)
         write("constraints.json", c.constraints.dump(1) + "\n");
-    // A session opens all of it in the GUI, with the mapper's search requested.
-    mw::Session session;
-    session.name = c.problem.name;
-    session.arch = c.arch;
-    session.network = net;
-    if (c.hasConstraints)
-        session.constraints = c.constraints;
-    if (c.hasMapper) {
-        mw::SessionRun run;
-        run.searcher = c.mapper.searcher;
-        run.layer = layer.name;
-        run.settings = mapperSettings(c.mapper);
-        run.constraints = session.constraints;
-        session.runs.push_back(run);
-    }
+    // The session opens all of it in the GUI: the mapping as a run, the
+    // mapper's search requested.
     write("session.json", mw::toJson(session).dump(1) + "\n");
     std::cout << "wrote";
     for (std::size_t i = 0; i < wrote.size(); ++i)
@@ -105,7 +70,7 @@ int cmdImportTimeloop(const Args& args) {
         std::cout << "note: the input holds no mapping and no mapper; give mapping.yaml or "
                      "the mapper's map.yaml to evaluate one\n";
     if (c.hasMapper) {
-        const mw::SearchSettings s = mapperSettings(c.mapper);
+        const mw::SearchSettings s = mw::searchSettingsFromMapper(c.mapper);
         std::cout << "the mapper's search: mapwright-cli search --arch "
                   << (dir / "arch.json").string() << " --workload "
                   << (dir / "workload.json").string()
@@ -176,15 +141,23 @@ int estimateArchitecture(const Args& args) {
     std::cout << "architecture '" << a.name << "' at " << a.technologyNm
               << " nm (energies in pJ per access, leakage in pJ per cycle, areas in um^2 per "
                  "instance; pinned values show the estimate beside them)\n";
-    std::cout << std::left << std::setw(24) << "level" << std::setw(28) << "read" << std::setw(28)
-              << "write" << std::setw(28) << "leak"
+    std::cout << std::left << std::setw(24) << "level" << std::setw(34) << "read" << std::setw(34)
+              << "write" << std::setw(34) << "leak"
               << "area\n";
     for (std::size_t l = 0; l < a.levels.size(); ++l) {
         const mw::StorageLevel& s = a.levels[l];
         const mw::StorageEstimate& se = e.levels[l];
-        std::cout << std::left << std::setw(24) << s.name << std::setw(28)
-                  << cell(s.energy.read, s.sources.read, se.energy.read) << std::setw(28)
-                  << cell(s.energy.write, s.sources.write, se.energy.write) << std::setw(28)
+        if (s.cls == mw::LevelClass::Dummy) {
+            std::cout << std::left << std::setw(24) << s.name << "(dummy: no storage)";
+            if (e.hopEnergy[l] > 0)
+                std::cout << "; a hop between its children: " << sig(e.hopEnergy[l])
+                          << " pJ per word over " << sig(e.hopMm[l]) << " mm";
+            std::cout << "\n";
+            continue;
+        }
+        std::cout << std::left << std::setw(24) << s.name << std::setw(34)
+                  << cell(s.energy.read, s.sources.read, se.energy.read) << std::setw(34)
+                  << cell(s.energy.write, s.sources.write, se.energy.write) << std::setw(34)
                   << cell(s.energy.leak, s.sources.leak, se.energy.leak)
                   << cell(s.area, s.sources.area, se.area) << "\n"
                   << "  " << se.basis;
@@ -194,7 +167,7 @@ int estimateArchitecture(const Args& args) {
         std::cout << "\n";
     }
     const mw::ComputeLevel& c = a.compute;
-    std::cout << std::left << std::setw(24) << c.name << std::setw(28)
+    std::cout << std::left << std::setw(24) << c.name << std::setw(34)
               << cell(c.macEnergy, c.energySource, e.compute.energy) << " per MAC, leak "
               << cell(c.leak, c.leakSource, e.compute.leak) << ", area "
               << cell(c.area, c.areaSource, e.compute.area) << "\n  " << e.compute.basis << "\n";

@@ -1,7 +1,9 @@
 // mapwright: the explorer GUI. The window lives in ui/; this parses the
 // command line, including the scripted screenshot mode used for the docs and
 // the responsiveness benchmark:
-//   mapwright [--session FILE] [--screenshot OUT.png [--view NAME]] [--bench-gui]
+//   mapwright [--session FILE | TIMELOOP.yaml...] [--screenshot OUT.png [--view NAME]
+//             [--select LEVEL]] [--bench-gui]
+#include "ui/architecture_editor.h"
 #include "ui/gui_bench.h"
 #include "ui/main_window.h"
 #include "ui/network_view.h"
@@ -44,6 +46,14 @@ int main(int argc, char** argv) {
                       "OUT.png"});
     parser.addOption({"view", "View to show: " + mw::ui::MainWindow::viewNames().join(", ") + ".",
                       "NAME", "search"});
+    parser.addOption({"select",
+                      "Select this level (a name, or the compute level's) in the architecture "
+                      "view.",
+                      "LEVEL"});
+    parser.addPositionalArgument("files",
+                                 "Timeloop YAML files to open together (arch, problem, mapping, "
+                                 "constraints, mapper, ERT, ART), instead of a session.",
+                                 "[FILES...]");
     parser.addOption({"bench-gui",
                       "Measure how responsive the window stays while two 2-thread searches "
                       "run (longest stall of the GUI thread, plot refreshes), print it, exit."});
@@ -55,11 +65,26 @@ int main(int argc, char** argv) {
     options.offerRestore = !scripted;
     options.autosave = !scripted;
     mw::ui::MainWindow window(options);
-    const QString session =
-        sessionArg.isEmpty() ? mw::ui::MainWindow::defaultSessionPath() : sessionArg;
-    if (!session.isEmpty() && !window.openSession(session) && scripted) {
+    const QStringList files = parser.positionalArguments();
+    const QString session = !files.isEmpty()       ? files.join(", ")
+                            : sessionArg.isEmpty() ? mw::ui::MainWindow::defaultSessionPath()
+                                                   : sessionArg;
+    const bool opened = !files.isEmpty()    ? window.openTimeloop(files)
+                        : session.isEmpty() ? true
+                                            : window.openSession(session);
+    if (!opened && scripted) {
         std::fprintf(stderr, "mapwright: %s\n", qPrintable(window.lastError()));
         return 1;
+    }
+    if (parser.isSet("select")) {
+        const mw::Architecture& a = window.session().arch;
+        const std::string name = parser.value("select").toStdString();
+        const int level = name == a.compute.name ? a.numLevels() : a.levelIndex(name);
+        if (level < 0) {
+            std::fprintf(stderr, "mapwright: --select: '%s' is not a level\n", name.c_str());
+            return 2;
+        }
+        window.architectureEditor()->selectLevel(level);
     }
     if (!window.showView(parser.value("view"))) {
         std::fprintf(stderr, "mapwright: --view: %s\n", qPrintable(window.lastError()));

@@ -6,6 +6,8 @@
 #include "common/error.h"
 #include "io/json_io.h"
 #include "io/session_io.h"
+#include "io/timeloop.h"
+#include "mapspace/mapspace.h"
 #include "model/cost_model.h"
 #include "ui/architecture_editor.h"
 #include "ui/energy_view.h"
@@ -129,6 +131,137 @@ class TestGui : public QObject {
         QVERIFY(!editor->lastError().isEmpty());
         QCOMPARE(mw::toJson(w.session().arch).dump(), original);
         QCOMPARE(mw::toJson(editor->architecture()).dump(), original);
+    }
+
+    // Estimated energies and areas follow every edit; typed ones stay until
+    // unpinned; the totals (on-chip area, the best mapping's energy per MAC)
+    // follow at once.
+    void estimatesFollowEdits() {
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        auto* editor = w.architectureEditor();
+        const int glb = w.session().arch.levelIndex("shared_glb");
+        editor->selectLevel(glb);
+        auto level = [&] { return w.session().arch.levels[std::size_t(glb)]; };
+        // The sample's values come from the tutorial's ERT: pinned, estimate beside.
+        QVERIFY(level().sources.read == mw::ValueSource::Imported);
+        const double imported = level().energy.read;
+        QVERIFY(editor->estimate().has_value());
+        const double estimate = editor->estimate()->levels[std::size_t(glb)].energy.read;
+        QVERIFY(std::abs(estimate - imported) < 0.3 * imported); // Accelergy within 30 %
+        QVERIFY2(editor->unpinAll(), qPrintable(editor->lastError()));
+        QCOMPARE(level().energy.read, estimate);
+        QVERIFY(level().sources.area == mw::ValueSource::Estimated);
+        // Doubling the buffer costs energy per access and area.
+        const double area = level().area;
+        const QString status = editor->statusText();
+        QVERIFY2(status.contains("On-chip area"), qPrintable(status));
+        QVERIFY(editor->setLevelField("capacity", QString::number(level().capacityWords * 2)));
+        QVERIFY(level().energy.read > estimate * 1.1);
+        QVERIFY(level().area > area * 1.5);
+        QVERIFY(editor->statusText() != status);
+        // A typed value stays through edits until unpinned.
+        QVERIFY(editor->setLevelField("read_energy", "3.5"));
+        QVERIFY(level().sources.read == mw::ValueSource::Typed);
+        QVERIFY(editor->setLevelField("capacity", QString::number(level().capacityWords / 4)));
+        QCOMPARE(level().energy.read, 3.5);
+        QVERIFY(editor->unpin("read_energy"));
+        QVERIFY(level().energy.read < estimate && level().energy.read > 0);
+        QVERIFY(!editor->unpin("capacity")); // not an estimated quantity
+        // The technology node prices everything estimated.
+        const double at32 = level().energy.read;
+        QVERIFY2(editor->setTechnology("16"), qPrintable(editor->lastError()));
+        QVERIFY(level().energy.read < 0.6 * at32);
+        QVERIFY(!editor->setTechnology("3"));
+        QVERIFY2(editor->lastError().contains("outside the estimator's 7 to 130 nm"),
+                 qPrintable(editor->lastError()));
+        QCOMPARE(w.session().arch.technologyNm, 16.0);
+        // The MAC: its format and widths price it.
+        editor->selectLevel(w.session().arch.numLevels());
+        QVERIFY(editor->unpinAll());
+        const double int8 = w.session().arch.compute.macEnergy;
+        QVERIFY2(editor->setLevelField("arithmetic", "fp"), qPrintable(editor->lastError()));
+        QVERIFY(!editor->setLevelField("multiplier_bits", "12")); // no fp12
+        QVERIFY(editor->lastError().contains("fp12 is not a format"));
+        QVERIFY(editor->setLevelField("multiplier_bits", "16"));
+        QVERIFY(w.session().arch.compute.macEnergy > int8);
+        // A search's best mapping: its energy per MAC follows the architecture.
+        w.searchPanel()->setSearchers({"random"});
+        w.searchPanel()->setBudget(300, 0);
+        QCOMPARE(w.searchPanel()->runSelected(), 1);
+        QVERIFY(w.waitForSearches(60000));
+        const QString withRun = editor->statusText();
+        QVERIFY2(withRun.contains("pJ/MAC"), qPrintable(withRun));
+        QVERIFY(editor->setLevelField("mac_energy", "9"));
+        QVERIFY(editor->statusText() != withRun);
+        // The energy view shows the areas.
+        w.showView("energy");
+        QVERIFY(w.energyView()->areaPlot()->plottableCount() > 0);
+    }
+
+    // Timeloop files as a user writes them open as a session: estimated
+    // architecture, the problem as a layer, the constraints in the search
+    // panel (and every run under them), the mapping as a run; exported back
+    // as a Timeloop case.
+    void opensAndExportsTimeloopFiles() {
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        const QString user = kSource + "/tests/data/timeloop-user/06-mapper-convlayer-eyeriss/";
+        const QString ref = kSource + "/tests/data/timeloop-tutorial/06-mapper-convlayer-eyeriss/";
+        const std::string before = sessionText(w.session());
+        // A contradictory constraint: refused, the session stays.
+        const QString bad = path("bad-constraints.yaml");
+        mw::writeTextFile(bad.toStdString(),
+                          "architecture_constraints:\n  targets:\n  - {target: weights_spad, "
+                          "type: temporal, factors: P=3}\n");
+        QVERIFY(!w.openTimeloop({user + "arch.yaml", user + "problem.yaml", bad}));
+        QVERIFY2(w.lastError().contains("contradictory constraints"), qPrintable(w.lastError()));
+        QCOMPARE(sessionText(w.session()), before);
+        QVERIFY2(
+            w.openTimeloop({user + "arch.yaml", user + "problem.yaml", user + "constraints.yaml",
+                            user + "mapper.yaml", ref + "map.yaml"}),
+            qPrintable(w.lastError()));
+        const mw::Session& s = w.session();
+        QCOMPARE(s.network.layers.size(), std::size_t(1));
+        QCOMPARE(s.arch.technologyNm, 32.0);
+        QVERIFY(s.arch.levels[1].sources.read == mw::ValueSource::Estimated);
+        QVERIFY(!s.constraints.is_null());
+        QCOMPARE(w.searchPanel()->constraints(), s.constraints);
+        QCOMPARE(s.runs.size(), std::size_t(1)); // the mapping; the mapper's run is requested
+        QCOMPARE(s.runs[0].searcher, std::string(mw::kImportedRun));
+        QVERIFY(s.runs[0].result.bestEvaluation.valid);
+        QCOMPARE(s.runs[0].result.bestEvaluation.cycles, std::int64_t(5505024));
+        // A run from the panel searches the constrained space.
+        w.searchPanel()->setSearchers({"random-pruned"});
+        w.searchPanel()->setBudget(400, 0);
+        QCOMPARE(w.searchPanel()->runSelected(), 1);
+        QVERIFY(w.waitForSearches(60000));
+        const mw::SessionRun& run = w.session().runs.back();
+        QCOMPARE(run.constraints, s.constraints);
+        const mw::Problem p = mw::buildProblem(s.network.layers[0]);
+        const mw::MapSpace space(p, s.arch, mw::constraintsFromJson(s.constraints, p, s.arch));
+        QVERIFY(run.result.found);
+        QVERIFY(space.meetsConstraints(run.result.best));
+        // Export: the whole case, for timeloop-model and timeloop-mapper.
+        w.inspector()->showRun(0);
+        const QString out = path("timeloop-export");
+        QVERIFY2(w.exportTimeloop(out), qPrintable(w.lastError()));
+        for (const char* f : {"arch.yaml", "problem.yaml", "mapping.yaml", "ERT.yaml", "ART.yaml",
+                              "constraints.yaml", "mapper.yaml"})
+            QVERIFY2(QFileInfo::exists(out + "/" + f), f);
+        const mw::TimeloopCase back = mw::importTimeloop(
+            {(out + "/arch.yaml").toStdString(), (out + "/problem.yaml").toStdString(),
+             (out + "/mapping.yaml").toStdString(), (out + "/constraints.yaml").toStdString(),
+             (out + "/ERT.yaml").toStdString(), (out + "/ART.yaml").toStdString()});
+        QCOMPARE(mw::evaluate(back.problem, back.arch, back.mapping).energy,
+                 s.runs[0].result.bestEvaluation.energy);
+        // Constraints from the panel: loaded, then cleared.
+        QVERIFY(w.searchPanel()->loadConstraints(
+            kSource + "/samples/constraints/eyeriss_row_stationary.json"));
+        QVERIFY(!w.session().constraints.is_null());
+        QVERIFY(!w.searchPanel()->loadConstraints(bad) || true);
+        w.searchPanel()->setConstraints(mw::Json());
+        QVERIFY(w.searchPanel()->constraints().is_null());
     }
 
     void badWorkloadInputChangesNothing() {

@@ -1,34 +1,29 @@
 #include "ui/architecture_editor.h"
 
 #include "common/error.h"
+#include "ui/hierarchy_drawing.h"
+#include "ui/level_fields.h"
 
 #include <QComboBox>
-#include <QFontMetricsF>
 #include <QFormLayout>
 #include <QGraphicsRectItem>
 #include <QGraphicsScene>
-#include <QGraphicsSimpleTextItem>
-#include <QGraphicsView>
 #include <QHBoxLayout>
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMouseEvent>
 #include <QPointer>
 #include <QPushButton>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QToolButton>
 #include <QUndoCommand>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
-#include <iterator>
-#include <optional>
 #include <utility>
-#include <variant>
 
 namespace mw::ui {
 
@@ -60,451 +55,45 @@ class ArchitectureEditor::EditCommand : public QUndoCommand {
 
 namespace {
 
-// ---- Fields: one table per level kind drives both the panel and setLevelField.
-
-using FieldRef = std::variant<std::string*, LevelClass*, int*, std::int64_t*, double*>;
-
-template <class Level> struct Field {
-    const char* key;
-    const char* label;
-    const char* tip;
-    FieldRef (*ref)(Level&);
-};
-
-constexpr Field<StorageLevel> kStorageFields[] = {
-    {"name", "Name", "Unique level name; mappings refer to it",
-     [](StorageLevel& s) -> FieldRef { return &s.name; }},
-    {"class", "Class", "DRAM (outermost, unbounded), SRAM, regfile, or dummy (fan-out only)",
-     [](StorageLevel& s) -> FieldRef { return &s.cls; }},
-    {"capacity", "Capacity (words)", "Words per instance",
-     [](StorageLevel& s) -> FieldRef { return &s.capacityWords; }},
-    {"word_bits", "Word width (bits)", "Bits per word",
-     [](StorageLevel& s) -> FieldRef { return &s.wordBits; }},
-    {"block_size", "Block size (words)", "Words per vector access",
-     [](StorageLevel& s) -> FieldRef { return &s.blockSize; }},
-    {"mesh_x", "Mesh X", "Instances along X; must divide the child's mesh X",
-     [](StorageLevel& s) -> FieldRef { return &s.meshX; }},
-    {"mesh_y", "Mesh Y", "Instances along Y; must divide the child's mesh Y",
-     [](StorageLevel& s) -> FieldRef { return &s.meshY; }},
-    {"read_bandwidth", "Read bandwidth (words/cycle)",
-     "Words per cycle per instance; 0 = unlimited",
-     [](StorageLevel& s) -> FieldRef { return &s.readBandwidth; }},
-    {"write_bandwidth", "Write bandwidth (words/cycle)",
-     "Words per cycle per instance; 0 = unlimited",
-     [](StorageLevel& s) -> FieldRef { return &s.writeBandwidth; }},
-    {"multiple_buffering", "Multiple buffering", "At least 1; 2 = double buffering",
-     [](StorageLevel& s) -> FieldRef { return &s.multipleBuffering; }},
-    {"read_energy", "Read energy (pJ)", "Per vector access of block-size words",
-     [](StorageLevel& s) -> FieldRef { return &s.energy.read; }},
-    {"write_energy", "Write energy (pJ)", "Per vector fill from the parent level",
-     [](StorageLevel& s) -> FieldRef { return &s.energy.write; }},
-    {"update_energy", "Update energy (pJ)", "Per vector of partial results written back",
-     [](StorageLevel& s) -> FieldRef { return &s.energy.update; }},
-    {"leak_energy", "Leak energy (pJ/cycle)", "Per instance per cycle",
-     [](StorageLevel& s) -> FieldRef { return &s.energy.leak; }},
-};
-
-constexpr Field<ComputeLevel> kComputeFields[] = {
-    {"name", "Name", "Name of the compute level",
-     [](ComputeLevel& c) -> FieldRef { return &c.name; }},
-    {"mesh_x", "Mesh X", "MAC units along X", [](ComputeLevel& c) -> FieldRef { return &c.meshX; }},
-    {"mesh_y", "Mesh Y", "MAC units along Y", [](ComputeLevel& c) -> FieldRef { return &c.meshY; }},
-    {"word_bits", "Word width (bits)", "Datapath width",
-     [](ComputeLevel& c) -> FieldRef { return &c.wordBits; }},
-    {"mac_energy", "MAC energy (pJ)", "Per multiply-accumulate",
-     [](ComputeLevel& c) -> FieldRef { return &c.macEnergy; }},
-};
-
-const QLatin1String kClassKey("class");
-
-template <class Level, std::size_t N>
-std::optional<FieldRef> findField(const Field<Level> (&table)[N], Level& level,
-                                  const QString& key) {
-    for (const Field<Level>& f : table)
-        if (key == QLatin1String(f.key))
-            return f.ref(level);
-    return std::nullopt;
-}
-
-// Shortest text that reads back as the same double, so an untouched field
-// never turns into an edit.
-QString number(double v) {
-    return QString::number(v, 'g', QLocale::FloatingPointShortest);
-}
-
-QString shown(const std::string& v) {
-    return QString::fromStdString(v);
-}
-QString shown(LevelClass v) {
-    return QString::fromLatin1(toString(v));
-}
-QString shown(int v) {
-    return QString::number(v);
-}
-QString shown(std::int64_t v) {
-    return QString::number(v);
-}
-QString shown(double v) {
-    return number(v);
-}
-
-QString shownField(const FieldRef& ref) {
-    return std::visit([](auto* value) { return shown(*value); }, ref);
-}
-
-// Each parseInto reads `text` into `value` and returns whether the value changed;
-// on bad text it sets `problem` and leaves `value` alone.
-bool parseInto(std::string& value, const QString& text, QString& problem) {
-    const std::string s = text.trimmed().toStdString();
-    if (s.empty()) {
-        problem = QStringLiteral("is empty; expected a name");
-        return false;
-    }
-    if (s == value)
-        return false;
-    value = s;
-    return true;
-}
-
-bool parseInto(LevelClass& value, const QString& text, QString& problem) {
-    LevelClass c;
-    if (!parseLevelClass(text.trimmed().toStdString(), c)) {
-        problem = QStringLiteral("'%1' is not a level class; expected DRAM, SRAM, regfile or dummy")
-                      .arg(text.trimmed());
-        return false;
-    }
-    if (c == value)
-        return false;
-    value = c;
-    return true;
-}
-
-template <class Int> bool parseInteger(Int& value, const QString& text, QString& problem) {
-    const QString t = text.trimmed();
-    bool ok = false;
-    const qlonglong n = t.toLongLong(&ok);
-    if (!ok) {
-        bool real = false;
-        t.toDouble(&real);
-        problem = QStringLiteral("'%1' is not %2").arg(t, real ? "a whole number" : "a number");
-        return false;
-    }
-    if (!std::in_range<Int>(n)) {
-        problem = QStringLiteral("'%1' is out of range").arg(t);
-        return false;
-    }
-    if (static_cast<Int>(n) == value)
-        return false;
-    value = static_cast<Int>(n);
-    return true;
-}
-
-bool parseInto(int& value, const QString& text, QString& problem) {
-    return parseInteger(value, text, problem);
-}
-bool parseInto(std::int64_t& value, const QString& text, QString& problem) {
-    return parseInteger(value, text, problem);
-}
-
-bool parseInto(double& value, const QString& text, QString& problem) {
-    const QString t = text.trimmed();
-    bool ok = false;
-    const double v = t.toDouble(&ok);
-    if (!ok || !std::isfinite(v)) { // NaN would slip through the engine's range checks
-        problem = QStringLiteral("'%1' is not %2").arg(t, ok ? "a finite number" : "a number");
-        return false;
-    }
-    if (v == value)
-        return false;
-    value = v;
-    return true;
-}
-
-// ---- Drawing: nested frames, each with a header; children inset inside parents.
-
-constexpr int kLevelKey = 0;   // QGraphicsItem::data key: the level index of a block
-constexpr double kWidth = 640; // scene units; the view scales the drawing to fit
-constexpr double kInset = 12;  // margin of a child frame inside its parent
-constexpr double kGap = 4;     // between a header and the child frame below it
-constexpr double kPad = 8;     // inside a header
-constexpr double kCell = 7;    // one instance of a mesh
-constexpr double kCellGap = 2;
-constexpr int kMaxCells = 8; // larger meshes are drawn 8 wide/high; the label gives the size
-
-constexpr QRgb kInk = qRgb(0x1e, 0x2a, 0x36);
-constexpr QRgb kMuted = qRgb(0x55, 0x61, 0x70);
-constexpr QRgb kSelection = qRgb(0x0a, 0x58, 0xca);
-constexpr QRgb kBackground = qRgb(0xf5, 0xf7, 0xfa);
-
-struct BlockStyle {
-    QRgb fill;
-    QRgb border;
-    QRgb cell; // fill of the mesh boxes
-    QRgb title;
-    bool dashed;
-};
-
-// Calm blues and greys for storage, lighter and dashed for dummy levels (they
-// hold nothing), a warm accent for the MACs.
-BlockStyle styleFor(LevelClass c) {
-    switch (c) {
-    case LevelClass::DRAM:
-        return {qRgb(0xdc, 0xe1, 0xe8), qRgb(0x5a, 0x67, 0x78), qRgb(0xff, 0xff, 0xff), kInk,
-                false};
-    case LevelClass::SRAM:
-        return {qRgb(0xd8, 0xe7, 0xf6), qRgb(0x2f, 0x6a, 0xa8), qRgb(0xff, 0xff, 0xff), kInk,
-                false};
-    case LevelClass::RegFile:
-        return {qRgb(0xe3, 0xf1, 0xf4), qRgb(0x35, 0x80, 0x96), qRgb(0xff, 0xff, 0xff), kInk,
-                false};
-    case LevelClass::Dummy:
-        return {qRgb(0xf8, 0xf9, 0xfb), qRgb(0x9c, 0xa6, 0xb2), qRgb(0xff, 0xff, 0xff), kMuted,
-                true};
-    }
-    return styleFor(LevelClass::SRAM);
-}
-
-constexpr BlockStyle kComputeStyle{qRgb(0xfb, 0xe6, 0xcc), qRgb(0xc4, 0x6c, 0x1c),
-                                   qRgb(0xf4, 0xb8, 0x73), kInk, false};
-
-BlockStyle styleOf(const Architecture& a, int index) {
-    return index < a.numLevels() ? styleFor(a.levels[index].cls) : kComputeStyle;
-}
-
-QPen framePen(const BlockStyle& s, bool selected) {
-    QPen pen(QColor(selected ? kSelection : s.border), selected ? 3.0 : 1.5);
-    pen.setCosmetic(true); // same stroke at any zoom
-    if (s.dashed)
-        pen.setStyle(Qt::DashLine);
-    return pen;
-}
-
-QFont pixelFont(int size, bool bold = false) {
-    QFont f;
-    f.setPixelSize(size);
-    f.setBold(bold);
-    return f;
-}
-
-QString formatBytes(double bytes) {
-    static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    std::size_t u = 0;
-    while (bytes >= 1024 && u + 1 < std::size(units)) {
-        bytes /= 1024;
-        ++u;
-    }
-    return QStringLiteral("%1 %2").arg(QString::number(bytes, 'g', 4), QLatin1String(units[u]));
-}
-
-QString instancesText(std::int64_t n) {
-    return n == 1 ? QStringLiteral("1 instance") : QStringLiteral("%1 instances").arg(n);
-}
-
-// What a block shows: a title, detail lines, a tooltip with every parameter and,
-// for more than one instance, its mesh.
-struct BlockContent {
-    QString title;
-    QStringList lines;
-    QString tooltip;
-    int meshX = 1;
-    int meshY = 1;
-    BlockStyle style;
-};
-
-BlockContent storageContent(const Architecture& a, int l) {
-    const StorageLevel& s = a.levels[l];
-    const bool innermost = l + 1 == a.numLevels();
-    const int childX = innermost ? a.compute.meshX : a.levels[l + 1].meshX;
-    const int childY = innermost ? a.compute.meshY : a.levels[l + 1].meshY;
-    const QString child = QString::fromStdString(innermost ? a.compute.name : a.levels[l + 1].name);
-    // Guarded so that an invalid architecture handed to setArchitecture still draws.
-    const QString fanX = QString::number(s.meshX > 0 ? childX / s.meshX : 0);
-    const QString fanY = QString::number(s.meshY > 0 ? childY / s.meshY : 0);
-    const QString name = QString::fromStdString(s.name);
-    const QString cls = shown(s.cls);
-    const double bytes = double(s.capacityWords) * s.wordBits / 8;
-
-    BlockContent b;
-    b.style = styleFor(s.cls);
-    b.meshX = s.meshX;
-    b.meshY = s.meshY;
-    b.title = QStringLiteral("%1  ·  %2").arg(name, cls);
-    QString capacity;
-    switch (s.cls) {
-    case LevelClass::DRAM:
-        capacity = QStringLiteral("unbounded");
-        b.lines << QStringLiteral("unbounded · %1-bit words").arg(s.wordBits);
-        break;
-    case LevelClass::Dummy:
-        capacity = QStringLiteral("none (dummy level)");
-        b.lines << QStringLiteral("no storage; carries the fan-out");
-        break;
-    case LevelClass::SRAM:
-    case LevelClass::RegFile: {
-        capacity = QStringLiteral("%1 words × %2 bits per instance (%3)")
-                       .arg(QString::number(s.capacityWords), QString::number(s.wordBits),
-                            formatBytes(bytes));
-        const QString each = QStringLiteral("%1 words × %2 b = %3")
-                                 .arg(QString::number(s.capacityWords), QString::number(s.wordBits),
-                                      formatBytes(bytes));
-        b.lines << (s.instances() > 1 ? QStringLiteral("%1 each · %2 total")
-                                            .arg(each, formatBytes(bytes * double(s.instances())))
-                                      : each);
-        break;
-    }
-    }
-    const auto bandwidth = [](double w) { return w > 0 ? number(w) : QStringLiteral("∞"); };
-    if (s.cls != LevelClass::Dummy)
-        b.lines << QStringLiteral("block %1 · read %2 · write %3 words/cycle")
-                       .arg(QString::number(s.blockSize), bandwidth(s.readBandwidth),
-                            bandwidth(s.writeBandwidth));
-    b.lines << QStringLiteral("%1 · fan-out %2 × %3").arg(instancesText(s.instances()), fanX, fanY);
-
-    b.tooltip =
-        QStringList{
-            QStringLiteral("%1 (%2)").arg(name, cls),
-            QStringLiteral("Capacity: %1").arg(capacity),
-            QStringLiteral("Mesh: %1 × %2 (%3); fan-out %4 × %5 to %6")
-                .arg(QString::number(s.meshX), QString::number(s.meshY),
-                     instancesText(s.instances()), fanX, fanY, child),
-            QStringLiteral("Block: %1 words; bandwidth read %2, write %3 words/cycle per instance "
-                           "(0 = unlimited)")
-                .arg(QString::number(s.blockSize), number(s.readBandwidth),
-                     number(s.writeBandwidth)),
-            QStringLiteral("Multiple buffering: %1").arg(number(s.multipleBuffering)),
-            QStringLiteral("Energy: read %1, write %2, update %3 pJ per access; leak %4 pJ/cycle")
-                .arg(number(s.energy.read), number(s.energy.write), number(s.energy.update),
-                     number(s.energy.leak)),
-        }
-            .join(QLatin1Char('\n'));
-    return b;
-}
-
-BlockContent computeContent(const Architecture& a) {
-    const ComputeLevel& c = a.compute;
-    const QString name = QString::fromStdString(c.name);
-    const QString line =
-        QStringLiteral("%1 MACs · %2-bit · %3 pJ/MAC")
-            .arg(QString::number(c.instances()), QString::number(c.wordBits), number(c.macEnergy));
-    BlockContent b;
-    b.style = kComputeStyle;
-    b.meshX = c.meshX;
-    b.meshY = c.meshY;
-    b.title = QStringLiteral("%1  ·  compute").arg(name);
-    b.lines << line;
-    b.tooltip = QStringLiteral("%1 (compute)\nMesh: %2 × %3\n%4")
-                    .arg(name, QString::number(c.meshX), QString::number(c.meshY), line);
-    return b;
-}
-
-// Adds one line of text at `at` in `parent`, elided to `width`; returns its height.
-double addLine(QGraphicsItem* parent, const QString& text, const QFont& font, QRgb color,
-               QPointF at, double width) {
-    const QFontMetricsF metrics(font);
-    auto* item = new QGraphicsSimpleTextItem(
-        metrics.elidedText(text, Qt::ElideRight, std::max(width, 0.0)), parent);
-    item->setFont(font);
-    item->setBrush(QColor(color));
-    item->setPos(at);
-    return metrics.height();
-}
-
-// Adds the mesh as a grid of boxes with a "meshX × meshY" label under it at the
-// top right of a block `blockWidth` wide; returns the size it takes.
-QSizeF addMesh(QGraphicsItem* block, const BlockContent& c, double blockWidth) {
-    auto* mesh = new QGraphicsRectItem(block); // an empty container for the boxes
-    mesh->setPen(Qt::NoPen);
-    QPen pen(QColor(c.style.border));
-    pen.setCosmetic(true);
-    const int cols = std::min(c.meshX, kMaxCells);
-    const int rows = std::min(c.meshY, kMaxCells);
-    for (int y = 0; y < rows; ++y)
-        for (int x = 0; x < cols; ++x) {
-            auto* cell = new QGraphicsRectItem(x * (kCell + kCellGap), y * (kCell + kCellGap),
-                                               kCell, kCell, mesh);
-            cell->setPen(pen);
-            cell->setBrush(QColor(c.style.cell));
-        }
-    const double gridWidth = cols * kCell + (cols - 1) * kCellGap;
-    const double gridHeight = rows * kCell + (rows - 1) * kCellGap;
-    auto* label = new QGraphicsSimpleTextItem(
-        QStringLiteral("%1 × %2").arg(QString::number(c.meshX), QString::number(c.meshY)), mesh);
-    label->setFont(pixelFont(10, true));
-    label->setBrush(QColor(kMuted));
-    label->setPos((gridWidth - label->boundingRect().width()) / 2, gridHeight + 2);
-    const QRectF r = mesh->childrenBoundingRect();
-    mesh->setPos(blockWidth - kPad - r.right(), kPad - r.top());
-    return r.size();
-}
-
-// Fills a block's header (text left, mesh right); returns the header's height.
-double addHeader(QGraphicsRectItem* block, const BlockContent& c, double width) {
-    QSizeF mesh(0, 0);
-    if (c.meshX > 0 && c.meshY > 0 && std::int64_t(c.meshX) * c.meshY > 1)
-        mesh = addMesh(block, c, width);
-    const double textWidth = width - 2 * kPad - (mesh.isEmpty() ? 0 : mesh.width() + kPad);
-    double y = kPad;
-    y += addLine(block, c.title, pixelFont(13, true), c.style.title, {kPad, y}, textWidth) + 2;
-    for (const QString& line : c.lines)
-        y += addLine(block, line, pixelFont(11), kMuted, {kPad, y}, textWidth);
-    return std::max(y, kPad + mesh.height()) + kPad;
-}
-
-void fitScene(QGraphicsView* view) {
-    view->fitInView(view->sceneRect(), Qt::KeepAspectRatio);
-}
-
-// The hierarchy drawing: always fitted to the widget; a click selects the block
-// under the pointer (or nothing).
-class HierarchyView : public QGraphicsView {
-  public:
-    HierarchyView(QGraphicsScene* scene, std::function<void(int)> onClick, QWidget* parent)
-        : QGraphicsView(scene, parent), onClick_(std::move(onClick)) {
-        setRenderHint(QPainter::Antialiasing);
-        setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-        setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-        setBackgroundBrush(QColor(kBackground));
-        // Taking focus on a click makes a panel field being edited commit first,
-        // to the level it shows.
-        setFocusPolicy(Qt::StrongFocus);
-        setMinimumSize(320, 240);
-    }
-
-  protected:
-    void resizeEvent(QResizeEvent* event) override {
-        QGraphicsView::resizeEvent(event);
-        fitScene(this);
-    }
-    void mousePressEvent(QMouseEvent* event) override {
-        if (event->button() != Qt::LeftButton) {
-            QGraphicsView::mousePressEvent(event);
-            return;
-        }
-        int level = -1;
-        for (QGraphicsItem* item = itemAt(event->position().toPoint()); item;
-             item = item->parentItem())
-            if (const QVariant v = item->data(kLevelKey); v.isValid()) {
-                level = v.toInt();
-                break;
-            }
-        onClick_(level);
-        event->accept();
-    }
-
-  private:
-    std::function<void(int)> onClick_;
-};
-
-// A new level: a 1024-word SRAM with placeholder per-access energies of that
-// size, for the architect to replace with real ERT figures.
+// A new level: a 1024-word SRAM, priced by the estimator like every level
+// whose energies nobody typed.
 constexpr std::int64_t kNewLevelWords = 1024;
-constexpr double kNewLevelAccessEnergy = 2.0; // pJ
 
 std::string unusedName(const Architecture& a, const std::string& base) {
     std::string name = base;
     for (int i = 2; a.levelIndex(name) >= 0 || name == a.compute.name; ++i)
         name = base + "_" + std::to_string(i);
     return name;
+}
+
+// How a value's source reads in the panel (an imported area came from an
+// ART, an energy from an ERT), and its colour.
+QString sourceText(ValueSource s, bool area) {
+    switch (s) {
+    case ValueSource::Estimated:
+        return QStringLiteral("estimated");
+    case ValueSource::Imported:
+        return area ? QStringLiteral("ART") : QStringLiteral("ERT");
+    case ValueSource::Typed:
+        return QStringLiteral("typed");
+    }
+    return {};
+}
+
+QString sourceStyle(ValueSource s) {
+    switch (s) {
+    case ValueSource::Estimated:
+        return QStringLiteral("color: #4a5563;");
+    case ValueSource::Imported:
+        return QStringLiteral("color: #1f5fa8; font-weight: bold;");
+    case ValueSource::Typed:
+        return QStringLiteral("color: #a35a00; font-weight: bold;");
+    }
+    return {};
+}
+
+bool differs(double a, double b) {
+    return std::abs(a - b) > 5e-3 * std::max(std::abs(a), std::abs(b));
 }
 
 } // namespace
@@ -514,6 +103,12 @@ ArchitectureEditor::ArchitectureEditor(QUndoStack* undo, QWidget* parent)
     Q_ASSERT(undo_);
     view_ = new HierarchyView(
         scene_, [this](int index) { selectLevel(index); }, this);
+    technology_ = new QLineEdit;
+    technology_->setMaximumWidth(60);
+    technology_->setToolTip(tr("The process node every estimated energy and area is priced at "
+                               "(7 to 130 nm; Stillmaker-Baas scaling from 45 nm)"));
+    connect(technology_, &QLineEdit::editingFinished, this,
+            [this] { setTechnology(technology_->text()); });
 
     auto* addButton = new QPushButton(tr("Add level"));
     addButton->setToolTip(tr("Insert a new SRAM level inside the selected level"));
@@ -566,6 +161,10 @@ ArchitectureEditor::ArchitectureEditor(QUndoStack* undo, QWidget* parent)
     auto* buttons = new QHBoxLayout;
     for (QPushButton* b : {addButton, removeButton_, upButton_, downButton_, peArray})
         buttons->addWidget(b);
+    buttons->addSpacing(12);
+    buttons->addWidget(new QLabel(tr("Technology")));
+    buttons->addWidget(technology_);
+    buttons->addWidget(new QLabel(tr("nm")));
     buttons->addStretch();
     buttons->addWidget(undoButton);
     buttons->addWidget(redoButton);
@@ -584,6 +183,7 @@ ArchitectureEditor::ArchitectureEditor(QUndoStack* undo, QWidget* parent)
     errorLabel_->setStyleSheet(QStringLiteral("color: #b3261e;"));
     errorLabel_->hide();
     statusLabel_ = new QLabel;
+    statusLabel_->setWordWrap(true);
     statusLabel_->setStyleSheet(QStringLiteral("color: #4a5563;"));
 
     auto* layout = new QVBoxLayout(this);
@@ -598,14 +198,18 @@ ArchitectureEditor::ArchitectureEditor(QUndoStack* undo, QWidget* parent)
 ArchitectureEditor::~ArchitectureEditor() {
     // ~QWidget takes the focus from a panel field; its editingFinished must not
     // reach this half-destroyed editor.
-    for (QLineEdit* edit : std::as_const(storageEdits_))
-        edit->disconnect(this);
-    for (QLineEdit* edit : std::as_const(computeEdits_))
-        edit->disconnect(this);
+    for (auto* rows : {&storageRows_, &computeRows_})
+        for (const Row& row : std::as_const(*rows))
+            if (row.edit)
+                row.edit->disconnect(this);
+    technology_->disconnect(this);
 }
 
 void ArchitectureEditor::setArchitecture(const Architecture& a) {
     arch_ = a;
+    // Widths left to the word (0) are shown as the widths they are.
+    arch_.compute.multiplierBits = arch_.compute.multiplierWidth();
+    arch_.compute.adderBits = arch_.compute.adderWidth();
     selected_ = -1;
     clearError();
     // A session's file was validated when read; say so anyway if it is not valid.
@@ -614,6 +218,7 @@ void ArchitectureEditor::setArchitecture(const Architecture& a) {
     } catch (const InputError& e) {
         setError(QString::fromUtf8(e.what()));
     }
+    reestimate();
     refreshAll();
 }
 
@@ -636,26 +241,117 @@ bool ArchitectureEditor::setLevelField(const QString& field, const QString& text
     Architecture next = arch_;
     const bool compute = selected_ == next.numLevels();
     const QString level = levelName(selected_);
-    const std::optional<FieldRef> ref =
-        compute ? findField(kComputeFields, next.compute, field)
-                : findField(kStorageFields, next.levels[selected_], field);
+    const QString context = QStringLiteral("%1: %2").arg(level, field);
+    std::optional<FieldRef> ref;
+    ValueSource* source = nullptr;
+    QStringList choices;
+    if (compute) {
+        if (const auto* f = computeField(field)) {
+            ref = f->ref(next.compute);
+            source = f->source ? f->source(next.compute) : nullptr;
+            choices = f->choices ? f->choices() : QStringList();
+        }
+    } else if (const auto* f = storageField(field)) {
+        ref = f->ref(next.levels[selected_]);
+        source = f->source ? f->source(next.levels[selected_]) : nullptr;
+        choices = f->choices ? f->choices() : QStringList();
+    }
     if (!ref) {
         setError(tr("%1: a %2 level has no field '%3'")
                      .arg(level, compute ? tr("compute") : tr("storage"), field));
         return false;
     }
-    const QString context = QStringLiteral("%1: %2").arg(level, field);
     QString problem;
-    const bool changed =
-        std::visit([&](auto* value) { return parseInto(*value, text, problem); }, *ref);
+    bool changed = false;
+    if (!choices.isEmpty() && std::holds_alternative<std::string*>(*ref)) {
+        // A name from a list (the circuit, the DRAM type): one of the list.
+        const QString t = text.trimmed();
+        const auto it = std::find_if(choices.begin(), choices.end(), [&](const QString& c) {
+            return c.compare(t, Qt::CaseInsensitive) == 0;
+        });
+        if (it == choices.end()) {
+            setError(
+                QStringLiteral("%1: '%2' is not one of %3").arg(context, t, choices.join(", ")));
+            return false;
+        }
+        std::string& value = *std::get<std::string*>(*ref);
+        const std::string chosen = *it == componentLabel("") ? std::string() : it->toStdString();
+        changed = chosen != value;
+        value = chosen;
+    } else {
+        changed = parseField(*ref, text, problem);
+    }
     if (!problem.isEmpty()) {
         setError(QStringLiteral("%1: %2").arg(context, problem));
         return false;
     }
     if (!changed)
         return true;
+    if (source)
+        *source = ValueSource::Typed; // a value typed in stays until unpinned
     return commit(next, tr("Set %1 %2 to %3").arg(level, field, text.trimmed()), selected_,
                   context);
+}
+
+bool ArchitectureEditor::unpin(const QString& field) {
+    if (selected_ < 0) {
+        setError(tr("Unpin %1: no level is selected").arg(field));
+        return false;
+    }
+    Architecture next = arch_;
+    const bool compute = selected_ == next.numLevels();
+    ValueSource* source = nullptr;
+    if (compute) {
+        if (const auto* f = computeField(field); f && f->source)
+            source = f->source(next.compute);
+    } else if (const auto* f = storageField(field); f && f->source) {
+        source = f->source(next.levels[selected_]);
+    }
+    if (!source) {
+        setError(
+            tr("Unpin %1: it is not an estimated quantity (energies and areas are)").arg(field));
+        return false;
+    }
+    if (*source == ValueSource::Estimated)
+        return true;
+    *source = ValueSource::Estimated;
+    const QString level = levelName(selected_);
+    return commit(next, tr("Unpin %1 %2").arg(level, field), selected_,
+                  QStringLiteral("%1: %2").arg(level, field));
+}
+
+bool ArchitectureEditor::unpinAll() {
+    if (selected_ < 0)
+        return false;
+    Architecture next = arch_;
+    if (selected_ == next.numLevels()) {
+        ComputeLevel& c = next.compute;
+        c.energySource = c.leakSource = c.areaSource = ValueSource::Estimated;
+    } else {
+        next.levels[selected_].sources = StorageSources{};
+    }
+    const QString level = levelName(selected_);
+    return commit(next, tr("Unpin every estimate of %1").arg(level), selected_, level);
+}
+
+bool ArchitectureEditor::setTechnology(const QString& nm) {
+    bool ok = false;
+    const double v = nm.trimmed().remove(QStringLiteral("nm")).trimmed().toDouble(&ok);
+    if (!ok || !std::isfinite(v)) {
+        setError(tr("Technology: '%1' is not a process node; expected a number of nm, e.g. 45")
+                     .arg(nm.trimmed()));
+        return false;
+    }
+    if (v == arch_.technologyNm)
+        return true;
+    Architecture next = arch_;
+    next.technologyNm = v;
+    return commit(next, tr("Technology %1 nm").arg(number(v)), selected_, tr("Technology"));
+}
+
+void ArchitectureEditor::setMappingSummary(const QString& text) {
+    mappingSummary_ = text;
+    refreshStatus();
 }
 
 bool ArchitectureEditor::addLevel(int before) {
@@ -675,11 +371,7 @@ bool ArchitectureEditor::addLevel(int before) {
         level.meshX = arch_.levels[before - 1].meshX;
         level.meshY = arch_.levels[before - 1].meshY;
     }
-    level.energy.read = kNewLevelAccessEnergy;
-    level.energy.write = kNewLevelAccessEnergy;
-    level.energy.update = kNewLevelAccessEnergy;
-
-    Architecture next = arch_;
+    Architecture next = arch_; // the commit prices the new level
     next.levels.insert(next.levels.begin() + before, level);
     const QString name = QString::fromStdString(level.name);
     return commit(next, tr("Add level %1").arg(name), before, tr("Add level %1").arg(name));
@@ -750,45 +442,6 @@ bool ArchitectureEditor::setPeArray(int meshX, int meshY) {
     return commit(next, description, selected_, description);
 }
 
-void ArchitectureEditor::apply(const Architecture& a, int selection) {
-    arch_ = a;
-    selected_ = (selection >= 0 && selection <= arch_.numLevels()) ? selection : -1;
-    clearError();
-    refreshAll();
-    Q_EMIT architectureChanged(arch_);
-}
-
-bool ArchitectureEditor::commit(const Architecture& next, const QString& description,
-                                int selectAfter, const QString& context) {
-    try {
-        validateArchitecture(next);
-    } catch (const InputError& e) {
-        const QString message = QString::fromUtf8(e.what());
-        setError(context.isEmpty() ? message : QStringLiteral("%1: %2").arg(context, message));
-        return false;
-    }
-    undo_->push(new EditCommand(this, arch_, next, selected_, selectAfter, description));
-    return true;
-}
-
-void ArchitectureEditor::commitFromPanel(const QString& field, bool computePage) {
-    // A page being hidden reports its field's focus loss after the selection has
-    // moved on; it no longer shows the selected level.
-    if (selected_ < 0 || computePage != (selected_ == arch_.numLevels()))
-        return;
-    const QString text = field == kClassKey
-                             ? classBox_->currentText()
-                             : (computePage ? computeEdits_ : storageEdits_).value(field)->text();
-    setLevelField(field, text); // a refusal restores the panel's text (setError)
-}
-
-void ArchitectureEditor::setError(const QString& message) {
-    lastError_ = message;
-    errorLabel_->setText(message);
-    errorLabel_->show();
-    refreshPanel();
-}
-
 void ArchitectureEditor::clearError() {
     lastError_.clear();
     errorLabel_->clear();
@@ -803,6 +456,67 @@ QString ArchitectureEditor::levelName(int index) const {
     return tr("level %1").arg(index);
 }
 
+void ArchitectureEditor::refreshButtons() {
+    const int n = arch_.numLevels();
+    const bool storage = selected_ >= 0 && selected_ < n;
+    removeButton_->setEnabled(storage);
+    upButton_->setEnabled(storage && selected_ > 0);
+    downButton_->setEnabled(storage && selected_ + 1 < n);
+}
+
+void ArchitectureEditor::apply(const Architecture& a, int selection) {
+    arch_ = a;
+    selected_ = (selection >= 0 && selection <= arch_.numLevels()) ? selection : -1;
+    clearError();
+    reestimate();
+    refreshAll();
+    Q_EMIT architectureChanged(arch_);
+}
+
+void ArchitectureEditor::reestimate() {
+    estimate_.reset();
+    estimateError_.clear();
+    try {
+        estimate_ = estimateArchitecture(arch_);
+    } catch (const InputError& e) {
+        estimateError_ = QString::fromUtf8(e.what());
+    }
+}
+
+bool ArchitectureEditor::commit(Architecture next, const QString& description, int selectAfter,
+                                const QString& context) {
+    try {
+        validateArchitecture(next);
+        applyEstimates(next); // estimated values follow the edit; pinned ones stay
+    } catch (const InputError& e) {
+        const QString message = QString::fromUtf8(e.what());
+        setError(context.isEmpty() ? message : QStringLiteral("%1: %2").arg(context, message));
+        return false;
+    }
+    undo_->push(new EditCommand(this, arch_, next, selected_, selectAfter, description));
+    return true;
+}
+
+void ArchitectureEditor::commitFromPanel(const QString& field, bool computePage) {
+    // A page being hidden reports its field's focus loss after the selection has
+    // moved on; it no longer shows the selected level.
+    if (selected_ < 0 || computePage != (selected_ == arch_.numLevels()))
+        return;
+    const Row& row = (computePage ? computeRows_ : storageRows_)[field];
+    // A field left as shown commits nothing (estimates are shown rounded).
+    if (row.edit && !row.edit->isModified())
+        return;
+    const QString text = row.combo ? row.combo->currentText() : row.edit->text();
+    setLevelField(field, text); // a refusal restores the panel's text (setError)
+}
+
+void ArchitectureEditor::setError(const QString& message) {
+    lastError_ = message;
+    errorLabel_->setText(message);
+    errorLabel_->show();
+    refreshPanel();
+}
+
 QWidget* ArchitectureEditor::buildPanel() {
     auto* panel = new QWidget;
     auto* layout = new QVBoxLayout(panel);
@@ -814,7 +528,10 @@ QWidget* ArchitectureEditor::buildPanel() {
     layout->addWidget(panelTitle_);
 
     pages_ = new QStackedWidget;
-    auto* hint = new QLabel(tr("Click a block in the hierarchy to edit its level."));
+    auto* hint = new QLabel(tr("Click a block in the hierarchy to edit its level. Energies and "
+                               "areas are estimated for the technology node unless typed in or "
+                               "imported from an ERT; pinned values show the estimate beside "
+                               "them, and ↺ unpins one."));
     hint->setWordWrap(true);
     hint->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     pages_->addWidget(hint);
@@ -822,7 +539,7 @@ QWidget* ArchitectureEditor::buildPanel() {
     pages_->addWidget(buildFieldPage(true));
     layout->addWidget(pages_);
     layout->addStretch();
-    panel->setMinimumWidth(280);
+    panel->setMinimumWidth(340);
     return panel;
 }
 
@@ -830,39 +547,59 @@ QWidget* ArchitectureEditor::buildFieldPage(bool compute) {
     auto* page = new QWidget;
     auto* form = new QFormLayout(page);
     form->setContentsMargins(0, 0, 0, 0);
-    QHash<QString, QLineEdit*>& edits = compute ? computeEdits_ : storageEdits_;
+    form->setVerticalSpacing(4);
+    QHash<QString, Row>& rows = compute ? computeRows_ : storageRows_;
     const auto addRow = [&](const auto& f) {
         const QString key = QString::fromLatin1(f.key);
-        QWidget* input = nullptr;
-        if (key == kClassKey) {
-            classBox_ = new QComboBox;
-            for (LevelClass c :
-                 {LevelClass::DRAM, LevelClass::SRAM, LevelClass::RegFile, LevelClass::Dummy})
-                classBox_->addItem(shown(c));
+        Row row;
+        if (f.choices) {
+            row.combo = new QComboBox;
+            row.combo->addItems(f.choices());
             // activated, not currentIndexChanged: only the user's choice commits.
-            connect(classBox_, &QComboBox::activated, this,
-                    [this, key] { commitFromPanel(key, false); });
-            input = classBox_;
-        } else {
-            auto* edit = new QLineEdit;
-            connect(edit, &QLineEdit::editingFinished, this,
+            connect(row.combo, &QComboBox::activated, this,
                     [this, key, compute] { commitFromPanel(key, compute); });
-            edits.insert(key, edit);
-            input = edit;
+            row.widget = row.combo;
+        } else {
+            row.edit = new QLineEdit;
+            connect(row.edit, &QLineEdit::editingFinished, this,
+                    [this, key, compute] { commitFromPanel(key, compute); });
+            row.widget = row.edit;
         }
-        input->setToolTip(tr(f.tip));
-        form->addRow(tr(f.label), input);
+        row.widget->setToolTip(tr(f.tip));
+        QWidget* shown = row.widget;
+        if (f.source) {
+            // Estimated quantities: the value, where it came from, and unpin.
+            shown = new QWidget;
+            auto* line = new QHBoxLayout(shown);
+            line->setContentsMargins(0, 0, 0, 0);
+            row.source = new QLabel;
+            row.source->setMinimumWidth(120);
+            row.unpin = new QToolButton;
+            row.unpin->setText(QStringLiteral("↺"));
+            row.unpin->setToolTip(tr("Unpin: follow the estimate again"));
+            connect(row.unpin, &QToolButton::clicked, this, [this, key] { unpin(key); });
+            line->addWidget(row.widget, 1);
+            line->addWidget(row.source);
+            line->addWidget(row.unpin);
+        }
+        rows.insert(key, row);
+        form->addRow(tr(f.label), shown);
     };
     if (compute)
-        for (const auto& f : kComputeFields)
-            addRow(f);
+        for (std::size_t i = 0; i < kNumComputeFields; ++i)
+            addRow(kComputeFields[i]);
     else
-        for (const auto& f : kStorageFields)
-            addRow(f);
+        for (std::size_t i = 0; i < kNumStorageFields; ++i)
+            addRow(kStorageFields[i]);
+    auto* unpinAllButton = new QPushButton(tr("Unpin all estimates"));
+    unpinAllButton->setToolTip(tr("Every energy and area of this level follows the estimator"));
+    connect(unpinAllButton, &QPushButton::clicked, this, [this] { unpinAll(); });
+    form->addRow(QString(), unpinAllButton);
     return page;
 }
 
 void ArchitectureEditor::refreshAll() {
+    technology_->setText(number(arch_.technologyNm));
     rebuildScene();
     refreshPanel();
     refreshStatus();
@@ -870,65 +607,92 @@ void ArchitectureEditor::refreshAll() {
 }
 
 void ArchitectureEditor::rebuildScene() {
-    scene_->clear();
-    blocks_.clear();
-    const int n = arch_.numLevels();
-    std::vector<double> tops;
-    double y = 0;
-    for (int i = 0; i <= n; ++i) {
-        const BlockContent content = i < n ? storageContent(arch_, i) : computeContent(arch_);
-        const double inset = i * kInset;
-        auto* block = scene_->addRect(QRectF(), QPen(), QBrush(QColor(content.style.fill)));
-        block->setPos(inset, y);
-        block->setData(kLevelKey, i);
-        block->setToolTip(content.tooltip);
-        block->setCursor(Qt::PointingHandCursor);
-        blocks_.push_back(block);
-        tops.push_back(y);
-        y += addHeader(block, content, kWidth - 2 * inset) + kGap;
-    }
-    // Each frame encloses its children, so heights are known from the inside out.
-    double bottom = y - kGap;
-    for (int i = n; i >= 0; --i) {
-        blocks_[i]->setRect(0, 0, kWidth - 2 * i * kInset, bottom - tops[i]);
-        bottom += kInset;
-    }
+    blocks_ = drawHierarchy(scene_, arch_);
     updateHighlight();
-    scene_->setSceneRect(scene_->itemsBoundingRect().marginsAdded(QMarginsF(10, 10, 10, 10)));
-    fitScene(view_);
+    view_->fit();
 }
 
 void ArchitectureEditor::updateHighlight() {
     for (int i = 0; i < static_cast<int>(blocks_.size()); ++i)
-        blocks_[i]->setPen(framePen(styleOf(arch_, i), i == selected_));
+        blocks_[i]->setPen(blockPen(arch_, i, i == selected_));
+}
+
+void ArchitectureEditor::refreshSource(Row& row, ValueSource source, double inUse, double estimate,
+                                       const QString& basis, bool area) {
+    QString text = sourceText(source, area);
+    if (source != ValueSource::Estimated && estimate_ && differs(inUse, estimate))
+        text += QStringLiteral(" · est. %1").arg(QString::number(estimate, 'g', 4));
+    row.source->setText(text);
+    row.source->setStyleSheet(sourceStyle(source));
+    row.source->setToolTip(estimate_ ? tr("Estimate %1 (%2)").arg(number(estimate), basis)
+                                     : tr("No estimate: %1").arg(estimateError_));
+    row.unpin->setEnabled(source != ValueSource::Estimated);
 }
 
 void ArchitectureEditor::refreshPanel() {
     const int n = arch_.numLevels();
     // Texts are set before the page switches so that a field losing focus on the
     // switch finds its own value and commits nothing.
+    auto show = [](Row& row, const QString& text) {
+        if (row.combo)
+            row.combo->setCurrentIndex(row.combo->findText(text, Qt::MatchFixedString));
+        else
+            row.edit->setText(text); // (and no longer modified)
+    };
+    // Estimates to four digits; values someone gave, as given.
+    auto shownValue = [](double v, ValueSource s) {
+        return s == ValueSource::Estimated ? QString::number(v, 'g', 4) : number(v);
+    };
     if (selected_ == n) {
         ComputeLevel shownLevel = arch_.compute; // the field table reads through pointers
-        for (const auto& f : kComputeFields)
-            computeEdits_.value(QString::fromLatin1(f.key))->setText(shownField(f.ref(shownLevel)));
+        for (std::size_t i = 0; i < kNumComputeFields; ++i) {
+            const auto& f = kComputeFields[i];
+            Row& row = computeRows_[QString::fromLatin1(f.key)];
+            show(row, f.source
+                          ? shownValue(*std::get<double*>(f.ref(shownLevel)), *f.source(shownLevel))
+                          : shownField(f.ref(shownLevel)));
+            if (!f.source)
+                continue;
+            const ComputeEstimate e = estimate_ ? estimate_->compute : ComputeEstimate{};
+            const QString key = QString::fromLatin1(f.key);
+            const double est = key == QLatin1String("mac_energy") ? e.energy
+                               : key == QLatin1String("mac_leak") ? e.leak
+                                                                  : e.area;
+            refreshSource(row, *f.source(shownLevel), *std::get<double*>(f.ref(shownLevel)), est,
+                          QString::fromStdString(e.basis), key.endsWith(QLatin1String("area")));
+        }
         panelTitle_->setText(tr("%1 — compute level").arg(levelName(n)));
         pages_->setCurrentIndex(2);
     } else if (selected_ >= 0) {
         StorageLevel shownLevel = arch_.levels[selected_];
-        for (const auto& f : kStorageFields) {
+        const StorageEstimate e =
+            estimate_ ? estimate_->levels[std::size_t(selected_)] : StorageEstimate{};
+        for (std::size_t i = 0; i < kNumStorageFields; ++i) {
+            const auto& f = kStorageFields[i];
             const QString key = QString::fromLatin1(f.key);
-            const QString text = shownField(f.ref(shownLevel));
-            if (key == kClassKey)
-                classBox_->setCurrentIndex(classBox_->findText(text));
-            else
-                storageEdits_.value(key)->setText(text);
+            Row& row = storageRows_[key];
+            show(row, key == QLatin1String("component") ? componentLabel(shownLevel.component)
+                      : f.source
+                          ? shownValue(*std::get<double*>(f.ref(shownLevel)), *f.source(shownLevel))
+                          : shownField(f.ref(shownLevel)));
+            if (!f.source)
+                continue;
+            const double est = key == QLatin1String("read_energy")     ? e.energy.read
+                               : key == QLatin1String("write_energy")  ? e.energy.write
+                               : key == QLatin1String("update_energy") ? e.energy.update
+                               : key == QLatin1String("leak_energy")   ? e.energy.leak
+                                                                       : e.area;
+            refreshSource(row, *f.source(shownLevel), *std::get<double*>(f.ref(shownLevel)), est,
+                          QString::fromStdString(e.basis), key.endsWith(QLatin1String("area")));
         }
-        // DRAM ignores its capacity.
-        QLineEdit* capacity = storageEdits_.value(QStringLiteral("capacity"));
+        // DRAM ignores its capacity; only DRAM has a type.
+        QLineEdit* capacity = storageRows_[QStringLiteral("capacity")].edit;
         capacity->setEnabled(!shownLevel.unbounded());
         capacity->setPlaceholderText(shownLevel.unbounded() ? tr("unbounded") : QString());
         if (shownLevel.unbounded())
             capacity->clear();
+        storageRows_[QStringLiteral("dram_type")].widget->setEnabled(shownLevel.cls ==
+                                                                     LevelClass::DRAM);
         panelTitle_->setText(
             tr("%1 — storage level %2 of %3")
                 .arg(levelName(selected_), QString::number(selected_ + 1), QString::number(n)));
@@ -939,23 +703,28 @@ void ArchitectureEditor::refreshPanel() {
     }
 }
 
+QString ArchitectureEditor::statusText() const {
+    return statusLabel_->text();
+}
+
 void ArchitectureEditor::refreshStatus() {
     double onChipBits = 0;
     for (const StorageLevel& s : arch_.levels)
         if (s.cls == LevelClass::SRAM || s.cls == LevelClass::RegFile)
             onChipBits += double(s.capacityWords) * s.wordBits * double(s.instances());
-    statusLabel_->setText(
+    QString text =
         tr("Total MACs: %1   ·   Levels: %2 storage + compute   ·   On-chip capacity: %3")
             .arg(QString::number(arch_.compute.instances()), QString::number(arch_.numLevels()),
-                 formatBytes(onChipBits / 8)));
-}
-
-void ArchitectureEditor::refreshButtons() {
-    const int n = arch_.numLevels();
-    const bool storage = selected_ >= 0 && selected_ < n;
-    removeButton_->setEnabled(storage);
-    upButton_->setEnabled(storage && selected_ > 0);
-    downButton_->setEnabled(storage && selected_ + 1 < n);
+                 formatBytes(onChipBits / 8));
+    if (estimate_)
+        text += tr("   ·   On-chip area: %1 (storage %2, MACs %3) at %4 nm")
+                    .arg(formatArea(estimate_->onChipArea), formatArea(estimate_->storageArea),
+                         formatArea(estimate_->macArea), number(arch_.technologyNm));
+    else if (!estimateError_.isEmpty())
+        text += tr("   ·   No estimate: %1").arg(estimateError_);
+    if (!mappingSummary_.isEmpty())
+        text += QStringLiteral("   ·   ") + mappingSummary_;
+    statusLabel_->setText(text);
 }
 
 } // namespace mw::ui

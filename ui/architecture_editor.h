@@ -1,27 +1,33 @@
 #pragma once
 // The architecture editor: the storage hierarchy drawn as nested blocks (DRAM
 // outermost, the MAC mesh innermost) beside a property panel for the selected
-// level. Every change is checked with mw::validateArchitecture and goes through
-// the undo stack, so the value it holds is always one the engine accepts.
+// level. Every change is re-estimated (estimate/estimator.h: energies and
+// areas whose source is "estimated" follow the edit; typed and imported ones
+// stay pinned until unpinned), checked with mw::validateArchitecture and goes
+// through the undo stack, so the value it holds is always one the engine accepts.
 #include "arch/architecture.h"
+#include "estimate/estimator.h"
 
 #include <QHash>
 #include <QString>
 #include <QWidget>
 
+#include <optional>
 #include <vector>
 
 class QComboBox;
 class QGraphicsRectItem;
 class QGraphicsScene;
-class QGraphicsView;
 class QLabel;
 class QLineEdit;
 class QPushButton;
 class QStackedWidget;
+class QToolButton;
 class QUndoStack;
 
 namespace mw::ui {
+
+class HierarchyView;
 
 class ArchitectureEditor : public QWidget {
     Q_OBJECT
@@ -35,10 +41,10 @@ class ArchitectureEditor : public QWidget {
     void setArchitecture(const mw::Architecture& a);
     const mw::Architecture& architecture() const { return arch_; }
 
-    // Validates `next` with mw::validateArchitecture; if valid pushes an undo
-    // command (text = description) that switches between old and new and returns
-    // true; otherwise shows the engine's message in the error label, leaves the
-    // architecture unchanged and returns false.
+    // Re-estimates `next`, validates it with mw::validateArchitecture; if valid
+    // pushes an undo command (text = description) that switches between old
+    // and new and returns true; otherwise shows the engine's message in the
+    // error label, leaves the architecture unchanged and returns false.
     bool applyEdit(const mw::Architecture& next, const QString& description);
 
     // Selected block: 0..numLevels-1 storage levels, numLevels = the compute level, -1 none.
@@ -46,16 +52,33 @@ class ArchitectureEditor : public QWidget {
     int selectedLevel() const { return selected_; }
 
     // The property panel's behaviour, scriptable for tests: sets `field` of the
-    // selected level from text as if typed in the panel. Fields: name, class,
-    // capacity, word_bits, block_size, mesh_x, mesh_y, read_bandwidth,
-    // write_bandwidth, multiple_buffering, read_energy, write_energy,
-    // update_energy, leak_energy (compute level: name, mesh_x, mesh_y, word_bits, mac_energy).
-    // Text that is not a number, or a value the engine rejects, gives false,
-    // a clear message in lastError() (naming the level and field) and no change.
-    // Text equal to the current value gives true and no undo entry.
+    // selected level from text as if typed in the panel. Storage fields: name,
+    // class, component, dram_type, capacity, word_bits, block_size, banks,
+    // mesh_x, mesh_y, read_bandwidth, write_bandwidth, multiple_buffering,
+    // read_energy, write_energy, update_energy, leak_energy, area; compute:
+    // name, mesh_x, mesh_y, word_bits, arithmetic, multiplier_bits,
+    // adder_bits, mac_energy, mac_leak, mac_area (ui/level_fields.cpp). An
+    // energy or area typed in is pinned ("typed"). Text that is not a value
+    // of the field, or a value the engine rejects, gives false, a clear message
+    // in lastError() (naming the level and field) and no change. Text equal to
+    // the current value gives true and no undo entry.
     bool setLevelField(const QString& field, const QString& text);
+    // Unpins an energy or area of the selected level: it follows the estimate
+    // again. Unpinning an estimated value changes nothing.
+    bool unpin(const QString& field);
+    bool unpinAll(); // every energy and area of the selected level
+    // The process node every estimate is priced at (7 to 130 nm).
+    bool setTechnology(const QString& nm);
+    // What the estimator says of the current architecture, beside the values
+    // in use; empty (with the reason in estimateError()) when it cannot price it.
+    const std::optional<mw::ArchitectureEstimate>& estimate() const { return estimate_; }
+    QString estimateError() const { return estimateError_; }
+    // A line about the best mapping found on this architecture (energy per
+    // MAC), shown with the totals; set by the window as runs come and go.
+    void setMappingSummary(const QString& text);
+    QString statusText() const;
 
-    bool addLevel(int before); // inserts a new SRAM level (copy of sensible defaults) before index
+    bool addLevel(int before);   // inserts a new SRAM level (estimated energies) before index
     bool removeLevel(int index); // removing the compute level (index == numLevels) is refused
     bool moveLevel(int index, int delta); // reorder storage levels (validation decides legality)
     // Resizes the PE array in one edit: every level (and the compute level)
@@ -73,16 +96,26 @@ class ArchitectureEditor : public QWidget {
 
   private:
     class EditCommand;
+    // One panel row: the input (a line edit or a combo box) and, for the
+    // estimated quantities, where the value came from and an unpin button.
+    struct Row {
+        QLineEdit* edit = nullptr;
+        QComboBox* combo = nullptr;
+        QLabel* source = nullptr;
+        QToolButton* unpin = nullptr;
+        QWidget* widget = nullptr; // what the form shows (for enabling)
+    };
 
     // Makes `a` current and redraws; the undo command's only way in.
     void apply(const mw::Architecture& a, int selection);
-    // Validates and pushes; on refusal reports "context: engine message".
-    bool commit(const mw::Architecture& next, const QString& description, int selectAfter,
+    // Re-estimates, validates and pushes; on refusal reports "context: engine message".
+    bool commit(mw::Architecture next, const QString& description, int selectAfter,
                 const QString& context);
     void commitFromPanel(const QString& field, bool computePage);
     void setError(const QString& message);
     void clearError();
     QString levelName(int index) const;
+    void reestimate();
 
     QWidget* buildPanel();
     QWidget* buildFieldPage(bool compute);
@@ -90,23 +123,28 @@ class ArchitectureEditor : public QWidget {
     void rebuildScene();
     void updateHighlight();
     void refreshPanel();
+    void refreshSource(Row& row, mw::ValueSource source, double inUse, double estimate,
+                       const QString& basis, bool area);
     void refreshStatus();
     void refreshButtons();
 
     mw::Architecture arch_;
+    std::optional<mw::ArchitectureEstimate> estimate_;
+    QString estimateError_;
+    QString mappingSummary_;
     int selected_ = -1;
     QString lastError_;
     QUndoStack* undo_;
 
     QGraphicsScene* scene_ = nullptr;
-    QGraphicsView* view_ = nullptr;
+    HierarchyView* view_ = nullptr;
     std::vector<QGraphicsRectItem*> blocks_; // by level index, the compute block last
 
     QLabel* panelTitle_ = nullptr;
+    QLineEdit* technology_ = nullptr;
     QStackedWidget* pages_ = nullptr; // none selected, storage level, compute level
-    QHash<QString, QLineEdit*> storageEdits_;
-    QHash<QString, QLineEdit*> computeEdits_;
-    QComboBox* classBox_ = nullptr;
+    QHash<QString, Row> storageRows_;
+    QHash<QString, Row> computeRows_;
 
     QPushButton* removeButton_ = nullptr;
     QPushButton* upButton_ = nullptr;

@@ -82,11 +82,11 @@ EnergyView::EnergyView(QWidget* parent) : QWidget(parent) {
             [this](int i) { showRun(pick_->itemData(i).toInt()); });
     connect(split_, &QComboBox::currentIndexChanged, this,
             [this](int i) { setSplitByAction(i == 1); });
-    auto* top = new QHBoxLayout;
-    top->addWidget(new QLabel("Mapping"));
-    top->addWidget(pick_, 1);
-    top->addWidget(new QLabel("Split"));
-    top->addWidget(split_);
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(new QLabel("Mapping"));
+    bar->addWidget(pick_, 1);
+    bar->addWidget(new QLabel("Split"));
+    bar->addWidget(split_);
     summary_ = new QLabel;
     summary_->setTextFormat(Qt::RichText);
     summary_->setWordWrap(true);
@@ -103,11 +103,22 @@ EnergyView::EnergyView(QWidget* parent) : QWidget(parent) {
                                        new QCPTextElement(compare_,
                                                           "Best mapping of each searcher, by level",
                                                           QFont(font().family(), 10, QFont::Bold)));
+    area_ = new QCustomPlot;
+    styleAxes(area_, "area (mm²)");
+    area_->plotLayout()->insertRow(0);
+    area_->plotLayout()->addElement(
+        0, 0,
+        new QCPTextElement(area_, "Area (all instances)", QFont(font().family(), 10, QFont::Bold)));
+    auto* top = new QSplitter(Qt::Horizontal);
+    top->addWidget(levels_);
+    top->addWidget(area_);
+    top->setStretchFactor(0, 3);
+    top->setStretchFactor(1, 2);
     auto* split = new QSplitter(Qt::Vertical);
-    split->addWidget(levels_);
+    split->addWidget(top);
     split->addWidget(compare_);
     auto* layout = new QVBoxLayout(this);
-    layout->addLayout(top);
+    layout->addLayout(bar);
     layout->addWidget(summary_);
     layout->addWidget(split, 1);
     refresh();
@@ -146,7 +157,26 @@ void EnergyView::setSplitByAction(bool byAction) {
 
 void EnergyView::refresh() {
     drawLevels();
+    drawArea();
     drawComparison();
+}
+
+void EnergyView::drawArea() {
+    // The values in use (estimated, imported or typed), over all instances;
+    // DRAM is off chip.
+    QStringList labels;
+    std::vector<QVector<double>> series(2);
+    for (const auto& level : arch_.levels) {
+        if (level.cls == mw::LevelClass::DRAM || level.cls == mw::LevelClass::Dummy)
+            continue;
+        labels << QString::fromStdString(level.name);
+        series[0] << level.area * double(level.instances()) * 1e-6;
+        series[1] << 0.0;
+    }
+    labels << QString::fromStdString(arch_.compute.name);
+    series[0] << 0.0;
+    series[1] << arch_.compute.area * double(arch_.compute.instances()) * 1e-6;
+    stackedBars(area_, labels, {"storage", "MACs"}, series, {kSeries[0], kSeries[5]});
 }
 
 void EnergyView::drawLevels() {
@@ -236,6 +266,17 @@ void EnergyView::drawLevels() {
                            : QString())
             .arg(perLevel)
             .arg(e.computeCycles));
+    double area = arch_.compute.area * double(arch_.compute.instances());
+    for (const auto& level : arch_.levels)
+        if (level.cls != mw::LevelClass::DRAM)
+            area += level.area * double(level.instances());
+    summary_->setText(summary_->text() +
+                      QString("<br>%1 pJ per MAC · on-chip area %2 mm² at %3 nm · EDP × area "
+                              "%4 J·cycle·mm²")
+                          .arg(e.computes > 0 ? e.energy / double(e.computes) : 0.0, 0, 'f', 3)
+                          .arg(area * 1e-6, 0, 'f', 3)
+                          .arg(arch_.technologyNm)
+                          .arg(e.edp * area * 1e-6, 0, 'g', 4));
 }
 
 void EnergyView::drawComparison() {

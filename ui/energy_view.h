@@ -1,8 +1,9 @@
 #pragma once
 // Energy breakdown of a mapping: stacked bars per level split by tensor or by
 // action (read, fill, update, leak), the compute energy, and a cycles and
-// utilization summary; below, the best mapping of each searcher compared,
-// stacked by level.
+// utilization summary; beside it, the area of each level (all its instances)
+// and of the MACs; below, the best mapping of each searcher compared, stacked
+// by level.
 #include "io/session_io.h"
 
 #include <QWidget>
@@ -24,12 +25,14 @@ class EnergyView : public QWidget {
     int currentRun() const { return run_; }
     QCustomPlot* levelsPlot() const { return levels_; }
     QCustomPlot* comparisonPlot() const { return compare_; }
+    QCustomPlot* areaPlot() const { return area_; }
     bool exportPlot(const QString& path); // the level breakdown, .png or .pdf
 
   private:
     void refresh();
     void drawLevels();
     void drawComparison();
+    void drawArea();
 
     mw::Architecture arch_;
     mw::Network network_;
@@ -41,6 +44,7 @@ class EnergyView : public QWidget {
     QLabel* summary_;
     QCustomPlot* levels_;
     QCustomPlot* compare_;
+    QCustomPlot* area_;
 };
 
 } // namespace mw::ui

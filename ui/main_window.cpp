@@ -124,6 +124,11 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
                                  : QString("%1 search%2 running").arg(n).arg(n == 1 ? "" : "es"));
     });
     connect(searchPanel_, &SearchPanel::runActivated, this, &MainWindow::showRun);
+    connect(searchPanel_, &SearchPanel::constraintsChanged, this, [this](const mw::Json& c) {
+        session_.constraints = c;
+        networkView_->setConstraints(c);
+        setDirty(true);
+    });
     connect(searchPanel_, &SearchPanel::message, this, &MainWindow::info);
     connect(inspector_, &MappingInspector::message, this, &MainWindow::info);
     connect(networkView_, &NetworkView::message, this, &MainWindow::info);
@@ -174,8 +179,8 @@ QString MainWindow::autosavePath() const {
 
 void MainWindow::buildActions() {
     auto* file = menuBar()->addMenu("&File");
-    auto* open = file->addAction(QIcon::fromTheme("document-open"), "&Open session…", this,
-                                 &MainWindow::openDialog);
+    auto* open = file->addAction(QIcon::fromTheme("document-open"),
+                                 "&Open session or Timeloop files…", this, &MainWindow::openDialog);
     open->setShortcut(QKeySequence::Open);
     auto* openDefault = file->addAction("Open the &default session", this, [this] {
         const QString path = defaultSessionPath();
@@ -208,6 +213,9 @@ void MainWindow::buildActions() {
     auto* exportMap = file->addAction(QIcon::fromTheme("document-export"),
                                       "&Export mapping (JSON / Timeloop YAML)…", this,
                                       &MainWindow::exportMappingDialog);
+    file->addAction("Export for &Timeloop (folder: arch, problem, mapping, ERT, ART, "
+                    "constraints, mapper)…",
+                    this, &MainWindow::exportTimeloopDialog);
     file->addAction("Export &traces (CSV)…", this, &MainWindow::exportTracesDialog);
     file->addAction("Export &plot (PNG / PDF)…", this, &MainWindow::exportPlotDialog);
     file->addSeparator();
@@ -286,7 +294,34 @@ void MainWindow::setSession(const mw::Session& session) {
     refreshTitle();
 }
 
+bool MainWindow::openTimeloop(const QStringList& files) {
+    mw::TimeloopCase c;
+    try {
+        std::vector<std::string> paths;
+        for (const QString& f : files)
+            paths.push_back(f.toStdString());
+        c = mw::importTimeloop(paths);
+        setSession(mw::sessionFromTimeloop(c));
+    } catch (const std::exception& e) {
+        fail(QString::fromStdString(e.what()));
+        return false;
+    }
+    path_.clear(); // saving asks for a name: the Timeloop files stay as they are
+    setDirty(true);
+    refreshTitle();
+    QStringList names;
+    for (const QString& f : files)
+        names << QFileInfo(f).fileName();
+    QString text = QString("Opened %1").arg(names.join(", "));
+    for (const auto& n : c.notes)
+        text += "; " + QString::fromStdString(n);
+    info(text);
+    return true;
+}
+
 bool MainWindow::openSession(const QString& path) {
+    if (path.endsWith(".yaml", Qt::CaseInsensitive) || path.endsWith(".yml", Qt::CaseInsensitive))
+        return openTimeloop({path});
     QString error;
     try {
         const mw::Session s = mw::loadSession(path.toStdString());
@@ -470,11 +505,53 @@ void MainWindow::refreshTitle() {
 
 void MainWindow::refreshViews() {
     searchPanel_->setTarget(session_.arch, session_.network, session_.currentLayer);
+    if (!searchPanel_->setConstraints(session_.constraints))
+        searchPanel_->setConstraints(mw::Json()); // they no longer fit: the message says why
+    networkView_->setConstraints(searchPanel_->constraints());
     searchPanel_->setRuns(session_.runs);
     inspector_->setSession(session_.arch, session_.network, session_.runs);
     energyView_->setSession(session_.arch, session_.network, session_.runs);
     networkView_->setTarget(session_.arch, session_.network);
     refreshExplorer();
+    refreshArchitectureTotals();
+}
+
+void MainWindow::refreshArchitectureTotals() {
+    // The best legal mapping of the current layer, its costs on the
+    // architecture as it now is (onArchitectureChanged re-evaluates them).
+    const auto& layers = session_.network.layers;
+    const std::string layer =
+        session_.currentLayer >= 0 && session_.currentLayer < int(layers.size())
+            ? layers[std::size_t(session_.currentLayer)].name
+            : std::string();
+    int best = -1;
+    for (std::size_t i = 0; i < session_.runs.size(); ++i) {
+        const mw::SessionRun& r = session_.runs[i];
+        if (r.layer != layer || !r.result.found || !r.result.bestEvaluation.valid)
+            continue;
+        if (best < 0 || r.result.bestEvaluation.edp <
+                            session_.runs[std::size_t(best)].result.bestEvaluation.edp)
+            best = int(i);
+    }
+    if (best < 0) {
+        bool searched = false;
+        for (const mw::SessionRun& r : session_.runs)
+            searched = searched || (r.layer == layer && r.result.found);
+        archEditor_->setMappingSummary(
+            layer.empty() ? QString()
+            : searched
+                ? QString("the mappings found for %1 no longer fit this architecture")
+                      .arg(QString::fromStdString(layer))
+                : QString("no mapping of %1 searched yet").arg(QString::fromStdString(layer)));
+        return;
+    }
+    const mw::SessionRun& r = session_.runs[std::size_t(best)];
+    const mw::Evaluation& e = r.result.bestEvaluation;
+    archEditor_->setMappingSummary(
+        QString("best mapping of %1 (%2): %3 pJ/MAC, %4 cycles")
+            .arg(QString::fromStdString(layer), QString::fromStdString(r.searcher))
+            .arg(e.computes > 0 ? e.energy / double(e.computes) : 0.0, 0, 'f', 3)
+            .arg(e.cycles));
 }
 
 void MainWindow::refreshExplorer() {
@@ -640,6 +717,7 @@ void MainWindow::onRunFinished(const mw::SessionRun& run) {
     inspector_->showRun(best);
     energyView_->showRun(best);
     refreshExplorer();
+    refreshArchitectureTotals();
     setDirty(true);
     statusBar()->showMessage(
         QString("%1 (seed %2) finished: %3 after %4 evaluations%5")
@@ -694,10 +772,24 @@ void MainWindow::rebuildRecentMenu() {
 }
 
 void MainWindow::openDialog() {
-    const QString path =
-        QFileDialog::getOpenFileName(this, "Open session", QString(), "Mapwright session (*.json)");
-    if (!path.isEmpty())
-        openSession(path);
+    const QStringList paths = QFileDialog::getOpenFileNames(
+        this,
+        "Open a session, or Timeloop files (select them all: arch, problem, mapping, "
+        "constraints, mapper, ERT, ART)",
+        QString(),
+        "Session or Timeloop files (*.json *.yaml *.yml);;Mapwright session (*.json);;"
+        "Timeloop YAML (*.yaml *.yml)");
+    if (paths.isEmpty())
+        return;
+    bool yaml = false;
+    for (const QString& p : paths)
+        yaml = yaml || !p.endsWith(".json", Qt::CaseInsensitive);
+    if (yaml)
+        openTimeloop(paths);
+    else if (paths.size() == 1)
+        openSession(paths.front());
+    else
+        fail("Open one session (.json) at a time, or Timeloop .yaml files together.");
 }
 
 bool MainWindow::saveDialog() {
@@ -728,6 +820,33 @@ bool MainWindow::exportMapping(const QString& path) {
         return false;
     }
     info(QString("Exported the mapping to %1").arg(path));
+    return true;
+}
+
+bool MainWindow::exportTimeloop(const QString& dir) {
+    const auto& layers = session_.network.layers;
+    if (session_.currentLayer < 0 || session_.currentLayer >= int(layers.size())) {
+        fail("No layer to export: add one in the workload view.");
+        return false;
+    }
+    try {
+        const mw::Problem p = mw::buildProblem(layers[std::size_t(session_.currentLayer)]);
+        // The inspected mapping goes along when it is of this layer.
+        const bool withMapping = inspector_->hasMapping() && inspector_->problem().name == p.name &&
+                                 inspector_->problem().numDims() == p.numDims();
+        mw::TimeloopMapper mapper;
+        mapper.objective = "edp";
+        mw::exportTimeloop(
+            p, session_.arch, withMapping ? &inspector_->mapping() : nullptr, dir.toStdString(),
+            session_.constraints.is_null() ? nullptr : &session_.constraints, mapper);
+        info(QString("Exported %1 on %2 for Timeloop to %3 (%4ERT, ART, %5mapper.yaml)")
+                 .arg(QString::fromStdString(p.name), QString::fromStdString(session_.arch.name),
+                      dir, withMapping ? "mapping.yaml, " : "",
+                      session_.constraints.is_null() ? "" : "constraints.yaml, "));
+    } catch (const std::exception& e) {
+        fail(QString::fromStdString(e.what()));
+        return false;
+    }
     return true;
 }
 
@@ -785,6 +904,12 @@ void MainWindow::exportPlotDialog() {
                                                       "PNG image (*.png);;PDF document (*.pdf)");
     if (!path.isEmpty())
         exportPlot(path);
+}
+
+void MainWindow::exportTimeloopDialog() {
+    const QString dir = QFileDialog::getExistingDirectory(this, "Export for Timeloop into");
+    if (!dir.isEmpty())
+        exportTimeloop(dir);
 }
 
 void MainWindow::importArchitectureDialog() {

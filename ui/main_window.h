@@ -44,6 +44,11 @@ class MainWindow : public QMainWindow {
     // Opening never loses the current session: on error it stays as it was and
     // the message (file, field, what was expected) is shown and kept in lastError().
     bool openSession(const QString& path);
+    // Timeloop files as users write them (or a processed input.yaml with its
+    // ERT), merged as Timeloop merges them: a new session with their
+    // architecture, problem, constraints, mapping (a run) and mapper (a
+    // requested run). On error the current session stays.
+    bool openTimeloop(const QStringList& files);
     bool saveSession(const QString& path);
     void setSession(const mw::Session& session);
     const mw::Session& session() const { return session_; }
@@ -60,8 +65,12 @@ class MainWindow : public QMainWindow {
     void selectLayer(int index);
 
     bool exportMapping(const QString& path); // the inspected mapping: .json or .yaml
-    bool exportTraces(const QString& path);  // every finished run, one CSV
-    bool exportPlot(const QString& path);    // the current view's chart: .png or .pdf
+    // A Timeloop case in `dir`: architecture, current layer, ERT and ART (the
+    // values in use), the inspected mapping when there is one, the session's
+    // constraints and a mapper.yaml: what timeloop-model and timeloop-mapper need.
+    bool exportTimeloop(const QString& dir);
+    bool exportTraces(const QString& path); // every finished run, one CSV
+    bool exportPlot(const QString& path);   // the current view's chart: .png or .pdf
     bool autosaveNow();
     // Trains Mind Mappings' surrogate for the current layer's family on the
     // current architecture on a worker thread, with a progress dialog that can
@@ -88,6 +97,7 @@ class MainWindow : public QMainWindow {
     void refreshExplorer();
     void refreshTitle();
     void onArchitectureChanged(const mw::Architecture& a);
+    void refreshArchitectureTotals(); // the best mapping's energy per MAC, in the editor
     void onNetworkChanged(const mw::Network& n);
     void onRunFinished(const mw::SessionRun& run);
     void showRun(int runIndex);
@@ -101,6 +111,7 @@ class MainWindow : public QMainWindow {
     void openDialog();
     bool saveDialog();
     void exportMappingDialog();
+    void exportTimeloopDialog();
     void exportTracesDialog();
     void exportPlotDialog();
     void importArchitectureDialog();

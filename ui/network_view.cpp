@@ -137,6 +137,10 @@ bool NetworkView::run() {
     options.settings.budget.evaluations = budget_->value();
     options.settings.threads = threads_->value();
     options.warmStart = warm_->isChecked();
+    if (!constraints_.is_null())
+        options.constraints = [c = constraints_, a = arch_](const mw::Problem& p) {
+            return mw::constraintsFromJson(c, p, a);
+        };
     job_ = std::make_unique<SearchJob>(0, arch_, network_, options);
     connect(job_.get(), &SearchJob::mailArrived, this, [this] {
         if (!job_)

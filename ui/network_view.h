@@ -2,6 +2,7 @@
 // Whole-network search: one searcher over every layer (identical layers once,
 // optional warm start), per-layer energy and cycles bars, a per-layer table
 // (time, figures, EDP against the lower bound) and network totals.
+#include "io/json_io.h"
 #include "search/network_search.h"
 
 #include <QWidget>
@@ -27,6 +28,8 @@ class NetworkView : public QWidget {
     explicit NetworkView(QWidget* parent = nullptr);
     ~NetworkView() override;
     void setTarget(const mw::Architecture& arch, const mw::Network& network);
+    // The map-space constraints every layer is searched under (null: none).
+    void setConstraints(const mw::Json& constraints) { constraints_ = constraints; }
     void setSearcher(const QString& name);
     void setBudget(int evaluationsPerLayer);
     void setWarmStart(bool on);
@@ -50,6 +53,7 @@ class NetworkView : public QWidget {
 
     mw::Architecture arch_;
     mw::Network network_;
+    mw::Json constraints_;
     mw::NetworkOutcome outcome_;
     bool hasOutcome_ = false;
     std::unique_ptr<SearchJob> job_;

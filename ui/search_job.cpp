@@ -7,9 +7,11 @@
 namespace mw::ui {
 
 SearchJob::SearchJob(int id, mw::Architecture arch, mw::Problem problem, std::string searcher,
-                     mw::SearchSettings settings, QObject* parent)
+                     mw::SearchSettings settings, mw::MapSpaceConstraints constraints,
+                     QObject* parent)
     : QObject(parent), id_(id), arch_(std::move(arch)), problem_(std::move(problem)),
-      searcher_(std::move(searcher)), settings_(std::move(settings)) {}
+      searcher_(std::move(searcher)), settings_(std::move(settings)),
+      constraints_(std::move(constraints)) {}
 
 SearchJob::SearchJob(int id, mw::Architecture arch, mw::Network network,
                      mw::NetworkSearchOptions options, QObject* parent)
@@ -95,7 +97,7 @@ void SearchJob::run() {
             post([&](Mail& m) { m.outcome = std::move(outcome); });
             return;
         }
-        const mw::MapSpace space(problem_, arch_);
+        const mw::MapSpace space(problem_, arch_, constraints_);
         mw::SearchResult r = mw::runSearch(
             space, searcher_, settings_,
             [this](const mw::SearchProgress& p) {

@@ -26,9 +26,11 @@ namespace mw::ui {
 class SearchJob : public QObject {
     Q_OBJECT
   public:
-    // A single-layer search of `problem` with `searcher`.
+    // A single-layer search of `problem` with `searcher`, in the map space
+    // `constraints` narrow.
     SearchJob(int id, mw::Architecture arch, mw::Problem problem, std::string searcher,
-              mw::SearchSettings settings, QObject* parent = nullptr);
+              mw::SearchSettings settings, mw::MapSpaceConstraints constraints = {},
+              QObject* parent = nullptr);
     // A whole-network search.
     SearchJob(int id, mw::Architecture arch, mw::Network network, mw::NetworkSearchOptions options,
               QObject* parent = nullptr);
@@ -83,6 +85,7 @@ class SearchJob : public QObject {
     mw::Network network_;
     std::string searcher_;
     mw::SearchSettings settings_;
+    mw::MapSpaceConstraints constraints_;
     mw::NetworkSearchOptions networkOptions_;
     bool isNetwork_ = false;
     std::atomic<bool> cancel_{false};

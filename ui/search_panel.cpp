@@ -3,6 +3,7 @@
 #include "ui/plot_export.h"
 
 #include "common/error.h"
+#include "io/timeloop.h"
 #include "ui/search_job.h"
 
 #include <qcustomplot.h>
@@ -11,6 +12,8 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -152,11 +155,37 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     buttons->addWidget(cancel_);
     status_ = new QLabel("Idle");
     status_->setWordWrap(true);
+    constraintsLabel_ = new QLabel;
+    constraintsLabel_->setWordWrap(true);
+    auto* loadConstraintsButton = new QPushButton("Load…");
+    loadConstraintsButton->setToolTip(
+        "Narrow the map space of new runs: a mapwright.constraints JSON file, or Timeloop "
+        "constraints (architecture_constraints, mapspace_constraints) in YAML");
+    connect(loadConstraintsButton, &QPushButton::clicked, this, [this] {
+        const QString path =
+            QFileDialog::getOpenFileName(this, "Load map-space constraints", QString(),
+                                         "Constraints (*.json *.yaml *.yml);;All files (*)");
+        if (!path.isEmpty())
+            loadConstraints(path);
+    });
+    clearConstraints_ = new QPushButton("Clear");
+    clearConstraints_->setToolTip("Search the whole map space");
+    connect(clearConstraints_, &QPushButton::clicked, this, [this] {
+        setConstraints(mw::Json());
+        emit constraintsChanged(constraints_);
+    });
+    auto* constraintButtons = new QHBoxLayout;
+    constraintButtons->addWidget(loadConstraintsButton);
+    constraintButtons->addWidget(clearConstraints_);
+    constraintButtons->addStretch();
 
     auto* settingsBox = new QGroupBox("Searchers");
     auto* settings = new QVBoxLayout(settingsBox);
     settings->addWidget(searcherList_);
     settings->addLayout(form);
+    settings->addWidget(new QLabel("<b>Constraints</b>"));
+    settings->addWidget(constraintsLabel_);
+    settings->addLayout(constraintButtons);
     settings->addLayout(buttons);
     settings->addWidget(status_);
     settings->addStretch(1);
@@ -221,6 +250,7 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
             refreshPlotNow();
     });
     refresh_->start();
+    refreshConstraints();
 }
 
 SearchPanel::~SearchPanel() {
@@ -246,6 +276,73 @@ void SearchPanel::setTarget(const mw::Architecture& arch, const mw::Network& net
         lowerBound_ = 0.0; // the editors report the problem; nothing to bound
     }
     rebuildPlot();
+}
+
+bool SearchPanel::setConstraints(const mw::Json& constraints) {
+    if (!constraints.is_null() && layer_ >= 0 && layer_ < int(network_.layers.size())) {
+        try {
+            mw::constraintsFromJson(constraints,
+                                    mw::buildProblem(network_.layers[std::size_t(layer_)]), arch_);
+        } catch (const mw::InputError& e) {
+            lastError_ = QString("Constraints: %1").arg(e.what());
+            emit message(lastError_);
+            return false;
+        }
+    }
+    constraints_ = constraints;
+    refreshConstraints();
+    return true;
+}
+
+bool SearchPanel::loadConstraints(const QString& path) {
+    mw::Json c;
+    try {
+        const std::string file = path.toStdString();
+        if (path.endsWith(".yaml", Qt::CaseInsensitive) ||
+            path.endsWith(".yml", Qt::CaseInsensitive)) {
+            if (layer_ < 0 || layer_ >= int(network_.layers.size()))
+                throw mw::InputError(file, "no layer to read Timeloop constraints against");
+            std::vector<std::string> notes;
+            c = mw::importTimeloopConstraints(
+                {{file, mw::readTextFile(file)}},
+                mw::buildProblem(network_.layers[std::size_t(layer_)]), arch_, notes);
+        } else {
+            c = mw::readJsonFile(file);
+        }
+        if (!c.is_null() && !c.contains("description"))
+            c["description"] = QFileInfo(path).fileName().toStdString();
+    } catch (const mw::InputError& e) {
+        lastError_ = QString::fromStdString(e.what());
+        emit message(lastError_);
+        return false;
+    }
+    if (!setConstraints(c))
+        return false;
+    emit constraintsChanged(constraints_);
+    emit message(QString("Constraints loaded from %1").arg(QFileInfo(path).fileName()));
+    return true;
+}
+
+void SearchPanel::refreshConstraints() {
+    clearConstraints_->setEnabled(!constraints_.is_null());
+    if (constraints_.is_null()) {
+        constraintsLabel_->setText("none: the whole map space");
+        constraintsLabel_->setToolTip(QString());
+        return;
+    }
+    QStringList levels;
+    if (constraints_.contains("levels") && constraints_.at("levels").is_array())
+        for (const auto& l : constraints_.at("levels"))
+            if (l.contains("level") && l.at("level").is_string())
+                levels << QString::fromStdString(l.at("level").get<std::string>());
+    QString text =
+        QString("%1 level%2 constrained").arg(levels.size()).arg(levels.size() == 1 ? "" : "s");
+    if (constraints_.contains("min_spatial_utilization"))
+        text +=
+            QString(", utilization ≥ %1").arg(constraints_.value("min_spatial_utilization", 0.0));
+    constraintsLabel_->setText(text);
+    const std::string description = constraints_.value("description", std::string());
+    constraintsLabel_->setToolTip(QString::fromStdString(description) + "\n" + levels.join(", "));
 }
 
 void SearchPanel::setRuns(const std::vector<mw::SessionRun>& runs) {
@@ -330,6 +427,7 @@ int SearchPanel::runSelected() {
             r.searcher = name.toStdString();
             r.layer = network_.layers[std::size_t(layer_)].name;
             r.settings = formSettings(std::uint64_t(firstSeed_->value() + k));
+            r.constraints = constraints_;
             start(r);
             ++started;
         }
@@ -343,11 +441,14 @@ void SearchPanel::startRun(const mw::SessionRun& request) {
 void SearchPanel::start(mw::SessionRun request) {
     const int li = network_.layerIndex(request.layer);
     mw::Problem problem;
+    mw::MapSpaceConstraints constraints;
     try {
         if (li < 0)
             throw mw::InputError("run", "layer '" + request.layer + "' is not in the workload");
         problem = mw::buildProblem(network_.layers[std::size_t(li)]);
         mw::validateArchitecture(arch_);
+        if (!request.constraints.is_null())
+            constraints = mw::constraintsFromJson(request.constraints, problem, arch_);
     } catch (const mw::InputError& e) {
         lastError_ = QString::fromStdString(e.what());
         emit message(lastError_);
@@ -358,7 +459,8 @@ void SearchPanel::start(mw::SessionRun request) {
     live.request = request;
     live.curve.searcher = request.searcher;
     live.curve.seed = request.settings.seed;
-    live.job = std::make_unique<SearchJob>(id, arch_, problem, request.searcher, request.settings);
+    live.job = std::make_unique<SearchJob>(id, arch_, problem, request.searcher, request.settings,
+                                           constraints);
     connect(live.job.get(), &SearchJob::mailArrived, this, [this, id] { onMail(id); });
     if (li == layer_) {
         live.curve.graph = plot_->addGraph();

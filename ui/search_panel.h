@@ -56,6 +56,14 @@ class SearchPanel : public QWidget {
     void setThreads(int threads);
     void setObjective(const QString& name);
     void setTimeAxis(bool seconds); // x axis: wall time instead of evaluations
+    // The map-space constraints new runs search under (a mapwright.constraints
+    // file as JSON; null: none). Checked against the target layer: a file that
+    // names a level the architecture lacks is refused with its message.
+    bool setConstraints(const mw::Json& constraints);
+    const mw::Json& constraints() const { return constraints_; }
+    // Reads a mapwright.constraints JSON file, or Timeloop constraints YAML
+    // (architecture_constraints / mapspace_constraints) against the target.
+    bool loadConstraints(const QString& path);
 
     // Starts one run per selected searcher and seed; returns how many started.
     int runSelected();
@@ -83,6 +91,7 @@ class SearchPanel : public QWidget {
     void runningChanged(int running);
     void runActivated(int sessionRunIndex); // a results-table row was chosen
     void message(const QString& text);
+    void constraintsChanged(const mw::Json& constraints); // loaded or cleared by the user
 
   private:
     struct Curve {
@@ -107,11 +116,13 @@ class SearchPanel : public QWidget {
     void refreshLiveRows();
     void showTableMenu(const QPoint& pos);
     void refreshPlotNow();
+    void refreshConstraints();
     void showTooltip(QMouseEvent* event);
     mw::SearchSettings formSettings(std::uint64_t seed) const;
 
     mw::Architecture arch_;
     mw::Network network_;
+    mw::Json constraints_;
     int layer_ = 0;
     double lowerBound_ = 0.0;
     std::vector<mw::SessionRun> runs_;
@@ -137,6 +148,8 @@ class SearchPanel : public QWidget {
     QPushButton* pause_;
     QPushButton* cancel_;
     QLabel* status_;
+    QLabel* constraintsLabel_;
+    QPushButton* clearConstraints_;
     QCustomPlot* plot_;
     QTableWidget* table_;
     QTimer* refresh_;

@@ -166,7 +166,8 @@ Session sessionFromJson(const Json& j, const std::string& where) {
         const Json& jr = runs[i];
         SessionRun r;
         r.searcher = required<std::string>(jr, "searcher", at);
-        makeSearcher(r.searcher); // throws naming the unknown searcher
+        if (r.searcher != kImportedRun)
+            makeSearcher(r.searcher); // throws naming the unknown searcher
         r.layer = optional<std::string>(jr, "layer", at,
                                         s.network.layers[std::size_t(s.currentLayer)].name);
         const int li = s.network.layerIndex(r.layer);
@@ -232,6 +233,64 @@ Session sessionFromJson(const Json& j, const std::string& where) {
             }
         }
         s.runs.push_back(std::move(r));
+    }
+    return s;
+}
+
+SearchSettings searchSettingsFromMapper(const TimeloopMapper& m) {
+    SearchSettings s;
+    s.budget.seconds = 60;
+    s.objective = SearchObjective::parse(m.objective);
+    s.threads = m.threads > 0 ? m.threads : 1;
+    if (m.searcher == "random-pruned") {
+        s.params["victory"] = double(m.victoryCondition);
+        s.params["timeout"] = double(m.timeout);
+        s.params["permutations"] = double(m.maxPermutations);
+    }
+    if (m.searchSize > 0)
+        s.budget.evaluations = m.searchSize;
+    return s;
+}
+
+Session sessionFromTimeloop(const TimeloopCase& c) {
+    Session s;
+    s.name = c.problem.name;
+    s.arch = c.arch;
+    s.network.name = c.problem.name;
+    LayerSpec layer;
+    layer.name = c.problem.name;
+    layer.kind = "custom";
+    layer.custom = c.problem;
+    s.network.layers.push_back(layer);
+    if (c.hasConstraints)
+        s.constraints = c.constraints;
+    if (c.hasMapping) {
+        SessionRun run;
+        run.searcher = kImportedRun;
+        run.layer = layer.name;
+        run.settings.budget.evaluations = 1;
+        run.finished = true;
+        run.constraints = s.constraints;
+        SearchResult& r = run.result;
+        r.searcher = kImportedRun;
+        r.best = c.mapping;
+        r.bestEvaluation = evaluate(c.problem, c.arch, c.mapping);
+        r.found = r.bestEvaluation.valid;
+        r.evaluations = 1;
+        r.illegal = r.found ? 0 : 1;
+        r.bestCost =
+            r.found ? run.settings.objective.value(r.bestEvaluation) : SearchContext::kInfinity;
+        r.trace.push_back({1, 0.0, r.bestCost, r.bestCost});
+        r.stopReason = "imported from Timeloop";
+        s.runs.push_back(run);
+    }
+    if (c.hasMapper) {
+        SessionRun run;
+        run.searcher = c.mapper.searcher;
+        run.layer = layer.name;
+        run.settings = searchSettingsFromMapper(c.mapper);
+        run.constraints = s.constraints;
+        s.runs.push_back(run);
     }
     return s;
 }

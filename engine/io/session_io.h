@@ -5,6 +5,7 @@
 // what a scripted screenshot runs before it renders.
 #include "arch/architecture.h"
 #include "io/json_io.h"
+#include "io/timeloop.h"
 #include "search/search.h"
 #include "workload/presets.h"
 
@@ -13,9 +14,13 @@
 
 namespace mw {
 
+// The searcher name of a run that holds a mapping given by the user (a
+// Timeloop mapping.yaml, say), not one a searcher found.
+inline constexpr const char* kImportedRun = "imported";
+
 struct SessionRun {
-    std::string searcher;
-    std::string layer; // name of the network layer searched
+    std::string searcher; // a searcher's name, or kImportedRun
+    std::string layer;    // name of the network layer searched
     SearchSettings settings;
     bool finished = false; // false: requested, not run yet
     SearchResult result;   // when finished (bestEvaluation is recomputed on load)
@@ -32,6 +37,15 @@ struct Session {
     Json constraints;
     std::vector<SessionRun> runs;
 };
+
+// The search settings a Timeloop mapper section asks for (its algorithm's
+// searcher with its victory, timeout and permutations; a minute's budget
+// unless it gives a search size).
+SearchSettings searchSettingsFromMapper(const TimeloopMapper& m);
+// A session of a Timeloop case: its architecture, its problem as a one-layer
+// workload, its constraints; its mapping as a finished kImportedRun run, and
+// the mapper's search as a requested run.
+Session sessionFromTimeloop(const TimeloopCase& c);
 
 Json toJson(const Session& s);
 // `where` names the source (a file) in errors.

@@ -10,6 +10,49 @@
 
 namespace mw {
 
+namespace {
+
+using timeloop_read::Spec;
+
+// Constraints checked against the problem they came with: contradictions are
+// errors here, not an empty search later.
+void checkSatisfiable(const Spec& spec, const Json& constraints, const Problem& p,
+                      const Architecture& a) {
+    const Spec::Entry* source = spec.find(
+        {"architecture_constraints", "arch_constraints", "mapspace_constraints", "mapspace"});
+    const Spec::Entry* arch = spec.find({"architecture", "arch"});
+    const std::string where = source ? source->file : arch ? arch->file : "Timeloop input";
+    try {
+        const MapSpace space(p, a, constraintsFromJson(constraints, p, a));
+        const std::string why = whyNoLegalMapping(space);
+        if (!why.empty())
+            throw InputError(where + ": constraints", "contradictory constraints: " + why);
+    } catch (const InputError& e) {
+        if (e.detail().find("contradictory") != std::string::npos)
+            throw;
+        throw InputError(where + ": constraints", "contradictory constraints: " + e.detail());
+    }
+}
+
+} // namespace
+
+Json importTimeloopConstraints(const std::vector<TimeloopText>& files, const Problem& p,
+                               const Architecture& a, std::vector<std::string>& notes) {
+    const Spec spec = timeloop_yaml::mergeFiles(files);
+    try {
+        bool constrained = false;
+        const Json c = timeloop_read::readConstraints(spec, p, a, constrained, notes);
+        if (!constrained)
+            throw InputError(files.empty() ? std::string("Timeloop input") : files.front().name,
+                             "constrains nothing; expected architecture_constraints or "
+                             "mapspace_constraints with targets");
+        checkSatisfiable(spec, c, p, a);
+        return c;
+    } catch (const YAML::Exception& e) {
+        throw InputError("Timeloop input", "unexpected YAML content (" + e.msg + ")");
+    }
+}
+
 TimeloopCase importTimeloop(const std::vector<std::string>& files) {
     std::vector<TimeloopText> texts;
     for (const auto& f : files)
@@ -48,24 +91,7 @@ TimeloopCase importTimeloopTexts(const std::vector<TimeloopText>& files) {
         bool constrained = false;
         const Json constraints = readConstraints(spec, c.problem, c.arch, constrained, c.notes);
         if (constrained) {
-            // Checked against the problem they came with: contradictions are
-            // errors here, not an empty search later.
-            const Spec::Entry* source = spec.find({"architecture_constraints", "arch_constraints",
-                                                   "mapspace_constraints", "mapspace"});
-            const std::string where =
-                source ? source->file : spec.find({"architecture", "arch"})->file;
-            try {
-                const MapSpace space(c.problem, c.arch,
-                                     constraintsFromJson(constraints, c.problem, c.arch));
-                const std::string why = whyNoLegalMapping(space);
-                if (!why.empty())
-                    throw InputError(where + ": constraints", "contradictory constraints: " + why);
-            } catch (const InputError& e) {
-                if (e.detail().find("contradictory") != std::string::npos)
-                    throw;
-                throw InputError(where + ": constraints",
-                                 "contradictory constraints: " + e.detail());
-            }
+            checkSatisfiable(spec, constraints, c.problem, c.arch);
             c.constraints = constraints;
             c.hasConstraints = true;
         }

@@ -54,6 +54,12 @@ struct TimeloopCase {
 TimeloopCase importTimeloop(const std::vector<std::string>& files);
 TimeloopCase importTimeloopTexts(const std::vector<TimeloopText>& files);
 
+// Only the constraint sections of Timeloop files (architecture_constraints,
+// mapspace_constraints), read against a problem and architecture of ours, as
+// a mapwright.constraints file; errors as importTimeloopTexts gives them.
+Json importTimeloopConstraints(const std::vector<TimeloopText>& files, const Problem& p,
+                               const Architecture& a, std::vector<std::string>& notes);
+
 // Timeloop's text for each file.
 std::string timeloopArchitectureYaml(const Architecture& a);
 std::string timeloopProblemYaml(const Problem& p);
