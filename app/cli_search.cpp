@@ -229,7 +229,20 @@ int cmdSearch(const Args& args) {
     const mw::SearchSettings settings = settingsFrom(args);
     const std::string out = args.get("out");
     std::filesystem::create_directories(out);
-    const mw::MapSpace space(problem, arch, target.constraints);
+    const mw::MapSpace space = [&] {
+        try {
+            return mw::MapSpace(problem, arch, target.constraints);
+        } catch (const InputError& e) {
+            if (!args.has("constraints") || e.where() != "constraints")
+                throw;
+            throw InputError(args.get("constraints"), "contradictory constraints: " + e.detail());
+        }
+    }();
+    if (args.has("constraints")) { // a space the constraints provably empty is said so
+        const mw::EmptySpace empty = mw::whyNoLegalMapping(space, 0);
+        if (empty.proven)
+            throw InputError(args.get("constraints"), "contradictory constraints: " + empty.reason);
+    }
     std::cout << target.note;
     const auto lb = mw::lowerBound(problem, arch, settings.objective);
     double lastPrint = -10.0;

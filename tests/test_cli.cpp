@@ -415,6 +415,23 @@ void TestCli::searchBadInput() {
                                        "--constraints", "/nonexistent.json"} +
                            base),
                        "/nonexistent.json: cannot be opened");
+    // Constraints that provably leave no legal mapping: said so, naming the file.
+    QTemporaryDir tmp;
+    const std::string bad = tmp.path().toStdString() + "/c.json";
+    mw::writeTextFile(bad,
+                      R"({"format": "mapwright.constraints", "levels": [{"level": "weights_spad",
+        "keep": ["Weights"], "temporal": {"C": 128, "M": 16, "R": 3, "S": 3}}]})");
+    expectOneLineError(run(QStringList{"search", "--searcher", "gamma", "--budget", "10",
+                                       "--constraints", q(bad)} +
+                           base),
+                       q(bad + ": contradictory constraints: 'weights_spad' must keep Weights"));
+    mw::writeTextFile(bad, R"({"format": "mapwright.constraints", "levels": [{"level": "shared_glb",
+        "temporal": {"C": 3}}]})");
+    expectOneLineError(run(QStringList{"search", "--searcher", "gamma", "--budget", "10",
+                                       "--constraints", q(bad)} +
+                           base),
+                       q(bad + ": contradictory constraints: fixed factors of dimension C multiply "
+                               "to 3, which does not divide its bound 128"));
 }
 
 void TestCli::badInput() {

@@ -628,6 +628,16 @@ void TestSearch::constraintsRespected() {
     c.levels[psum].keepValue = 1u << p.tensorIndex("Outputs");
     c.levels[a.levelIndex("weights_spad")].temporal[p.dimIndex("R")] = 3;
     c.minSpatialUtilization = 0.25;
+    // Partial orders, as Timeloop's permutations give them: at the glb M
+    // outermost and C innermost, at DRAM P innermost; at the rows S inside M.
+    OrderConstraint& glbOrder = c.levels[glb].order;
+    glbOrder.outer[glbOrder.numOuter++] = static_cast<std::uint8_t>(p.dimIndex("M"));
+    glbOrder.inner[glbOrder.numInner++] = static_cast<std::uint8_t>(p.dimIndex("C"));
+    OrderConstraint& dramOrder = c.levels[0].order;
+    dramOrder.inner[dramOrder.numInner++] = static_cast<std::uint8_t>(p.dimIndex("P"));
+    OrderConstraint& rowOrder = c.levels[row].spatialOrder;
+    rowOrder.outer[rowOrder.numOuter++] = static_cast<std::uint8_t>(p.dimIndex("M"));
+    rowOrder.inner[rowOrder.numInner++] = static_cast<std::uint8_t>(p.dimIndex("S"));
     const MapSpace space(p, a, c);
     for (const auto& name : searcherNames()) {
         const SearchResult r = runSearch(space, name, budget(800, 9, 2));

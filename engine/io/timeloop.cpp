@@ -15,18 +15,21 @@ namespace {
 using timeloop_read::Spec;
 
 // Constraints checked against the problem they came with: contradictions are
-// errors here, not an empty search later.
+// errors here, not an empty search later; a space in which sampling finds no
+// legal mapping (not a proof) is a note.
 void checkSatisfiable(const Spec& spec, const Json& constraints, const Problem& p,
-                      const Architecture& a) {
+                      const Architecture& a, std::vector<std::string>& notes) {
     const Spec::Entry* source = spec.find(
         {"architecture_constraints", "arch_constraints", "mapspace_constraints", "mapspace"});
     const Spec::Entry* arch = spec.find({"architecture", "arch"});
     const std::string where = source ? source->file : arch ? arch->file : "Timeloop input";
     try {
         const MapSpace space(p, a, constraintsFromJson(constraints, p, a));
-        const std::string why = whyNoLegalMapping(space);
-        if (!why.empty())
-            throw InputError(where + ": constraints", "contradictory constraints: " + why);
+        const EmptySpace empty = whyNoLegalMapping(space);
+        if (empty.proven)
+            throw InputError(where + ": constraints", "contradictory constraints: " + empty.reason);
+        if (!empty.reason.empty())
+            notes.push_back("the constraints may leave no legal mapping: " + empty.reason);
     } catch (const InputError& e) {
         if (e.detail().find("contradictory") != std::string::npos)
             throw;
@@ -46,7 +49,7 @@ Json importTimeloopConstraints(const std::vector<TimeloopText>& files, const Pro
             throw InputError(files.empty() ? std::string("Timeloop input") : files.front().name,
                              "constrains nothing; expected architecture_constraints or "
                              "mapspace_constraints with targets");
-        checkSatisfiable(spec, c, p, a);
+        checkSatisfiable(spec, c, p, a, notes);
         return c;
     } catch (const YAML::Exception& e) {
         throw InputError("Timeloop input", "unexpected YAML content (" + e.msg + ")");
@@ -91,7 +94,7 @@ TimeloopCase importTimeloopTexts(const std::vector<TimeloopText>& files) {
         bool constrained = false;
         const Json constraints = readConstraints(spec, c.problem, c.arch, constrained, c.notes);
         if (constrained) {
-            checkSatisfiable(spec, constraints, c.problem, c.arch);
+            checkSatisfiable(spec, constraints, c.problem, c.arch, c.notes);
             c.constraints = constraints;
             c.hasConstraints = true;
         }

@@ -55,7 +55,7 @@ bool OrderConstraint::holds(const std::array<std::uint8_t, kMaxDims>& order, std
     }
 }
 
-std::string whyNoLegalMapping(const MapSpace& space, int draws) {
+EmptySpace whyNoLegalMapping(const MapSpace& space, int draws) {
     const Problem& p = space.problem();
     const Architecture& a = space.arch();
     const MapSpaceConstraints& c = space.constraints();
@@ -68,9 +68,11 @@ std::string whyNoLegalMapping(const MapSpace& space, int draws) {
             y *= std::max<std::int64_t>(1, c.levels[l].spatialY[d]);
         }
         if (x > a.fanoutX(l) || y > a.fanoutY(l))
-            return "the fixed spatial factors at '" + a.levels[l].name + "' need " +
-                   std::to_string(x) + " x " + std::to_string(y) + " children; it fans out to " +
-                   std::to_string(a.fanoutX(l)) + " x " + std::to_string(a.fanoutY(l));
+            return {"the fixed spatial factors at '" + a.levels[l].name + "' need " +
+                        std::to_string(x) + " x " + std::to_string(y) +
+                        " children; it fans out to " + std::to_string(a.fanoutX(l)) + " x " +
+                        std::to_string(a.fanoutY(l)),
+                    true};
     }
     // The smallest tiles: a dimension's free factors go above a level when
     // some slot above it may take them, else they stay inside it.
@@ -106,10 +108,11 @@ std::string whyNoLegalMapping(const MapSpace& space, int draws) {
             for (int t = 0; t < p.numTensors(); ++t)
                 if ((mustKeep >> t) & 1u)
                     tensors += (tensors.empty() ? "" : ", ") + p.tensors[t].name;
-            return "'" + a.levels[l].name + "' must keep " + tensors +
-                   ", whose smallest tiles under the fixed factors take " +
-                   std::to_string(space.tileWords(ext, mustKeep)) + " words; it holds " +
-                   std::to_string(a.levels[l].capacityWords);
+            return {"'" + a.levels[l].name + "' must keep " + tensors +
+                        ", whose smallest tiles under the fixed factors take " +
+                        std::to_string(space.tileWords(ext, mustKeep)) + " words; it holds " +
+                        std::to_string(a.levels[l].capacityWords),
+                    true};
         }
     }
     Rng rng(1);
@@ -117,11 +120,12 @@ std::string whyNoLegalMapping(const MapSpace& space, int draws) {
     for (int i = 0; i < draws; ++i) {
         Mapping m = space.sample(rng);
         if (space.repair(m, rng, scratch) && space.isLegal(m, scratch))
-            return "";
+            return {};
     }
-    return "no legal mapping among " + std::to_string(draws) +
-           " sampled and repaired mappings (buffers too small for the fixed factors, or the "
-           "minimum utilization out of reach)";
+    return {"no legal mapping among " + std::to_string(draws) +
+                " sampled and repaired mappings (buffers too small for the fixed factors, or the "
+                "minimum utilization out of reach)",
+            false};
 }
 
 } // namespace mw

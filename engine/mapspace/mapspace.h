@@ -207,10 +207,15 @@ class MapSpace {
 
 namespace mw {
 
-// Why the space holds no legal mapping, or "" when one was found: fixed
-// spatial factors beyond a fan-out, or a tensor a level must keep whose
-// smallest tile (every free factor as far out as it may go) overflows it,
-// are proven; otherwise `draws` sampled and repaired mappings are tried.
-std::string whyNoLegalMapping(const MapSpace& space, int draws = 2000);
+// Why the space holds no legal mapping, or an empty reason when one was
+// found. Fixed spatial factors beyond a fan-out, or a tensor a level must
+// keep whose smallest tile (every free factor as far out as it may go)
+// overflows it, are proven; otherwise `draws` sampled and repaired mappings
+// are tried, and finding none proves nothing.
+struct EmptySpace {
+    std::string reason; // empty: a legal mapping exists
+    bool proven = false;
+};
+EmptySpace whyNoLegalMapping(const MapSpace& space, int draws = 2000);
 
 } // namespace mw

@@ -75,9 +75,12 @@ class GeneticSearch : public Searcher {
                         if (rng.uniform() < mutation)
                             space.resampleDimension(child, d, rng);
                     for (int l = 0; l < L; ++l) {
-                        if (rng.uniform() < mutation)
+                        if (rng.uniform() < mutation) {
                             std::shuffle(child.levels[l].order.begin(),
                                          child.levels[l].order.begin() + D, rng);
+                            // A constrained order keeps its constrained places.
+                            space.constraints().levels[l].order.apply(child.levels[l].order, D);
+                        }
                         for (int t = 0; t < T; ++t)
                             if (l > 0 && rng.uniform() < mutation)
                                 child.levels[l].setKeep(t, !child.levels[l].keeps(t));
