@@ -6,6 +6,8 @@
 #include "io/estimate_reference.h"
 #include "io/json_io.h"
 
+#include "test_support.h"
+
 #include <QtTest>
 
 #include <cmath>
@@ -17,14 +19,7 @@ using namespace mw;
 
 namespace {
 
-std::string errorOf(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "<no error>";
-}
+using mw::test::errorOf;
 
 StorageLevel sram(std::int64_t words, int wordBits = 8, int block = 8) {
     StorageLevel s;

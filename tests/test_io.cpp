@@ -6,7 +6,9 @@
 #include "io/timeloop.h"
 #include "model/cost_model.h"
 
+#include "test_support.h"
 #include <QTemporaryDir>
+
 #include <QtTest>
 
 #include <csignal>
@@ -30,15 +32,7 @@ std::string writeTemp(const QTemporaryDir& dir, const std::string& name, const s
     return path;
 }
 
-// The message of the InputError that f throws; fails the test if none.
-template <typename F> std::string errorOf(F&& f) {
-    try {
-        f();
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "<no error>";
-}
+using mw::test::errorOf;
 
 #define EXPECT_CONTAINS(text, part)                                                                \
     QVERIFY2(std::string(text).find(part) != std::string::npos,                                    \

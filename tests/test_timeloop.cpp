@@ -9,7 +9,9 @@
 #include "model/cost_model.h"
 #include "workload/presets.h"
 
+#include "test_support.h"
 #include <QTemporaryDir>
+
 #include <QtTest>
 
 #include <filesystem>
@@ -25,14 +27,7 @@ const std::string kCases = kData + "/timeloop-tutorial/";
 const std::string kUser = kData + "/timeloop-user/";
 const std::string kSamples = std::string(MAPWRIGHT_SOURCE_DIR) + "/samples/";
 
-std::string errorOf(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    return "<no error>";
-}
+using mw::test::errorOf;
 
 #define EXPECT_CONTAINS(text, part)                                                                \
     do {                                                                                           \

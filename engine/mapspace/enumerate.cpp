@@ -78,25 +78,9 @@ std::int64_t enumerateMappings(const MapSpace& space, const EnumerationOptions& 
     while (innermost > 0 && !space.levelHasTemporal(innermost))
         --innermost;
     // The trivial mapping with every fixed factor, keep and order in place.
-    Mapping base = space.canonical(makeTrivialMapping(p, a));
-    for (int l = 0; l < L; ++l) {
-        const LevelConstraint& lc = c.levels[l];
-        LevelMapping& lm = base.levels[l];
-        for (int d = 0; d < D; ++d) {
-            if (lc.temporal[d] > 0)
-                lm.temporal[d] = static_cast<std::uint32_t>(lc.temporal[d]);
-            if (lc.spatialX[d] > 0)
-                lm.spatialX[d] = static_cast<std::uint32_t>(lc.spatialX[d]);
-            if (lc.spatialY[d] > 0)
-                lm.spatialY[d] = static_cast<std::uint32_t>(lc.spatialY[d]);
-        }
-        lm.keepMask = static_cast<std::uint8_t>((lm.keepMask & ~lc.keepFixed) |
-                                                (lc.keepValue & lc.keepFixed));
-        if (l == 0)
-            lm.keepMask = static_cast<std::uint8_t>((1u << T) - 1);
-        if (!space.levelHasTemporal(l))
-            lm.keepMask = 0;
-    }
+    Mapping base = makeTrivialMapping(p, a);
+    space.applyFixed(base);
+    base = space.canonical(base);
 
     std::int64_t visited = 0;
     bool go = true;

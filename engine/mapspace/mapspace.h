@@ -77,6 +77,10 @@ class MapSpace {
     const Architecture& arch() const { return *arch_; }
     const MapSpaceConstraints& constraints() const { return constraints_; }
 
+    // Puts every fixed factor, keep choice and constrained loop order of the
+    // constraints into m (and keeps all at the outermost level, nothing at
+    // dummy levels).
+    void applyFixed(Mapping& m) const;
     // A random mapping that honours the constraints (it may still overflow a buffer).
     Mapping sample(Rng& rng) const;
     // Rejection sampling: a mapping that is legal, or false after maxTries.
@@ -155,7 +159,6 @@ class MapSpace {
     // With stopAtFullFanout, false as soon as a fan-out is overfilled (m is then unfinished).
     bool drawTiling(Rng& rng, Mapping& m, bool stopAtFullFanout = false) const;
     void drawOrders(Rng& rng, Mapping& m) const;
-    void applyFixed(Mapping& m) const;
     int innermostOverflow(const Mapping& m) const; // a level whose tiles overflow it, or -1
     // One outward pass that moves primes out of every over-full buffer (false:
     // a level overflows with tiles of size one and nothing it may bypass).
