@@ -111,6 +111,7 @@ inline mw::Problem loadProblem(const Args& args) {
 int cmdImportTimeloop(const Args& args);
 int cmdExportTimeloop(const Args& args);
 int cmdEstimate(const Args& args);
+int cmdImportOnnx(const Args& args);
 int cmdSearch(const Args& args);
 int cmdCompare(const Args& args);
 int cmdNetwork(const Args& args);

@@ -33,6 +33,7 @@ constexpr const char* kUsage =
     "  export-timeloop --arch A.json --workload W.json [--layer NAME] [--mapping M.json]\n"
     "         [--constraints C.json] [--objective O] [--victory N] [--timeout N] --out DIR\n"
     "  estimate --arch A.json | --reference DIR... [--tolerance 0.3]\n"
+    "  import-onnx MODEL.onnx --out NET.json [--batch N]\n"
     "  bench model [--arch A.json] [--runs N] [--seconds S] [--json]\n"
     "  search --list\n"
     "  search --arch A --workload W [--layer L] --searcher NAME [--budget N] [--seconds S]\n"
@@ -192,6 +193,8 @@ int main(int argc, char** argv) {
             return cmdImportTimeloop(parseArgs(argc, argv, 2, {}));
         if (cmd == "export-timeloop")
             return cmdExportTimeloop(parseArgs(argc, argv, 2, {}));
+        if (cmd == "import-onnx")
+            return cmdImportOnnx(parseArgs(argc, argv, 2, {}));
         if (cmd == "estimate")
             return cmdEstimate(parseArgs(argc, argv, 2, {}, {"reference"}));
         if (cmd == "bench")
@@ -209,7 +212,8 @@ int main(int argc, char** argv) {
         if (cmd == "parity-cases")
             return cmdParityCases(parseArgs(argc, argv, 2, {}));
         std::cerr << "error: unknown command '" << cmd
-                  << "'; expected evaluate, import-timeloop, export-timeloop, estimate, search, "
+                  << "'; expected evaluate, import-timeloop, export-timeloop, import-onnx, "
+                     "estimate, search, "
                      "compare, network, bench or parity-cases (see --help)\n";
         return 2;
     } catch (const InputError& e) {

@@ -416,7 +416,7 @@ int cmdNetwork(const Args& args) {
     const mw::NetworkOutcome r = mw::searchNetwork(net, arch, o, {}, interruptFlag());
     // Seconds per searched layer: a one-shot searcher (CoSA) is judged by its
     // time per layer, and its other figures go to network.json.
-    std::cout << std::left << std::setw(28) << "layer" << std::right << std::setw(10) << "evals"
+    std::cout << std::left << std::setw(36) << "layer" << std::right << std::setw(10) << "evals"
               << std::setw(9) << "seconds" << std::setw(14) << "energy uJ" << std::setw(14)
               << "cycles" << std::setw(13) << "EDP" << std::setw(10) << "EDP/LB"
               << "  note\n";
@@ -428,7 +428,7 @@ int cmdNetwork(const Args& args) {
         if (!l.result.found)
             note += " (no legal mapping)";
         const bool searched = l.sameAs < 0;
-        std::cout << std::left << std::setw(28) << l.name.substr(0, 27) << std::right
+        std::cout << std::left << std::setw(36) << l.name.substr(0, 35) << std::right
                   << std::setw(10) << (searched ? l.result.evaluations : 0) << std::setw(9)
                   << std::fixed << std::setprecision(2) << (searched ? l.result.seconds : 0.0)
                   << std::setw(14) << std::setprecision(3) << e.energy * 1e-6 << std::setw(14)
@@ -436,6 +436,7 @@ int cmdNetwork(const Args& args) {
                   << std::setprecision(2) << (l.result.found ? e.edp / l.bound.edp : 0.0) << "  "
                   << note << "\n";
         json lj = {{"name", l.name},
+                   {"source", net.layers[i].source},
                    {"same_as", l.sameAs},
                    {"warm_from", l.warmFrom},
                    {"found", l.result.found},

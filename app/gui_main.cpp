@@ -50,6 +50,11 @@ int main(int argc, char** argv) {
                       "Select this level (a name, or the compute level's) in the architecture "
                       "view.",
                       "LEVEL"});
+    parser.addOption({"import",
+                      "Import this network (ONNX or our JSON) as the workload, after opening "
+                      "the session.",
+                      "MODEL"});
+    parser.addOption({"batch", "The batch of an ONNX model whose batch is dynamic.", "N"});
     parser.addPositionalArgument("files",
                                  "Timeloop YAML files to open together (arch, problem, mapping, "
                                  "constraints, mapper, ERT, ART), instead of a session.",
@@ -73,6 +78,13 @@ int main(int argc, char** argv) {
                         : session.isEmpty() ? true
                                             : window.openSession(session);
     if (!opened && scripted) {
+        std::fprintf(stderr, "mapwright: %s\n", qPrintable(window.lastError()));
+        return 1;
+    }
+    if (parser.isSet("import") &&
+        !window.importNetwork(parser.value("import"), parser.value("batch").toLongLong(),
+                              !scripted) &&
+        scripted) {
         std::fprintf(stderr, "mapwright: %s\n", qPrintable(window.lastError()));
         return 1;
     }

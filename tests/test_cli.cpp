@@ -97,6 +97,7 @@ class TestCli : public QObject {
     void searchWritesResults();
     void compareTable();
     void networkTotals();
+    void importOnnxThenSearch();
     void searchBadInput();
     void badInput();
     void intrinsicMatches();
@@ -391,6 +392,45 @@ void TestCli::networkTotals() {
     QVERIFY2(c.exitCode == 0, qPrintable(c.err));
     QVERIFY(c.out.contains("21 layers"));
     QVERIFY(!c.out.contains("no legal mapping"));
+}
+
+// An ONNX model imported, then searched layer by layer under its readable
+// names, each with its ONNX name kept; bad models are one-line errors.
+void TestCli::importOnnxThenSearch() {
+    QTemporaryDir tmp;
+    const QString onnx = q(std::string(MAPWRIGHT_TEST_DATA) + "/onnx/");
+    const QString net = tmp.filePath("resnet18.json");
+    const Run r = run({"import-onnx", onnx + "resnet18.onnx", "--out", net});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("21 layers (12 distinct shapes)"), qPrintable(r.out));
+    QVERIFY(r.out.contains("20 convolution"));
+    QVERIFY(r.out.contains("skipped: Add x8 Flatten x1 GlobalAveragePool x1 MaxPool x1 Relu x17"));
+    QVERIFY(
+        r.out.contains(QRegularExpression("layer2\\.0\\.downsample\\.0 +convolution .*"
+                                          "/layer2/layer2\\.0/downsample/downsample\\.0/Conv")));
+    const Run s =
+        run({"network", "--arch", q(kSamples + "architectures/eyeriss_like.json"), "--workload",
+             net, "--searcher", "random-pruned", "--budget", "100", "--out", tmp.path()});
+    QVERIFY2(s.exitCode == 0, qPrintable(s.err));
+    QVERIFY(s.out.contains("layer4.1.conv2"));
+    const mw::Json nj = mw::readJsonFile(tmp.filePath("network.json").toStdString());
+    QCOMPARE(nj["layers"].size(), std::size_t(21));
+    QCOMPARE(nj["layers"][20]["name"].get<std::string>(), std::string("fc"));
+    QCOMPARE(nj["layers"][20]["source"].get<std::string>(), std::string("/fc/Gemm"));
+
+    const QString dynamic = onnx + "dynamic_no_shapes.onnx";
+    expectOneLineError(run({"import-onnx", dynamic, "--out", tmp.filePath("d.json")}),
+                       dynamic + ": input 'image' has a dynamic batch 'N'; expected --batch N");
+    const Run batched =
+        run({"import-onnx", dynamic, "--batch", "4", "--out", tmp.filePath("d.json")});
+    QVERIFY2(batched.exitCode == 0, qPrintable(batched.err));
+    QVERIFY(batched.out.contains("3 layers"));
+    expectOneLineError(run({"import-onnx", q(kSamples + "architectures/eyeriss_like.json"), "--out",
+                            tmp.filePath("x.json")}),
+                       "is not an ONNX model");
+    expectOneLineError(
+        run({"import-onnx", dynamic, "--batch", "0", "--out", tmp.filePath("x.json")}), "--batch");
+    expectOneLineError(run({"import-onnx", dynamic}), "--out");
 }
 
 void TestCli::searchBadInput() {

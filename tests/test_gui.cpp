@@ -558,6 +558,46 @@ class TestGui : public QObject {
         qunsetenv("MAPWRIGHT_MODEL_DIR");
     }
 
+    // An ONNX model from the GUI: imported (a dynamic batch given), its
+    // readable names in the workload and the network view, searched whole,
+    // exported.
+    void importsOnnxAndSearchesTheNetwork() {
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        const QString onnx = kSource + "/tests/data/onnx/";
+        const std::string before = sessionText(w.session());
+        QVERIFY(!w.importNetwork(onnx + "dynamic_no_shapes.onnx")); // no batch, not interactive
+        QVERIFY2(w.lastError().contains("dynamic batch 'N'"), qPrintable(w.lastError()));
+        QVERIFY(!w.importNetwork(onnx + "activations_only.onnx"));
+        QCOMPARE(sessionText(w.session()), before);
+        QVERIFY2(w.importNetwork(onnx + "dynamic_no_shapes.onnx", 4), qPrintable(w.lastError()));
+        QCOMPARE(w.session().network.layers.size(), std::size_t(3));
+        QCOMPARE(w.session().network.layers[0].param("N", 0), std::int64_t(4));
+        QVERIFY2(w.importNetwork(onnx + "resnet18.onnx"), qPrintable(w.lastError()));
+        const mw::Network& net = w.session().network;
+        QCOMPARE(net.layers.size(), std::size_t(21));
+        QCOMPARE(QString::fromStdString(net.layers[6].name), QString("layer2.0.conv2"));
+        QCOMPARE(QString::fromStdString(net.layers[6].source),
+                 QString("/layer2/layer2.0/conv2/Conv"));
+        auto* view = w.networkView();
+        view->setSearcher("gamma");
+        view->setBudget(200);
+        QVERIFY(view->run());
+        QVERIFY(view->waitForFinished(120000));
+        QCOMPARE(view->outcome().layers.size(), std::size_t(21));
+        QCOMPARE(view->layerTable()->item(6, 0)->text(), QString("layer2.0.conv2"));
+        QVERIFY(w.showView("network"));
+        QVERIFY(w.exportPlot(path("resnet18-network.png")));
+        QVERIFY(QFileInfo(path("resnet18-network.png")).size() > 1000);
+        w.selectLayer(6);
+        QVERIFY2(w.exportTimeloop(path("layer2.0.conv2")), qPrintable(w.lastError()));
+        QVERIFY(QFileInfo::exists(path("layer2.0.conv2/problem.yaml")));
+        QVERIFY(w.saveSession(path("resnet18-session.json")));
+        QCOMPARE(
+            mw::loadSession(path("resnet18-session.json").toStdString()).network.layers[6].source,
+            std::string("/layer2/layer2.0/conv2/Conv"));
+    }
+
     void networkViewSearchesEveryLayer() {
         MainWindow w(testOptions(dir_.path()));
         QVERIFY(w.openSession(MainWindow::defaultSessionPath()));

@@ -1,6 +1,7 @@
 #include "ui/main_window.h"
 
 #include "common/error.h"
+#include "io/onnx_import.h"
 #include "io/timeloop.h"
 #include "model/cost_model.h"
 #include "search/surrogate.h"
@@ -20,6 +21,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
@@ -35,6 +37,8 @@
 #include <QTreeWidget>
 #include <QUndoStack>
 
+#include <atomic>
+#include <optional>
 #include <thread>
 
 namespace mw::ui {
@@ -114,6 +118,8 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     connect(archEditor_, &ArchitectureEditor::architectureChanged, this,
             &MainWindow::onArchitectureChanged);
     connect(workloadEditor_, &WorkloadEditor::networkChanged, this, &MainWindow::onNetworkChanged);
+    connect(workloadEditor_, &WorkloadEditor::importRequested, this,
+            [this](const QString& path) { importNetwork(path, 0, true); });
     connect(workloadEditor_, &WorkloadEditor::currentLayerChanged, this, [this](int i) {
         if (!loading_ && i >= 0 && i != session_.currentLayer)
             selectLayer(i);
@@ -203,11 +209,12 @@ void MainWindow::buildActions() {
         ->setShortcut(QKeySequence::SaveAs);
     file->addSeparator();
     file->addAction("Import &architecture…", this, &MainWindow::importArchitectureDialog);
-    file->addAction("Import &network…", this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, "Import network", QString(),
-                                                          "Workload JSON (*.json)");
-        if (!path.isEmpty() && !workloadEditor_->importNetwork(path))
-            fail(workloadEditor_->lastError());
+    file->addAction("Import &network (ONNX or JSON)…", this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, "Import network", QString(),
+            "Network (*.onnx *.json);;ONNX model (*.onnx);;Workload JSON (*.json)");
+        if (!path.isEmpty())
+            importNetwork(path, 0, true);
     });
     file->addSeparator();
     auto* exportMap = file->addAction(QIcon::fromTheme("document-export"),
@@ -821,6 +828,72 @@ bool MainWindow::exportMapping(const QString& path) {
     }
     info(QString("Exported the mapping to %1").arg(path));
     return true;
+}
+
+bool MainWindow::importNetwork(const QString& path, qint64 batch, bool interactive) {
+    if (!path.endsWith(".onnx", Qt::CaseInsensitive)) {
+        if (!workloadEditor_->importNetwork(path)) {
+            fail(workloadEditor_->lastError());
+            return false;
+        }
+        return true;
+    }
+    // An ONNX model is read off the GUI thread (a large one takes a while).
+    mw::OnnxImportOptions options;
+    options.batch = batch;
+    for (;;) {
+        std::optional<mw::OnnxImport> result;
+        QString error;
+        std::atomic<bool> done{false};
+        std::thread worker([&] {
+            try {
+                result = mw::importOnnx(QFile::encodeName(path).toStdString(), options);
+            } catch (const std::exception& e) {
+                error = QString::fromStdString(e.what());
+            }
+            done.store(true, std::memory_order_release);
+        });
+        QProgressDialog dialog(QString("Reading %1…").arg(QFileInfo(path).fileName()), QString(), 0,
+                               0, this);
+        dialog.setWindowModality(Qt::WindowModal);
+        dialog.setMinimumDuration(300);
+        while (!done.load(std::memory_order_acquire)) {
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+            QThread::msleep(5);
+        }
+        worker.join();
+        dialog.reset();
+        if (result) {
+            workloadEditor_->setImportedNetwork(result->network);
+            QStringList counts;
+            for (const auto& [role, count] : result->roleCounts)
+                counts << QString("%1 %2").arg(count).arg(QString::fromStdString(role));
+            QStringList skipped;
+            for (const auto& [op, count] : result->skipped)
+                skipped << QString("%1 ×%2").arg(QString::fromStdString(op)).arg(count);
+            info(QString("Imported %1: %2 layers (%3 distinct shapes): %4%5")
+                     .arg(QFileInfo(path).fileName())
+                     .arg(result->network.layers.size())
+                     .arg(result->distinctShapes)
+                     .arg(counts.join(", "))
+                     .arg(skipped.isEmpty() ? QString()
+                                            : QString("; skipped %1").arg(skipped.join(", "))));
+            return true;
+        }
+        // A dynamic batch: ask for one and read again.
+        if (interactive && options.batch == 0 && error.contains("dynamic batch")) {
+            bool ok = false;
+            const int b = QInputDialog::getInt(this, "Batch size",
+                                               error + "\n\nBatch size for the import:", 1, 1,
+                                               1'000'000, 1, &ok);
+            if (ok) {
+                options.batch = b;
+                continue;
+            }
+        }
+        fail(error);
+        return false;
+    }
 }
 
 bool MainWindow::exportTimeloop(const QString& dir) {

@@ -64,6 +64,10 @@ class MainWindow : public QMainWindow {
     bool waitForSearches(int timeoutMs);
     void selectLayer(int index);
 
+    // Replaces the network: a workload JSON file, or an ONNX model's layers
+    // (read on a worker thread; `batch` fixes a dynamic batch, and 0 asks for
+    // one when interactive). Errors leave the network as it was.
+    bool importNetwork(const QString& path, qint64 batch = 0, bool interactive = false);
     bool exportMapping(const QString& path); // the inspected mapping: .json or .yaml
     // A Timeloop case in `dir`: architecture, current layer, ERT and ART (the
     // values in use), the inspected mapping when there is one, the session's

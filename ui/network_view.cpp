@@ -246,6 +246,8 @@ void NetworkView::draw() {
             auto* item = new QTableWidgetItem(cells[c]);
             if (c >= 1 && c <= 6)
                 item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            if (c == 0 && i < network_.layers.size() && !network_.layers[i].source.empty())
+                item->setToolTip("from " + QString::fromStdString(network_.layers[i].source));
             if (c == 7 && searched)
                 item->setToolTip(searcherFigures(l.result, "\n", true));
             layers_->setItem(int(i), c, item);

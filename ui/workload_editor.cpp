@@ -163,10 +163,11 @@ WorkloadEditor::WorkloadEditor(QWidget* parent) : QWidget(parent) {
     connect(removeButton_, &QPushButton::clicked, this, [this] { removeLayer(currentLayer()); });
 
     importButton_ = new QPushButton(tr("Import network…"), this);
-    importButton_->setToolTip(tr("Replace the network with a workload JSON file"));
+    importButton_->setToolTip(tr("Replace the network with an ONNX model's layers or a workload "
+                                 "JSON file"));
     connect(importButton_, &QPushButton::clicked, this, &WorkloadEditor::onImportClicked);
 
-    const int columns = kFirstParamColumn + static_cast<int>(params_.size()) + 1;
+    const int columns = kFirstParamColumn + static_cast<int>(params_.size()) + 2; // MACs, source
     table_ = new QTableWidget(0, columns, this);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -194,6 +195,8 @@ WorkloadEditor::WorkloadEditor(QWidget* parent) : QWidget(parent) {
     setHeader(macsColumn(), tr("MACs"),
               tr("Multiply-accumulates of the layer: the product of its dimension bounds "
                  "(read-only)"));
+    setHeader(sourceColumn(), tr("Imported from"),
+              tr("The node of the ONNX model the layer was imported from (read-only)"));
 
     connect(table_, &QTableWidget::itemChanged, this, &WorkloadEditor::onItemChanged);
     connect(table_, &QTableWidget::itemSelectionChanged, this, [this] { syncCurrentLayer(false); });
@@ -318,6 +321,10 @@ bool WorkloadEditor::importNetwork(const QString& path) {
     return true;
 }
 
+void WorkloadEditor::setImportedNetwork(Network n) {
+    replaceNetwork(std::move(n), true);
+}
+
 QString WorkloadEditor::lastError() const {
     return lastError_;
 }
@@ -343,6 +350,10 @@ int WorkloadEditor::paramColumn(const std::string& param) const {
 
 int WorkloadEditor::macsColumn() const {
     return kFirstParamColumn + static_cast<int>(params_.size());
+}
+
+int WorkloadEditor::sourceColumn() const {
+    return macsColumn() + 1;
 }
 
 QString WorkloadEditor::columnKey(int column) const {
@@ -514,7 +525,13 @@ void WorkloadEditor::fillRow(int row) {
     reset(name);
     name->setText(qs(l.name));
     name->setFlags(editable);
-    name->setToolTip(joinTips(problemError, customNote));
+    name->setToolTip(joinTips(joinTips(problemError, customNote),
+                              l.source.empty() ? QString() : tr("from %1").arg(qs(l.source))));
+
+    QTableWidgetItem* source = cell(row, sourceColumn());
+    reset(source);
+    source->setText(qs(l.source));
+    source->setFlags(readOnly);
 
     QTableWidgetItem* kind = cell(row, kKindColumn);
     reset(kind);
@@ -612,6 +629,9 @@ void WorkloadEditor::updateColumnVisibility() {
         }
         table_->setColumnHidden(kFirstParamColumn + static_cast<int>(i), !used);
     }
+    const bool imported = std::any_of(network_.layers.begin(), network_.layers.end(),
+                                      [](const LayerSpec& l) { return !l.source.empty(); });
+    table_->setColumnHidden(sourceColumn(), !imported);
 }
 
 void WorkloadEditor::updateButtons() {
@@ -679,12 +699,13 @@ void WorkloadEditor::onItemChanged(QTableWidgetItem* item) {
 }
 
 void WorkloadEditor::onImportClicked() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Import network"), lastDir_,
-                                                      tr("Workload JSON (*.json);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Import network"), lastDir_,
+        tr("Network (*.onnx *.json);;ONNX model (*.onnx);;Workload JSON (*.json);;All files (*)"));
     if (path.isEmpty())
         return;
     lastDir_ = QFileInfo(path).absolutePath();
-    importNetwork(path);
+    emit importRequested(path); // the window reads ONNX on a worker thread
 }
 
 std::string WorkloadEditor::uniqueName(const std::string& kind) const {

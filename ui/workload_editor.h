@@ -44,11 +44,14 @@ class WorkloadEditor : public QWidget {
     bool removeLayer(int row);
     bool
     importNetwork(const QString& path); // replaces the network; errors -> lastError(), unchanged
+    // Replaces the network with one read elsewhere (an ONNX model), as an edit.
+    void setImportedNetwork(mw::Network n);
     QString lastError() const;
 
   signals:
     void networkChanged(const mw::Network& n); // after every accepted edit
     void currentLayerChanged(int index);       // row selection changed
+    void importRequested(const QString& path); // the Import button chose a file
 
   protected:
     void changeEvent(QEvent* event) override;
@@ -57,6 +60,7 @@ class WorkloadEditor : public QWidget {
     int layerCount() const;
     int paramColumn(const std::string& param) const; // -1 when no such column
     int macsColumn() const;
+    int sourceColumn() const;
     QString columnKey(int column) const; // "name", a parameter name, or empty
 
     bool applyEdit(int row, const QString& column, const QString& text);

@@ -328,6 +328,8 @@ json toJson(const Network& n) {
     json layers = json::array();
     for (const auto& l : n.layers) {
         json lj = {{"name", l.name}, {"kind", l.kind}};
+        if (!l.source.empty())
+            lj["source"] = l.source;
         if (l.kind == "custom") {
             json pj = toJson(l.custom);
             lj["dimensions"] = pj["dimensions"];
@@ -368,6 +370,7 @@ Network networkFromJson(const json& j) {
         LayerSpec l;
         l.name = optString(lj, "name", path, "layer" + std::to_string(i));
         l.kind = getString(lj, "kind", path);
+        l.source = optString(lj, "source", path, "");
         if (lj.contains("densities")) {
             const json& dj = lj.at("densities");
             if (!dj.is_object())
@@ -398,7 +401,7 @@ Network networkFromJson(const json& j) {
                 l.params.emplace_back(key, v);
             }
             for (const auto& [key, value] : lj.items()) {
-                if (key == "name" || key == "kind" || key == "densities")
+                if (key == "name" || key == "kind" || key == "densities" || key == "source")
                     continue;
                 bool known = false;
                 for (const auto& pr : info->params)

@@ -1,5 +1,7 @@
 #include "search/mip_solver.h"
 
+#include "common/helper_process.h"
+
 #include <coin/Cbc_C_Interface.h>
 
 #include <algorithm>
@@ -86,11 +88,6 @@ void load(const MipProblem& problem, Cbc_Model* model) {
             Cbc_setInteger(model, c);
 }
 
-bool executableFile(const std::filesystem::path& p) {
-    std::error_code ec;
-    return std::filesystem::is_regular_file(p, ec) && access(p.c_str(), X_OK) == 0;
-}
-
 constexpr double kRequestTag = 0x4D574342; // "MWCB"
 constexpr double kWireVersion = 1;
 constexpr std::size_t kSolutionHeader = 9;
@@ -155,17 +152,11 @@ MipSolution solveMipInProcess(const MipProblem& problem, const MipOptions& optio
 }
 
 std::string mipSolverPath() {
-    if (const char* env = std::getenv("MAPWRIGHT_CBC"); env && *env)
-        return executableFile(env) ? env : "";
-    std::error_code ec;
-    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-    if (!ec && executableFile(self.parent_path() / "mapwright-cbc"))
-        return self.parent_path() / "mapwright-cbc";
 #ifdef MAPWRIGHT_CBC_BUILD_PATH
-    if (executableFile(MAPWRIGHT_CBC_BUILD_PATH))
-        return MAPWRIGHT_CBC_BUILD_PATH;
+    return findHelper("MAPWRIGHT_CBC", "mapwright-cbc", MAPWRIGHT_CBC_BUILD_PATH);
+#else
+    return findHelper("MAPWRIGHT_CBC", "mapwright-cbc", nullptr);
 #endif
-    return "";
 }
 
 MipSolution solveMip(const MipProblem& problem, const MipOptions& options,
@@ -177,106 +168,26 @@ MipSolution solveMip(const MipProblem& problem, const MipOptions& options,
                     "MAPWRIGHT_CBC to its path)";
         return s;
     }
-    // One socket both ways: the helper reads its request to the end (our
-    // shutdown), then writes its solution. Close-on-exec keeps this socket
-    // out of helpers other threads spawn meanwhile.
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-        s.failure = std::string("could not connect to the CBC helper: ") + std::strerror(errno);
-        return s;
-    }
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, sv[1], STDIN_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, sv[1], STDOUT_FILENO);
-    // Nothing CBC prints may reach the program's output (--json included).
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    char* argv[] = {const_cast<char*>(helper.c_str()), nullptr};
-    pid_t pid = -1;
-    const int spawned = posix_spawn(&pid, helper.c_str(), &actions, nullptr, argv, environ);
-    posix_spawn_file_actions_destroy(&actions);
-    close(sv[1]);
-    if (spawned != 0) {
-        close(sv[0]);
-        s.failure = "could not start " + helper + ": " + std::strerror(spawned);
-        return s;
-    }
-
-    enum class State { Running, Done, Cancelled, Overran, Broken };
-    State state = State::Running;
     const double patience = 1.5 * options.seconds + 5.0; // past CBC's own time limit
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::duration<double>(patience);
-    auto check = [&] {
-        if (state != State::Running)
-            return;
-        if (cancelled())
-            state = State::Cancelled;
-        else if (std::chrono::steady_clock::now() > deadline)
-            state = State::Overran;
-    };
-    constexpr int kPollMs = 20;
-
     const std::vector<double> request = encodeMipRequest(problem, options);
-    const char* p = reinterpret_cast<const char*>(request.data());
-    std::size_t left = request.size() * sizeof(double);
-    while (left > 0 && state == State::Running) {
-        pollfd pfd{sv[0], POLLOUT, 0};
-        const int ready = poll(&pfd, 1, kPollMs);
-        if (ready > 0) {
-            const ssize_t n = send(sv[0], p, left, MSG_NOSIGNAL | MSG_DONTWAIT);
-            if (n > 0) {
-                p += n;
-                left -= static_cast<std::size_t>(n);
-            } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-                state = State::Broken; // the helper is gone; its status says why
-            }
-        } else if (ready < 0 && errno != EINTR) {
-            state = State::Broken;
-        }
-        check();
-    }
-    shutdown(sv[0], SHUT_WR);
-    std::vector<char> bytes;
-    while (state == State::Running) {
-        pollfd pfd{sv[0], POLLIN, 0};
-        const int ready = poll(&pfd, 1, kPollMs);
-        if (ready > 0) {
-            char buffer[1 << 16];
-            const ssize_t n = read(sv[0], buffer, sizeof buffer);
-            if (n == 0)
-                state = State::Done;
-            else if (n > 0)
-                bytes.insert(bytes.end(), buffer, buffer + n);
-            else if (errno != EINTR && errno != EAGAIN)
-                state = State::Broken;
-        } else if (ready < 0 && errno != EINTR) {
-            state = State::Broken;
-        }
-        check();
-    }
-    if (state == State::Cancelled || state == State::Overran)
-        kill(pid, SIGKILL);
-    close(sv[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (state == State::Cancelled)
+    const HelperRun run = runHelper(helper, reinterpret_cast<const char*>(request.data()),
+                                    request.size() * sizeof(double), patience, cancelled);
+    switch (run.outcome) {
+    case HelperRun::Outcome::Cancelled:
         return s; // no schedule, and no failure: the caller asked for it
-    if (state == State::Overran) {
+    case HelperRun::Outcome::Overran:
         s.failure = "the CBC process ran " + std::to_string(int(patience)) +
                     " s past its start without finishing and was stopped";
         return s;
-    }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        s.failure = WIFSIGNALED(status)
-                        ? "CBC crashed (signal " + std::to_string(WTERMSIG(status)) + ")"
-                        : "CBC exited with status " + std::to_string(WEXITSTATUS(status));
+    case HelperRun::Outcome::Failed:
+        s.failure = "CBC " + run.failure;
         return s;
+    case HelperRun::Outcome::Replied:
+        break;
     }
     std::vector<double> in;
     MipSolution solved = sizesOf(problem);
-    if (!doublesFrom(bytes, in) || !decodeMipSolution(in, solved) ||
+    if (!doublesFrom(run.reply, in) || !decodeMipSolution(in, solved) ||
         (!solved.x.empty() && solved.x.size() != std::size_t(problem.numCols()))) {
         s.failure = "the CBC process returned a malformed result";
         return s;
@@ -285,39 +196,19 @@ MipSolution solveMip(const MipProblem& problem, const MipOptions& options,
 }
 
 int runMipSolverHelper(int in, int out) {
-    // Die with the program that asked: a solve nobody reads is wasted.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
     std::vector<char> bytes;
-    char buffer[1 << 16];
-    for (;;) {
-        const ssize_t n = read(in, buffer, sizeof buffer);
-        if (n == 0)
-            break;
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return 2;
-        }
-        bytes.insert(bytes.end(), buffer, buffer + n);
-    }
+    if (!readRequest(in, bytes))
+        return 2;
     std::vector<double> request;
     MipProblem problem;
     MipOptions options;
     if (!doublesFrom(bytes, request) || !decodeMipRequest(request, problem, options))
         return 2;
     const std::vector<double> reply = encodeMipSolution(solveMipInProcess(problem, options));
-    const char* p = reinterpret_cast<const char*>(reply.data());
-    std::size_t left = reply.size() * sizeof(double);
-    while (left > 0) {
-        const ssize_t n = write(out, p, left);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return 3;
-        p += n;
-        left -= static_cast<std::size_t>(n);
-    }
-    return 0;
+    return writeReply(out, reinterpret_cast<const char*>(reply.data()),
+                      reply.size() * sizeof(double))
+               ? 0
+               : 3;
 }
 
 std::vector<double> encodeMipRequest(const MipProblem& problem, const MipOptions& options) {

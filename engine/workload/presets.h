@@ -16,6 +16,8 @@ struct LayerSpec {
     Problem custom;                                           // used when kind == "custom"
     // Expected nonzero fraction per tensor name (absent: dense), e.g. {"Inputs", 0.5}.
     std::vector<std::pair<std::string, double>> densities;
+    // Where the layer came from, when imported: its name in the ONNX graph, say.
+    std::string source;
 
     std::int64_t param(const std::string& key, std::int64_t fallback) const;
 };
