@@ -2,11 +2,14 @@
 // Helpers shared by the CLI's commands: options, bundled samples, loading.
 #include "common/error.h"
 #include "io/json_io.h"
+#include "io/onnx_import.h"
 #include "workload/presets.h"
 
 #include <algorithm>
 #include <filesystem>
+#include <iomanip>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -87,6 +90,19 @@ inline double number(const Args& a, const std::string& key, double fallback) {
     }
 }
 
+// Numbers as the commands print them: fixed digits, or four significant in
+// scientific notation.
+inline std::string fixedText(double v, int digits) {
+    std::ostringstream o;
+    o << std::fixed << std::setprecision(digits) << v;
+    return o.str();
+}
+inline std::string sci(double v) {
+    std::ostringstream o;
+    o << std::scientific << std::setprecision(4) << v;
+    return o.str();
+}
+
 inline std::string findSample(const std::string& relative) {
     const std::vector<std::filesystem::path> roots = {
         std::filesystem::path(MAPWRIGHT_SOURCE_DIR) / "samples", "samples", "../samples",
@@ -108,6 +124,11 @@ inline mw::Problem loadProblem(const Args& args) {
     }
 }
 
+// --param NAME=VALUE (repeatable): searcher hyperparameters.
+void addParams(const Args& args, std::map<std::string, double>& params);
+// --batch N for ONNX models whose batch is dynamic.
+mw::OnnxImportOptions onnxOptions(const Args& args);
+
 int cmdImportTimeloop(const Args& args);
 int cmdExportTimeloop(const Args& args);
 int cmdEstimate(const Args& args);
@@ -119,5 +140,6 @@ int cmdBenchSearch(const Args& args);
 int cmdIntrinsic(const Args& args);
 int cmdTrainSurrogate(const Args& args);
 int cmdParityCases(const Args& args);
+int cmdSweep(const Args& args);
 
 } // namespace cli

@@ -50,6 +50,12 @@ constexpr const char* kUsage =
     "          [--out DIR]\n"
     "  network --arch A --workload W --searcher NAME [--budget N] [--seconds S] [--seed K]\n"
     "          [--warm-start] [--threads T] [--constraints C.json] [--out DIR]\n"
+    "  sweep --arch BASE.json --workload NET.json|MODEL.onnx --vary PARAM=V1,V2,... [--vary ...]\n"
+    "        [--spec SWEEP.json] [--sample N [--sample-seed K]] --searcher NAME --budget N\n"
+    "        [--objective O] [--seed K] [--param K=V]... [--constraints C.json] [--threads T]\n"
+    "        --db RESULTS.sqlite [--resume] [--shard I/N]   (also under mpirun)\n"
+    "  sweep report RESULTS.sqlite [--metrics energy,cycles[,area]] [--csv F] [--plot F.png|pdf]\n"
+    "  sweep merge OUT.sqlite SHARD.sqlite...\n"
     "  bench search [--arch A.json] [--searchers a,b] [--param K=V]... [--seconds S] [--json]\n"
     "  parity-cases --arch A --workload W [--layer L] [--random N] [--raw N] [--invalid N]\n"
     "         [--searchers a,b --budget N [--constraints C.json] [--model-dir DIR]]\n"
@@ -207,6 +213,8 @@ int main(int argc, char** argv) {
             return cmdTrainSurrogate(parseArgs(argc, argv, 2, {"paper-layers"}));
         if (cmd == "compare")
             return cmdCompare(parseArgs(argc, argv, 2, {}, {"param"}));
+        if (cmd == "sweep")
+            return cmdSweep(parseArgs(argc, argv, 2, {"resume"}, {"param", "vary"}));
         if (cmd == "network")
             return cmdNetwork(parseArgs(argc, argv, 2, {"warm-start"}, {"param"}));
         if (cmd == "parity-cases")

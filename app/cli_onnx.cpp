@@ -29,9 +29,7 @@ std::string shapeSummary(const mw::LayerSpec& l) {
 
 } // namespace
 
-int cmdImportOnnx(const Args& args) {
-    if (args.positional.size() != 1)
-        throw InputError("import-onnx", "expected MODEL.onnx --out NET.json [--batch N]");
+mw::OnnxImportOptions onnxOptions(const Args& args) {
     mw::OnnxImportOptions options;
     if (args.has("batch")) {
         const double b = number(args, "batch", 0);
@@ -40,6 +38,13 @@ int cmdImportOnnx(const Args& args) {
                              "is '" + args.get("batch") + "'; expected a whole number >= 1");
         options.batch = static_cast<std::int64_t>(b);
     }
+    return options;
+}
+
+int cmdImportOnnx(const Args& args) {
+    if (args.positional.size() != 1)
+        throw InputError("import-onnx", "expected MODEL.onnx --out NET.json [--batch N]");
+    const mw::OnnxImportOptions options = onnxOptions(args);
     const std::string out = args.get("out");
     const mw::OnnxImport r = mw::importOnnx(args.positional[0], options);
     mw::writeTextFile(out, mw::toJson(r.network).dump(1) + "\n");

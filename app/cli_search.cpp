@@ -22,21 +22,20 @@
 
 namespace cli {
 
-namespace {
-
-// --param NAME=VALUE (repeatable): searcher hyperparameters.
-void addParams(const Args& args, mw::SearchSettings& s) {
+void addParams(const Args& args, std::map<std::string, double>& params) {
     for (const auto& kv : args.all("param")) {
         const auto eq = kv.find('=');
         if (eq == std::string::npos || eq == 0)
             throw InputError("--param", "'" + kv + "': expected NAME=VALUE");
         try {
-            s.params[kv.substr(0, eq)] = std::stod(kv.substr(eq + 1));
+            params[kv.substr(0, eq)] = std::stod(kv.substr(eq + 1));
         } catch (const std::exception&) {
             throw InputError("--param", "'" + kv + "': the value is not a number");
         }
     }
 }
+
+namespace {
 
 mw::SearchSettings settingsFrom(const Args& args) {
     mw::SearchSettings s;
@@ -60,19 +59,13 @@ mw::SearchSettings settingsFrom(const Args& args) {
         throw InputError("--threads", "expected a whole number >= 1");
     s.threads = static_cast<int>(threads);
     s.modelDir = args.opt("model-dir", "");
-    addParams(args, s);
+    addParams(args, s.params);
     return s;
 }
 
 // The "stopped" field of every result file: whether Ctrl-C cut the work short.
 const char* stoppedBy() {
     return interrupted() ? "interrupted" : "finished";
-}
-
-std::string sci(double v) {
-    std::ostringstream o;
-    o << std::scientific << std::setprecision(4) << v;
-    return o.str();
 }
 
 void writeTrace(const std::string& path, const mw::SearchResult& r) {
@@ -396,7 +389,7 @@ int cmdCompare(const Args& args) {
 
 int cmdNetwork(const Args& args) {
     const mw::Architecture arch = mw::loadArchitecture(args.get("arch"));
-    const mw::Network net = mw::loadNetwork(args.get("workload"));
+    const mw::Network net = mw::loadNetworkFile(args.get("workload"), onnxOptions(args));
     mw::NetworkSearchOptions o;
     o.searcher = args.opt("searcher", "gamma");
     mw::makeSearcher(o.searcher);
@@ -572,7 +565,7 @@ int cmdBenchSearch(const Args& args) {
             s.threads = threads;
             s.params["victory"] = 0; // time, not convergence, ends the run
             s.params["timeout"] = 0;
-            addParams(args, s);
+            addParams(args, s.params);
             const auto r = mw::runSearch(space, name, s, {}, interruptFlag());
             charged[threads == 1 ? 0 : 1] += double(r.evaluations);
             if (r.evaluations == 0)
@@ -634,7 +627,7 @@ int cmdBenchSearch(const Args& args) {
         if (!idle.empty())
             row["no_evaluations_because"] = idle;
         mw::SearchSettings given; // the hyperparameters set with --param, as run
-        addParams(args, given);
+        addParams(args, given.params);
         row["params"] = given.params;
         rows.push_back(row);
     }

@@ -20,12 +20,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string fixed(double v, int precision) {
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(precision) << v;
-    return s.str();
-}
-
 // Energies and areas span 1e-5 to 1e6: four significant digits.
 std::string sig(double v) {
     std::ostringstream s;
@@ -171,8 +165,9 @@ int estimateArchitecture(const Args& args) {
               << cell(c.macEnergy, c.energySource, e.compute.energy) << " per MAC, leak "
               << cell(c.leak, c.leakSource, e.compute.leak) << ", area "
               << cell(c.area, c.areaSource, e.compute.area) << "\n  " << e.compute.basis << "\n";
-    std::cout << "on-chip area " << fixed(e.onChipArea / 1e6, 3) << " mm^2 (storage "
-              << fixed(e.storageArea / 1e6, 3) << ", MACs " << fixed(e.macArea / 1e6, 3) << ")\n";
+    std::cout << "on-chip area " << fixedText(e.onChipArea / 1e6, 3) << " mm^2 (storage "
+              << fixedText(e.storageArea / 1e6, 3) << ", MACs " << fixedText(e.macArea / 1e6, 3)
+              << ")\n";
     return 0;
 }
 
@@ -223,13 +218,13 @@ int estimateReferences(const Args& args) {
         std::cout << std::left << std::setw(34) << r.label << std::setw(18) << r.c.component
                   << std::setw(9) << r.c.action << std::right << std::setw(12) << sig(r.c.ours)
                   << std::setw(12) << sig(r.c.theirs) << std::setw(9)
-                  << (std::isfinite(ratio) ? fixed(ratio, 3) : std::string("inf"))
+                  << (std::isfinite(ratio) ? fixedText(ratio, 3) : std::string("inf"))
                   << (ok ? "" : "  *") << "\n";
     }
-    std::cout << within << " of " << rows.size() << " within " << fixed(100 * tolerance, 0)
+    std::cout << within << " of " << rows.size() << " within " << fixedText(100 * tolerance, 0)
               << " % (* outside); geometric mean deviation "
-              << fixed(100 * (std::exp(finite ? logSum / finite : 0.0) - 1), 1)
-              << " %, worst ratio " << fixed(worst, 3) << "\n";
+              << fixedText(100 * (std::exp(finite ? logSum / finite : 0.0) - 1), 1)
+              << " %, worst ratio " << fixedText(worst, 3) << "\n";
     return 0;
 }
 

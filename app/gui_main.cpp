@@ -4,6 +4,7 @@
 //   mapwright [--session FILE | TIMELOOP.yaml...] [--screenshot OUT.png [--view NAME]
 //             [--select LEVEL]] [--bench-gui]
 #include "ui/architecture_editor.h"
+#include "ui/design_space_view.h"
 #include "ui/gui_bench.h"
 #include "ui/main_window.h"
 #include "ui/network_view.h"
@@ -55,6 +56,8 @@ int main(int argc, char** argv) {
                       "the session.",
                       "MODEL"});
     parser.addOption({"batch", "The batch of an ONNX model whose batch is dynamic.", "N"});
+    parser.addOption(
+        {"sweep", "Open a sweep's results database in the design-space view.", "RESULTS.sqlite"});
     parser.addPositionalArgument("files",
                                  "Timeloop YAML files to open together (arch, problem, mapping, "
                                  "constraints, mapper, ERT, ART), instead of a session.",
@@ -86,6 +89,11 @@ int main(int argc, char** argv) {
                               !scripted) &&
         scripted) {
         std::fprintf(stderr, "mapwright: %s\n", qPrintable(window.lastError()));
+        return 1;
+    }
+    if (parser.isSet("sweep") && !window.designView()->openResults(parser.value("sweep")) &&
+        scripted) {
+        std::fprintf(stderr, "mapwright: %s\n", qPrintable(window.designView()->lastError()));
         return 1;
     }
     if (parser.isSet("select")) {

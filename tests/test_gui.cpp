@@ -4,12 +4,15 @@
 // best; the GUI thread stays responsive under a 2-thread search; exports
 // and the scripted screenshot work; bad input changes nothing.
 #include "common/error.h"
+#include "explore/sweep_db.h"
 #include "io/json_io.h"
 #include "io/session_io.h"
 #include "io/timeloop.h"
 #include "mapspace/mapspace.h"
 #include "model/cost_model.h"
+#include "test_support.h"
 #include "ui/architecture_editor.h"
+#include "ui/design_space_view.h"
 #include "ui/energy_view.h"
 #include "ui/gui_bench.h"
 #include "ui/main_window.h"
@@ -596,6 +599,68 @@ class TestGui : public QObject {
         QCOMPARE(
             mw::loadSession(path("resnet18-session.json").toStdString()).network.layers[6].source,
             std::string("/layer2/layer2.0/conv2/Conv"));
+    }
+
+    // A sweep of the session's design from the design-space view: points
+    // live in the chart and the database, the front, hover figures; a click
+    // opens a point's architecture (undoable) and its mappings as runs.
+    void designSpaceSweepsAndOpensAPoint() {
+        MainWindow w(testOptions(dir_.path()));
+        mw::Session s;
+        s.name = "sweep";
+        s.arch = mw::loadArchitecture(
+            (kSource + "/samples/architectures/eyeriss_like.json").toStdString());
+        s.network = mw::test::twoConvs();
+        w.setSession(s);
+        auto* view = w.designView();
+        QVERIFY(!view->axes().empty()); // a default sweep of this design
+        view->setAxes({{"shared_glb.capacity_words", {"32768", "131072"}},
+                       {"DRAM.class", {"LPDDR4", "HBM2"}}});
+        view->setBudget(100);
+        view->setThreads(2);
+        const QString db = path("design.sqlite");
+        view->setDatabasePath(db);
+        QVERIFY2(view->run(), qPrintable(view->lastError()));
+        QVERIFY(view->waitForFinished(120000));
+        QCOMPARE(view->points().size(), std::size_t(4));
+        QVERIFY(!view->front().empty());
+        QCOMPARE(mw::SweepDatabase::open(db.toStdString()).points().size(), std::size_t(4));
+        QVERIFY(w.showView("design"));
+        QVERIFY(w.exportPlot(path("design.png")));
+        QVERIFY(QFileInfo(path("design.png")).size() > 1000);
+        // Hover: the point under the cursor and its figures.
+        view->plot()->replot();
+        const std::size_t f = view->front().front();
+        const mw::PointRecord& point = view->points()[f];
+        const QPointF at(
+            view->plot()->xAxis->coordToPixel(mw::metricValue(point, mw::SweepMetric::Energy)),
+            view->plot()->yAxis->coordToPixel(mw::metricValue(point, mw::SweepMetric::Cycles)));
+        QCOMPARE(view->pointAt(at), int(f));
+        QVERIFY(view->pointSummary(int(f)).contains("on the Pareto front"));
+        // Click: the point's design and mappings in the other views.
+        const std::size_t runsBefore = w.session().runs.size();
+        view->activatePoint(int(f));
+        const mw::Architecture opened = mw::architectureFromJson(point.architecture);
+        QCOMPARE(w.session().arch.levels[1].capacityWords, opened.levels[1].capacityWords);
+        QCOMPARE(w.session().arch.levels[0].dramType, opened.levels[0].dramType);
+        QCOMPARE(w.session().runs.size(), runsBefore + 2);
+        QVERIFY(w.session().runs.back().result.bestEvaluation.valid);
+        QCOMPARE(w.session().runs.back().result.bestEvaluation.energy, point.layers[1].energy);
+        QCOMPARE(w.currentView(), QString("architecture"));
+        w.undoStack()->undo();
+        QCOMPARE(w.session().arch.levels[1].capacityWords, s.arch.levels[1].capacityWords);
+        // The database reopened shows the same sweep.
+        mw::ui::DesignSpaceView other;
+        QVERIFY2(other.openResults(db), qPrintable(other.lastError()));
+        QCOMPARE(other.points().size(), std::size_t(4));
+        QCOMPARE(other.front(), view->front());
+        QCOMPARE(other.axes().size(), std::size_t(2));
+        QVERIFY(!other.openResults(path("design.png")));
+        QVERIFY(other.lastError().contains("is not a Mapwright results database"));
+        // A sweep that is not valid is refused before it starts.
+        view->setAxes({{"glb.capacity_words", {"1024"}}});
+        QVERIFY(!view->run());
+        QVERIFY(view->lastError().contains("'glb' is not a level"));
     }
 
     void networkViewSearchesEveryLayer() {

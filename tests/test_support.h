@@ -2,6 +2,7 @@
 // Helpers shared by the test programs.
 #include "arch/architecture.h"
 #include "common/error.h"
+#include "workload/presets.h"
 
 #include <string>
 
@@ -28,6 +29,28 @@ inline StorageLevel level(const std::string& name, LevelClass cls, std::int64_t 
     s.meshY = meshY;
     s.energy = {energy, energy, energy, 0.0};
     return s;
+}
+
+// Two 14 x 14 conv layers (C = 32 and 64, M = 64, 3 x 3) and a repeat of the
+// first: a network small enough for sweeps in tests, with a repeated layer.
+inline Network twoConvs() {
+    Network n;
+    n.name = "two-convs";
+    LayerSpec a = presetLayer("conv2d", "conv_a");
+    for (auto& [k, v] : a.params)
+        v = k == "C"               ? 32
+            : k == "M"             ? 64
+            : k == "P" || k == "Q" ? 14
+            : k == "R" || k == "S" ? 3
+                                   : v;
+    LayerSpec b = a;
+    b.name = "conv_b";
+    for (auto& [k, v] : b.params)
+        v = k == "C" ? 64 : v;
+    LayerSpec c = a;
+    c.name = "conv_c";
+    n.layers = {a, b, c};
+    return n;
 }
 
 } // namespace mw::test

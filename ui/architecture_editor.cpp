@@ -428,16 +428,8 @@ bool ArchitectureEditor::setPeArray(int meshX, int meshY) {
                      .arg(meshY));
         return false;
     }
-    const int oldX = arch_.compute.meshX, oldY = arch_.compute.meshY;
     Architecture next = arch_;
-    for (StorageLevel& level : next.levels) {
-        if (level.meshX == oldX && oldX > 1)
-            level.meshX = meshX;
-        if (level.meshY == oldY && oldY > 1)
-            level.meshY = meshY;
-    }
-    next.compute.meshX = meshX;
-    next.compute.meshY = meshY;
+    resizePeArray(next, meshX, meshY);
     const QString description = tr("PE array %1 × %2").arg(meshX).arg(meshY);
     return commit(next, description, selected_, description);
 }

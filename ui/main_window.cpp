@@ -6,6 +6,7 @@
 #include "model/cost_model.h"
 #include "search/surrogate.h"
 #include "ui/architecture_editor.h"
+#include "ui/design_space_view.h"
 #include "ui/energy_view.h"
 #include "ui/mapping_inspector.h"
 #include "ui/network_view.h"
@@ -45,8 +46,8 @@ namespace mw::ui {
 
 namespace {
 
-const QStringList kViews = {"architecture", "workload", "search", "inspector", "energy", "network"};
-constexpr int kMaxRecent = 8;
+const QStringList kViews = {"architecture", "workload", "search", "inspector",
+                            "energy",       "network",  "design"};
 
 // The session without any layer, architecture or run: what a new window shows
 // until a session is opened.
@@ -79,6 +80,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     inspector_ = new MappingInspector;
     energyView_ = new EnergyView;
     networkView_ = new NetworkView;
+    designView_ = new DesignSpaceView;
     tabs_ = new QTabWidget;
     tabs_->setDocumentMode(true);
     tabs_->addTab(archEditor_, "Architecture");
@@ -87,6 +89,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     tabs_->addTab(inspector_, "Inspector");
     tabs_->addTab(energyView_, "Energy");
     tabs_->addTab(networkView_, "Network");
+    tabs_->addTab(designView_, "Design space");
     setCentralWidget(tabs_);
 
     explorer_ = new QTreeWidget;
@@ -138,6 +141,8 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     connect(searchPanel_, &SearchPanel::message, this, &MainWindow::info);
     connect(inspector_, &MappingInspector::message, this, &MainWindow::info);
     connect(networkView_, &NetworkView::message, this, &MainWindow::info);
+    connect(designView_, &DesignSpaceView::message, this, &MainWindow::info);
+    connect(designView_, &DesignSpaceView::pointActivated, this, &MainWindow::openDesignPoint);
 
     buildActions();
 
@@ -301,88 +306,6 @@ void MainWindow::setSession(const mw::Session& session) {
     refreshTitle();
 }
 
-bool MainWindow::openTimeloop(const QStringList& files) {
-    mw::TimeloopCase c;
-    try {
-        std::vector<std::string> paths;
-        for (const QString& f : files)
-            paths.push_back(f.toStdString());
-        c = mw::importTimeloop(paths);
-        setSession(mw::sessionFromTimeloop(c));
-    } catch (const std::exception& e) {
-        fail(QString::fromStdString(e.what()));
-        return false;
-    }
-    path_.clear(); // saving asks for a name: the Timeloop files stay as they are
-    setDirty(true);
-    refreshTitle();
-    QStringList names;
-    for (const QString& f : files)
-        names << QFileInfo(f).fileName();
-    QString text = QString("Opened %1").arg(names.join(", "));
-    for (const auto& n : c.notes)
-        text += "; " + QString::fromStdString(n);
-    info(text);
-    return true;
-}
-
-bool MainWindow::openSession(const QString& path) {
-    if (path.endsWith(".yaml", Qt::CaseInsensitive) || path.endsWith(".yml", Qt::CaseInsensitive))
-        return openTimeloop({path});
-    QString error;
-    try {
-        const mw::Session s = mw::loadSession(path.toStdString());
-        mw::validateArchitecture(s.arch);
-        setSession(s);
-    } catch (const mw::InputError& e) {
-        error = QString::fromStdString(e.what());
-    } catch (const std::exception& e) {
-        error = QString("%1: %2").arg(path, e.what());
-    }
-    if (!error.isEmpty()) {
-        // The file is left as it is; the autosave, if there is one, is offered.
-        const QString autosave = autosavePath();
-        const bool offer = path != autosave && QFileInfo::exists(autosave);
-        if (offer)
-            error += QString(" (the autosaved session %1 can be opened instead)").arg(autosave);
-        fail(error);
-        if (offer && isVisible() && options_.offerRestore &&
-            QMessageBox::question(this, "Open the autosave?",
-                                  QString("%1 could not be opened. Open the autosaved session "
-                                          "instead?")
-                                      .arg(QFileInfo(path).fileName()),
-                                  QMessageBox::Yes | QMessageBox::No,
-                                  QMessageBox::Yes) == QMessageBox::Yes &&
-            openSession(autosave))
-            path_.clear(); // save asks for a name: the autosave is not the user's file
-        return false;
-    }
-    path_ = path;
-    addRecent(path);
-    setDirty(false);
-    refreshTitle();
-    info(QString("Opened %1").arg(QFileInfo(path).fileName()));
-    return true;
-}
-
-bool MainWindow::saveSession(const QString& path) {
-    try {
-        mw::Session s = session_;
-        for (const mw::SessionRun& r : requested_)
-            s.runs.push_back(r);
-        mw::saveSession(path.toStdString(), s);
-    } catch (const std::exception& e) {
-        fail(QString::fromStdString(e.what()));
-        return false;
-    }
-    path_ = path;
-    addRecent(path);
-    setDirty(false);
-    refreshTitle();
-    info(QString("Saved %1").arg(QFileInfo(path).fileName()));
-    return true;
-}
-
 bool MainWindow::trainSurrogate(int samples, int epochs, bool interactive) {
     const auto& layers = session_.network.layers;
     if (session_.currentLayer < 0 || session_.currentLayer >= int(layers.size()))
@@ -519,6 +442,7 @@ void MainWindow::refreshViews() {
     inspector_->setSession(session_.arch, session_.network, session_.runs);
     energyView_->setSession(session_.arch, session_.network, session_.runs);
     networkView_->setTarget(session_.arch, session_.network);
+    designView_->setBase(session_.arch, session_.network, searchPanel_->constraints());
     refreshExplorer();
     refreshArchitectureTotals();
 }
@@ -736,6 +660,67 @@ void MainWindow::onRunFinished(const mw::SessionRun& run) {
         6000);
 }
 
+void MainWindow::openDesignPoint(const mw::SweepSpec& spec, const mw::PointRecord& point) {
+    mw::Architecture arch;
+    try {
+        arch = mw::architectureFromJson(point.architecture);
+    } catch (const mw::InputError& e) {
+        fail(QString("Design point %1: %2").arg(point.index).arg(QString::fromStdString(e.what())));
+        return;
+    }
+    // The sweep's network, when it is not the session's (a database opened).
+    if (mw::toJson(spec.network) != mw::toJson(session_.network)) {
+        loading_ = true;
+        workloadEditor_->setNetwork(spec.network);
+        loading_ = false;
+        onNetworkChanged(spec.network);
+    }
+    QStringList values;
+    for (std::size_t a = 0; a < spec.axes.size() && a < point.values.size(); ++a)
+        values << QString::fromStdString(spec.axes[a].parameter + "=" + point.values[a]);
+    archEditor_->applyEdit(arch,
+                           QString("Design point %1 (%2)").arg(point.index).arg(values.join(", ")));
+    // Each searched layer's best mapping becomes a finished run of the sweep's searcher.
+    mw::SearchSettings settings;
+    settings.budget.evaluations = spec.budget;
+    settings.seed = spec.seed;
+    settings.objective = mw::SearchObjective::parse(spec.objective);
+    settings.params = spec.params;
+    int added = 0;
+    for (std::size_t i = 0; i < point.layers.size() && i < session_.network.layers.size(); ++i) {
+        const mw::LayerRecord& l = point.layers[i];
+        if (l.mapping.is_null())
+            continue;
+        mw::SessionRun run;
+        run.searcher = spec.searcher;
+        run.layer = session_.network.layers[i].name;
+        run.settings = settings;
+        run.finished = true;
+        run.constraints = spec.constraints;
+        try {
+            const mw::Problem p = mw::buildProblem(session_.network.layers[i]);
+            run.result.searcher = spec.searcher;
+            run.result.best = mw::mappingFromJson(l.mapping, p, session_.arch);
+            run.result.found = true;
+            run.result.evaluations = l.evaluations;
+            run.result.stopReason = "design point " + std::to_string(point.index);
+            mw::evaluate(p, session_.arch, run.result.best, run.result.bestEvaluation);
+            run.result.bestCost = settings.objective.value(run.result.bestEvaluation);
+        } catch (const mw::InputError&) {
+            continue;
+        }
+        session_.runs.push_back(run);
+        ++added;
+    }
+    refreshViews();
+    setDirty(true);
+    info(QString("Opened design point %1 (%2): its architecture and %3 layer mappings")
+             .arg(point.index)
+             .arg(values.join(", "))
+             .arg(added));
+    showView("architecture");
+}
+
 void MainWindow::showRun(int runIndex) {
     inspector_->showRun(runIndex);
     energyView_->showRun(runIndex);
@@ -751,252 +736,6 @@ void MainWindow::fail(const QString& message) {
 
 void MainWindow::info(const QString& message) {
     statusBar()->showMessage(message, 6000);
-}
-
-void MainWindow::addRecent(const QString& path) {
-    if (path == autosavePath())
-        return;
-    QSettings settings;
-    QStringList recent = settings.value("recentSessions").toStringList();
-    recent.removeAll(path);
-    recent.prepend(QFileInfo(path).absoluteFilePath());
-    while (recent.size() > kMaxRecent)
-        recent.removeLast();
-    settings.setValue("recentSessions", recent);
-    rebuildRecentMenu();
-}
-
-void MainWindow::rebuildRecentMenu() {
-    if (!recentMenu_)
-        return;
-    recentMenu_->clear();
-    const QStringList recent = QSettings().value("recentSessions").toStringList();
-    for (const QString& path : recent)
-        recentMenu_
-            ->addAction(QFileInfo(path).fileName(), this, [this, path] { openSession(path); })
-            ->setToolTip(path);
-    recentMenu_->setEnabled(!recent.isEmpty());
-}
-
-void MainWindow::openDialog() {
-    const QStringList paths = QFileDialog::getOpenFileNames(
-        this,
-        "Open a session, or Timeloop files (select them all: arch, problem, mapping, "
-        "constraints, mapper, ERT, ART)",
-        QString(),
-        "Session or Timeloop files (*.json *.yaml *.yml);;Mapwright session (*.json);;"
-        "Timeloop YAML (*.yaml *.yml)");
-    if (paths.isEmpty())
-        return;
-    bool yaml = false;
-    for (const QString& p : paths)
-        yaml = yaml || !p.endsWith(".json", Qt::CaseInsensitive);
-    if (yaml)
-        openTimeloop(paths);
-    else if (paths.size() == 1)
-        openSession(paths.front());
-    else
-        fail("Open one session (.json) at a time, or Timeloop .yaml files together.");
-}
-
-bool MainWindow::saveDialog() {
-    QString path =
-        QFileDialog::getSaveFileName(this, "Save session", path_, "Mapwright session (*.json)");
-    if (path.isEmpty())
-        return false;
-    if (!path.endsWith(".json"))
-        path += ".json";
-    return saveSession(path);
-}
-
-bool MainWindow::exportMapping(const QString& path) {
-    if (!inspector_->hasMapping()) {
-        fail("No mapping to export: run a search first and pick its mapping in the inspector.");
-        return false;
-    }
-    try {
-        const mw::Problem& p = inspector_->problem();
-        const std::string text =
-            path.endsWith(".yaml", Qt::CaseInsensitive) ||
-                    path.endsWith(".yml", Qt::CaseInsensitive)
-                ? mw::timeloopMappingYaml(p, session_.arch, inspector_->mapping())
-                : mw::toJson(inspector_->mapping(), p, session_.arch).dump(1) + "\n";
-        mw::writeTextFile(path.toStdString(), text);
-    } catch (const std::exception& e) {
-        fail(QString::fromStdString(e.what()));
-        return false;
-    }
-    info(QString("Exported the mapping to %1").arg(path));
-    return true;
-}
-
-bool MainWindow::importNetwork(const QString& path, qint64 batch, bool interactive) {
-    if (!path.endsWith(".onnx", Qt::CaseInsensitive)) {
-        if (!workloadEditor_->importNetwork(path)) {
-            fail(workloadEditor_->lastError());
-            return false;
-        }
-        return true;
-    }
-    // An ONNX model is read off the GUI thread (a large one takes a while).
-    mw::OnnxImportOptions options;
-    options.batch = batch;
-    for (;;) {
-        std::optional<mw::OnnxImport> result;
-        QString error;
-        std::atomic<bool> done{false};
-        std::thread worker([&] {
-            try {
-                result = mw::importOnnx(QFile::encodeName(path).toStdString(), options);
-            } catch (const std::exception& e) {
-                error = QString::fromStdString(e.what());
-            }
-            done.store(true, std::memory_order_release);
-        });
-        QProgressDialog dialog(QString("Reading %1…").arg(QFileInfo(path).fileName()), QString(), 0,
-                               0, this);
-        dialog.setWindowModality(Qt::WindowModal);
-        dialog.setMinimumDuration(300);
-        while (!done.load(std::memory_order_acquire)) {
-            QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-            QThread::msleep(5);
-        }
-        worker.join();
-        dialog.reset();
-        if (result) {
-            workloadEditor_->setImportedNetwork(result->network);
-            QStringList counts;
-            for (const auto& [role, count] : result->roleCounts)
-                counts << QString("%1 %2").arg(count).arg(QString::fromStdString(role));
-            QStringList skipped;
-            for (const auto& [op, count] : result->skipped)
-                skipped << QString("%1 ×%2").arg(QString::fromStdString(op)).arg(count);
-            info(QString("Imported %1: %2 layers (%3 distinct shapes): %4%5")
-                     .arg(QFileInfo(path).fileName())
-                     .arg(result->network.layers.size())
-                     .arg(result->distinctShapes)
-                     .arg(counts.join(", "))
-                     .arg(skipped.isEmpty() ? QString()
-                                            : QString("; skipped %1").arg(skipped.join(", "))));
-            return true;
-        }
-        // A dynamic batch: ask for one and read again.
-        if (interactive && options.batch == 0 && error.contains("dynamic batch")) {
-            bool ok = false;
-            const int b = QInputDialog::getInt(this, "Batch size",
-                                               error + "\n\nBatch size for the import:", 1, 1,
-                                               1'000'000, 1, &ok);
-            if (ok) {
-                options.batch = b;
-                continue;
-            }
-        }
-        fail(error);
-        return false;
-    }
-}
-
-bool MainWindow::exportTimeloop(const QString& dir) {
-    const auto& layers = session_.network.layers;
-    if (session_.currentLayer < 0 || session_.currentLayer >= int(layers.size())) {
-        fail("No layer to export: add one in the workload view.");
-        return false;
-    }
-    try {
-        const mw::Problem p = mw::buildProblem(layers[std::size_t(session_.currentLayer)]);
-        // The inspected mapping goes along when it is of this layer.
-        const bool withMapping = inspector_->hasMapping() && inspector_->problem().name == p.name &&
-                                 inspector_->problem().numDims() == p.numDims();
-        mw::TimeloopMapper mapper;
-        mapper.objective = "edp";
-        mw::exportTimeloop(
-            p, session_.arch, withMapping ? &inspector_->mapping() : nullptr, dir.toStdString(),
-            session_.constraints.is_null() ? nullptr : &session_.constraints, mapper);
-        info(QString("Exported %1 on %2 for Timeloop to %3 (%4ERT, ART, %5mapper.yaml)")
-                 .arg(QString::fromStdString(p.name), QString::fromStdString(session_.arch.name),
-                      dir, withMapping ? "mapping.yaml, " : "",
-                      session_.constraints.is_null() ? "" : "constraints.yaml, "));
-    } catch (const std::exception& e) {
-        fail(QString::fromStdString(e.what()));
-        return false;
-    }
-    return true;
-}
-
-bool MainWindow::exportTraces(const QString& path) {
-    std::string csv = "run,searcher,seed,layer," + mw::traceCsv(mw::SearchResult{});
-    csv.pop_back(); // the header of traceCsv ends the line; rows follow
-    csv += "\n";
-    for (std::size_t i = 0; i < session_.runs.size(); ++i) {
-        const mw::SessionRun& r = session_.runs[i];
-        const std::string rows = mw::traceCsv(r.result);
-        std::size_t pos = rows.find('\n') + 1; // skip the header
-        const std::string prefix = std::to_string(i + 1) + "," + r.searcher + "," +
-                                   std::to_string(r.settings.seed) + "," + r.layer + ",";
-        while (pos < rows.size()) {
-            const std::size_t end = rows.find('\n', pos);
-            csv += prefix + rows.substr(pos, end - pos + 1);
-            pos = end + 1;
-        }
-    }
-    try {
-        mw::writeTextFile(path.toStdString(), csv);
-    } catch (const std::exception& e) {
-        fail(QString::fromStdString(e.what()));
-        return false;
-    }
-    info(QString("Exported %1 traces to %2").arg(session_.runs.size()).arg(path));
-    return true;
-}
-
-bool MainWindow::exportPlot(const QString& path) {
-    const bool ok =
-        currentView() == "energy" ? energyView_->exportPlot(path) : searchPanel_->exportPlot(path);
-    if (!ok)
-        fail(QString("Could not write the plot to %1").arg(path));
-    return ok;
-}
-
-void MainWindow::exportMappingDialog() {
-    const QString path =
-        QFileDialog::getSaveFileName(this, "Export mapping", "mapping.json",
-                                     "Mapwright mapping (*.json);;Timeloop mapping (*.yaml)");
-    if (!path.isEmpty())
-        exportMapping(path);
-}
-
-void MainWindow::exportTracesDialog() {
-    const QString path =
-        QFileDialog::getSaveFileName(this, "Export traces", "traces.csv", "CSV (*.csv)");
-    if (!path.isEmpty())
-        exportTraces(path);
-}
-
-void MainWindow::exportPlotDialog() {
-    const QString path = QFileDialog::getSaveFileName(this, "Export plot", "plot.png",
-                                                      "PNG image (*.png);;PDF document (*.pdf)");
-    if (!path.isEmpty())
-        exportPlot(path);
-}
-
-void MainWindow::exportTimeloopDialog() {
-    const QString dir = QFileDialog::getExistingDirectory(this, "Export for Timeloop into");
-    if (!dir.isEmpty())
-        exportTimeloop(dir);
-}
-
-void MainWindow::importArchitectureDialog() {
-    const QString path = QFileDialog::getOpenFileName(this, "Import architecture", QString(),
-                                                      "Architecture JSON (*.json)");
-    if (path.isEmpty())
-        return;
-    try {
-        const mw::Architecture a = mw::loadArchitecture(path.toStdString());
-        if (!archEditor_->applyEdit(a, QString("Import %1").arg(QFileInfo(path).fileName())))
-            fail(archEditor_->lastError());
-    } catch (const mw::InputError& e) {
-        fail(QString::fromStdString(e.what()));
-    }
 }
 
 } // namespace mw::ui

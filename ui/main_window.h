@@ -1,9 +1,10 @@
 #pragma once
 // The explorer's main window: a project explorer (architecture, workload,
 // runs), the views as tabs (architecture, workload, search, inspector,
-// energy, network), a toolbar, recent files, autosave with crash recovery,
+// energy, network, design space), a toolbar, recent files, autosave with crash recovery,
 // and a status bar with the running searches. It owns the session; the
 // views edit or show copies of it and report changes back.
+#include "explore/sweep_run.h"
 #include "io/session_io.h"
 
 #include <QMainWindow>
@@ -23,6 +24,7 @@ class SearchPanel;
 class MappingInspector;
 class EnergyView;
 class NetworkView;
+class DesignSpaceView;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -54,7 +56,7 @@ class MainWindow : public QMainWindow {
     const mw::Session& session() const { return session_; }
     QString sessionPath() const { return path_; }
 
-    // architecture | workload | search | inspector | energy | network
+    // architecture | workload | search | inspector | energy | network | design
     bool showView(const QString& name);
     QString currentView() const;
     static QStringList viewNames();
@@ -90,6 +92,10 @@ class MainWindow : public QMainWindow {
     MappingInspector* inspector() const { return inspector_; }
     EnergyView* energyView() const { return energyView_; }
     NetworkView* networkView() const { return networkView_; }
+    DesignSpaceView* designView() const { return designView_; }
+    // A sweep's point in the other views: its architecture (an undoable edit),
+    // the sweep's network, and each layer's best mapping as a finished run.
+    void openDesignPoint(const mw::SweepSpec& spec, const mw::PointRecord& point);
     QUndoStack* undoStack() const { return undo_; }
 
   protected:
@@ -141,6 +147,7 @@ class MainWindow : public QMainWindow {
     MappingInspector* inspector_;
     EnergyView* energyView_;
     NetworkView* networkView_;
+    DesignSpaceView* designView_;
 };
 
 } // namespace mw::ui

@@ -1,6 +1,7 @@
 #include "ui/network_view.h"
 
 #include "common/error.h"
+#include "ui/event_wait.h"
 #include "ui/search_job.h"
 #include "ui/search_panel.h"
 
@@ -183,12 +184,7 @@ void NetworkView::cancel() {
 }
 
 bool NetworkView::waitForFinished(int timeoutMs) {
-    QElapsedTimer t;
-    t.start();
-    while (running() && t.elapsed() < timeoutMs)
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-    QCoreApplication::processEvents(); // the queued result
-    return !running();
+    return processEventsWhile([this] { return running(); }, timeoutMs);
 }
 
 void NetworkView::draw() {

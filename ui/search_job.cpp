@@ -63,22 +63,11 @@ void SearchJob::throttle() {
 }
 
 SearchJob::Mail SearchJob::take() {
-    std::lock_guard<std::mutex> lock(mailMutex_);
-    Mail out = std::move(mail_);
-    mail_ = Mail{};
-    mailPending_ = false;
-    return out;
+    return mailbox_.take();
 }
 
 template <typename F> void SearchJob::post(F&& add) {
-    bool wasEmpty = false;
-    {
-        std::lock_guard<std::mutex> lock(mailMutex_);
-        add(mail_);
-        wasEmpty = !mailPending_;
-        mailPending_ = true;
-    }
-    if (wasEmpty)
+    if (mailbox_.post(std::forward<F>(add)))
         emit mailArrived();
 }
 

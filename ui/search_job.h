@@ -1,16 +1,15 @@
 #pragma once
 // One search (or one whole-network search) on a worker thread. The engine
 // runs there, so the GUI never waits on the cost model. What it reports
-// (progress, the result, a failure) goes into a mailbox under a std::mutex,
-// and a queued signal, mailArrived, tells the GUI thread to take() it: the
-// data passes through a lock ThreadSanitizer sees (Debian's Qt is not
-// instrumented, so data handed over inside a queued signal's arguments looks
-// to it like a race), and a burst of progress reports costs the GUI one event.
+// (progress, the result, a failure) goes into a Mailbox (ui/mailbox.h), and a
+// queued signal, mailArrived, tells the GUI thread to take() it.
 #include "arch/architecture.h"
 #include "mapspace/mapspace.h"
 #include "search/network_search.h"
 #include "search/search.h"
 #include "workload/problem.h"
+
+#include "ui/mailbox.h"
 
 #include <QObject>
 
@@ -92,9 +91,7 @@ class SearchJob : public QObject {
     std::atomic<bool> paused_{false};
     std::mutex mutex_;
     std::condition_variable resume_;
-    std::mutex mailMutex_;
-    Mail mail_;
-    bool mailPending_ = false;
+    Mailbox<Mail> mailbox_;
     // A std::thread, not a QThread: ThreadSanitizer sees its join.
     std::thread thread_;
     std::atomic<bool> running_{false};

@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "io/timeloop.h"
+#include "ui/event_wait.h"
 #include "ui/search_job.h"
 
 #include <qcustomplot.h>
@@ -551,11 +552,7 @@ int SearchPanel::runningCount() const {
 }
 
 bool SearchPanel::waitForAll(int timeoutMs) {
-    QElapsedTimer t;
-    t.start();
-    while (!live_.empty() && t.elapsed() < timeoutMs)
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-    return live_.empty();
+    return processEventsWhile([this] { return !live_.empty(); }, timeoutMs);
 }
 
 void SearchPanel::refreshCurve(Curve& c) {

@@ -97,6 +97,18 @@ int Architecture::fanoutY(int l) const {
     return child / levels[l].meshY;
 }
 
+void resizePeArray(Architecture& a, int meshX, int meshY) {
+    const int oldX = a.compute.meshX, oldY = a.compute.meshY;
+    for (StorageLevel& level : a.levels) {
+        if (level.meshX == oldX && oldX > 1)
+            level.meshX = meshX;
+        if (level.meshY == oldY && oldY > 1)
+            level.meshY = meshY;
+    }
+    a.compute.meshX = meshX;
+    a.compute.meshY = meshY;
+}
+
 void validateArchitecture(const Architecture& a) {
     const std::string where =
         a.name.empty() ? std::string("architecture") : "architecture '" + a.name + "'";

@@ -103,6 +103,11 @@ struct Architecture {
     int fanoutY(int l) const;
 };
 
+// The PE array resized to meshX x meshY in one step: the compute level and
+// every level spread over the array on an axis (a mesh side equal to the
+// array's, above 1) follow it; levels shared by the array stay.
+void resizePeArray(Architecture& a, int meshX, int meshY);
+
 // Checks the hierarchy (sizes, meshes that divide, a compute level present);
 // throws InputError naming the level and field.
 void validateArchitecture(const Architecture& arch);

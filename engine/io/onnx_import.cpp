@@ -434,6 +434,13 @@ std::string readableLayerName(const std::string& onnxName, const std::string& op
     return name.empty() ? onnxName : name;
 }
 
+Network loadNetworkFile(const std::string& path, const OnnxImportOptions& options) {
+    const std::string ext = std::filesystem::path(path).extension().string();
+    if (lowerText(ext) == ".onnx")
+        return importOnnx(path, options).network;
+    return loadNetwork(path);
+}
+
 OnnxImport importOnnx(const std::string& path, const OnnxImportOptions& options) {
     return importOnnxBytes(readTextFile(path), path, options);
 }

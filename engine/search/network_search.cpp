@@ -111,6 +111,8 @@ NetworkOutcome searchNetwork(const Network& net, const Architecture& a,
         if (lo.sameAs < 0 && !(cancel && cancel->load())) {
             SearchSettings s = options.settings;
             s.seed = options.settings.seed + 7919 * static_cast<std::uint64_t>(i);
+            if (i < options.layerSeeds.size() && options.layerSeeds[i])
+                s.warmStart.push_back(*options.layerSeeds[i]);
             if (options.warmStart) {
                 int bestDistance = 1 << 30;
                 const Finished* source = nullptr;

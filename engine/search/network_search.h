@@ -6,6 +6,7 @@
 #include "workload/presets.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@ struct NetworkSearchOptions {
     // Map-space constraints for every layer, resolved against each layer's
     // dimension and tensor names (see constraintsFromJson); empty: none.
     std::function<MapSpaceConstraints(const Problem&)> constraints;
+    // Per layer, a mapping to start from before any other (a neighbouring
+    // design point's, in a sweep); repaired by the searcher where needed.
+    std::vector<std::optional<Mapping>> layerSeeds;
 };
 
 // How a layer's result came about, for tables: "same as L" (a repeated layer),

@@ -13,11 +13,11 @@ build=$(cd "$1" && pwd)
 seconds=$2
 shift 2
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(architecture workload mapping constraints session timeloop onnx)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(architecture workload mapping constraints session timeloop onnx sweep)
 
 seeds=$build/fuzz-seeds-$$ # one per run: runs may go side by side
 trap 'rm -rf "$seeds"' EXIT
-mkdir -p "$seeds"/{architecture,workload,mapping,constraints,session,timeloop,onnx} "$build/fuzz-findings"
+mkdir -p "$seeds"/{architecture,workload,mapping,constraints,session,timeloop,onnx,sweep} "$build/fuzz-findings"
 cp "$root"/samples/architectures/*.json "$seeds/architecture/"
 cp "$root"/samples/networks/*.json "$root"/samples/workloads/*.json "$seeds/workload/"
 for f in "$root"/tests/data/workloads/*.json; do cp "$f" "$seeds/workload/data-$(basename "$f")"; done
@@ -25,6 +25,7 @@ cp "$root"/samples/mappings/*.json "$root"/tests/fuzz/seeds/mapping/*.json "$see
 cp "$root"/samples/constraints/*.json "$seeds/constraints/"
 cp "$root"/samples/sessions/*.json "$seeds/session/"
 cp "$root"/tests/data/onnx/*.onnx "$seeds/onnx/"
+cp "$root"/tests/fuzz/seeds/sweep/*.json "$seeds/sweep/"
 # A Timeloop case is one input: its files, each after a line "#FILE" (fuzz_timeloop.cpp):
 # the processed input.yaml with the ERT, and the files as users write them.
 for case in "$root"/tests/data/timeloop-tutorial/*/; do

@@ -1,0 +1,37 @@
+#pragma once
+// sweep: design-space sweeps on local threads, under mpirun (cli_sweep_mpi.cpp,
+// when built with MPI) or as one shard of a job array; sweep report, sweep merge.
+#include "cli_common.h"
+#include "explore/pareto.h"
+#include "explore/sweep_db.h"
+
+#include <string>
+#include <vector>
+
+namespace cli {
+
+struct SweepRun {
+    mw::SweepSpec spec;
+    std::string db;        // --db
+    mw::SweepShard shard;  // --shard I/N
+    std::string shardText; // as given, stored in the database ("" when whole)
+    bool resume = false;
+    int threads = 1; // points at once, per process
+};
+
+// One line per finished point, as the sweep goes.
+void printPoint(const mw::SweepSpec& spec, const mw::PointRecord& r, int done, int total);
+// The end of a run: counts, time, the energy-cycles front; the exit status.
+int finishSweep(const SweepRun& run, const mw::SweepDatabase& db, double seconds, bool complete);
+
+// Under mpirun (a launcher's environment), when this build has MPI.
+bool launchedByMpi();
+int runSweepMpi(const SweepRun& run);
+
+// The scatter of a report (ui/sweep_plot.h), when this build has Qt.
+bool sweepPlotAvailable();
+void writeSweepPlot(const std::string& path, const mw::SweepSpec& spec,
+                    const std::vector<mw::PointRecord>& points,
+                    const std::vector<mw::SweepMetric>& metrics);
+
+} // namespace cli

@@ -1,0 +1,386 @@
+// The main window's files: sessions, Timeloop cases and networks in; mappings,
+// Timeloop cases, traces and charts out; recent files.
+#include "ui/main_window.h"
+
+#include "common/error.h"
+#include "io/onnx_import.h"
+#include "io/timeloop.h"
+#include "model/cost_model.h"
+#include "search/surrogate.h"
+#include "ui/architecture_editor.h"
+#include "ui/design_space_view.h"
+#include "ui/energy_view.h"
+#include "ui/mapping_inspector.h"
+#include "ui/network_view.h"
+#include "ui/plot_export.h"
+#include "ui/search_panel.h"
+#include "ui/workload_editor.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressDialog>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QThread>
+#include <QTimer>
+#include <QToolBar>
+#include <QTreeWidget>
+#include <QUndoStack>
+
+#include <atomic>
+#include <optional>
+#include <thread>
+
+namespace mw::ui {
+
+namespace {
+
+constexpr int kMaxRecent = 8;
+
+} // namespace
+
+bool MainWindow::openTimeloop(const QStringList& files) {
+    mw::TimeloopCase c;
+    try {
+        std::vector<std::string> paths;
+        for (const QString& f : files)
+            paths.push_back(f.toStdString());
+        c = mw::importTimeloop(paths);
+        setSession(mw::sessionFromTimeloop(c));
+    } catch (const std::exception& e) {
+        fail(QString::fromStdString(e.what()));
+        return false;
+    }
+    path_.clear(); // saving asks for a name: the Timeloop files stay as they are
+    setDirty(true);
+    refreshTitle();
+    QStringList names;
+    for (const QString& f : files)
+        names << QFileInfo(f).fileName();
+    QString text = QString("Opened %1").arg(names.join(", "));
+    for (const auto& n : c.notes)
+        text += "; " + QString::fromStdString(n);
+    info(text);
+    return true;
+}
+
+bool MainWindow::openSession(const QString& path) {
+    if (path.endsWith(".yaml", Qt::CaseInsensitive) || path.endsWith(".yml", Qt::CaseInsensitive))
+        return openTimeloop({path});
+    QString error;
+    try {
+        const mw::Session s = mw::loadSession(path.toStdString());
+        mw::validateArchitecture(s.arch);
+        setSession(s);
+    } catch (const mw::InputError& e) {
+        error = QString::fromStdString(e.what());
+    } catch (const std::exception& e) {
+        error = QString("%1: %2").arg(path, e.what());
+    }
+    if (!error.isEmpty()) {
+        // The file is left as it is; the autosave, if there is one, is offered.
+        const QString autosave = autosavePath();
+        const bool offer = path != autosave && QFileInfo::exists(autosave);
+        if (offer)
+            error += QString(" (the autosaved session %1 can be opened instead)").arg(autosave);
+        fail(error);
+        if (offer && isVisible() && options_.offerRestore &&
+            QMessageBox::question(this, "Open the autosave?",
+                                  QString("%1 could not be opened. Open the autosaved session "
+                                          "instead?")
+                                      .arg(QFileInfo(path).fileName()),
+                                  QMessageBox::Yes | QMessageBox::No,
+                                  QMessageBox::Yes) == QMessageBox::Yes &&
+            openSession(autosave))
+            path_.clear(); // save asks for a name: the autosave is not the user's file
+        return false;
+    }
+    path_ = path;
+    addRecent(path);
+    setDirty(false);
+    refreshTitle();
+    info(QString("Opened %1").arg(QFileInfo(path).fileName()));
+    return true;
+}
+
+bool MainWindow::saveSession(const QString& path) {
+    try {
+        mw::Session s = session_;
+        for (const mw::SessionRun& r : requested_)
+            s.runs.push_back(r);
+        mw::saveSession(path.toStdString(), s);
+    } catch (const std::exception& e) {
+        fail(QString::fromStdString(e.what()));
+        return false;
+    }
+    path_ = path;
+    addRecent(path);
+    setDirty(false);
+    refreshTitle();
+    info(QString("Saved %1").arg(QFileInfo(path).fileName()));
+    return true;
+}
+
+void MainWindow::addRecent(const QString& path) {
+    if (path == autosavePath())
+        return;
+    QSettings settings;
+    QStringList recent = settings.value("recentSessions").toStringList();
+    recent.removeAll(path);
+    recent.prepend(QFileInfo(path).absoluteFilePath());
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    settings.setValue("recentSessions", recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    if (!recentMenu_)
+        return;
+    recentMenu_->clear();
+    const QStringList recent = QSettings().value("recentSessions").toStringList();
+    for (const QString& path : recent)
+        recentMenu_
+            ->addAction(QFileInfo(path).fileName(), this, [this, path] { openSession(path); })
+            ->setToolTip(path);
+    recentMenu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::openDialog() {
+    const QStringList paths = QFileDialog::getOpenFileNames(
+        this,
+        "Open a session, or Timeloop files (select them all: arch, problem, mapping, "
+        "constraints, mapper, ERT, ART)",
+        QString(),
+        "Session or Timeloop files (*.json *.yaml *.yml);;Mapwright session (*.json);;"
+        "Timeloop YAML (*.yaml *.yml)");
+    if (paths.isEmpty())
+        return;
+    bool yaml = false;
+    for (const QString& p : paths)
+        yaml = yaml || !p.endsWith(".json", Qt::CaseInsensitive);
+    if (yaml)
+        openTimeloop(paths);
+    else if (paths.size() == 1)
+        openSession(paths.front());
+    else
+        fail("Open one session (.json) at a time, or Timeloop .yaml files together.");
+}
+
+bool MainWindow::saveDialog() {
+    QString path =
+        QFileDialog::getSaveFileName(this, "Save session", path_, "Mapwright session (*.json)");
+    if (path.isEmpty())
+        return false;
+    if (!path.endsWith(".json"))
+        path += ".json";
+    return saveSession(path);
+}
+
+bool MainWindow::exportMapping(const QString& path) {
+    if (!inspector_->hasMapping()) {
+        fail("No mapping to export: run a search first and pick its mapping in the inspector.");
+        return false;
+    }
+    try {
+        const mw::Problem& p = inspector_->problem();
+        const std::string text =
+            path.endsWith(".yaml", Qt::CaseInsensitive) ||
+                    path.endsWith(".yml", Qt::CaseInsensitive)
+                ? mw::timeloopMappingYaml(p, session_.arch, inspector_->mapping())
+                : mw::toJson(inspector_->mapping(), p, session_.arch).dump(1) + "\n";
+        mw::writeTextFile(path.toStdString(), text);
+    } catch (const std::exception& e) {
+        fail(QString::fromStdString(e.what()));
+        return false;
+    }
+    info(QString("Exported the mapping to %1").arg(path));
+    return true;
+}
+
+bool MainWindow::importNetwork(const QString& path, qint64 batch, bool interactive) {
+    if (!path.endsWith(".onnx", Qt::CaseInsensitive)) {
+        if (!workloadEditor_->importNetwork(path)) {
+            fail(workloadEditor_->lastError());
+            return false;
+        }
+        return true;
+    }
+    // An ONNX model is read off the GUI thread (a large one takes a while).
+    mw::OnnxImportOptions options;
+    options.batch = batch;
+    for (;;) {
+        std::optional<mw::OnnxImport> result;
+        QString error;
+        std::atomic<bool> done{false};
+        std::thread worker([&] {
+            try {
+                result = mw::importOnnx(QFile::encodeName(path).toStdString(), options);
+            } catch (const std::exception& e) {
+                error = QString::fromStdString(e.what());
+            }
+            done.store(true, std::memory_order_release);
+        });
+        QProgressDialog dialog(QString("Reading %1…").arg(QFileInfo(path).fileName()), QString(), 0,
+                               0, this);
+        dialog.setWindowModality(Qt::WindowModal);
+        dialog.setMinimumDuration(300);
+        while (!done.load(std::memory_order_acquire)) {
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+            QThread::msleep(5);
+        }
+        worker.join();
+        dialog.reset();
+        if (result) {
+            workloadEditor_->setImportedNetwork(result->network);
+            QStringList counts;
+            for (const auto& [role, count] : result->roleCounts)
+                counts << QString("%1 %2").arg(count).arg(QString::fromStdString(role));
+            QStringList skipped;
+            for (const auto& [op, count] : result->skipped)
+                skipped << QString("%1 ×%2").arg(QString::fromStdString(op)).arg(count);
+            info(QString("Imported %1: %2 layers (%3 distinct shapes): %4%5")
+                     .arg(QFileInfo(path).fileName())
+                     .arg(result->network.layers.size())
+                     .arg(result->distinctShapes)
+                     .arg(counts.join(", "))
+                     .arg(skipped.isEmpty() ? QString()
+                                            : QString("; skipped %1").arg(skipped.join(", "))));
+            return true;
+        }
+        // A dynamic batch: ask for one and read again.
+        if (interactive && options.batch == 0 && error.contains("dynamic batch")) {
+            bool ok = false;
+            const int b = QInputDialog::getInt(this, "Batch size",
+                                               error + "\n\nBatch size for the import:", 1, 1,
+                                               1'000'000, 1, &ok);
+            if (ok) {
+                options.batch = b;
+                continue;
+            }
+        }
+        fail(error);
+        return false;
+    }
+}
+
+bool MainWindow::exportTimeloop(const QString& dir) {
+    const auto& layers = session_.network.layers;
+    if (session_.currentLayer < 0 || session_.currentLayer >= int(layers.size())) {
+        fail("No layer to export: add one in the workload view.");
+        return false;
+    }
+    try {
+        const mw::Problem p = mw::buildProblem(layers[std::size_t(session_.currentLayer)]);
+        // The inspected mapping goes along when it is of this layer.
+        const bool withMapping = inspector_->hasMapping() && inspector_->problem().name == p.name &&
+                                 inspector_->problem().numDims() == p.numDims();
+        mw::TimeloopMapper mapper;
+        mapper.objective = "edp";
+        mw::exportTimeloop(
+            p, session_.arch, withMapping ? &inspector_->mapping() : nullptr, dir.toStdString(),
+            session_.constraints.is_null() ? nullptr : &session_.constraints, mapper);
+        info(QString("Exported %1 on %2 for Timeloop to %3 (%4ERT, ART, %5mapper.yaml)")
+                 .arg(QString::fromStdString(p.name), QString::fromStdString(session_.arch.name),
+                      dir, withMapping ? "mapping.yaml, " : "",
+                      session_.constraints.is_null() ? "" : "constraints.yaml, "));
+    } catch (const std::exception& e) {
+        fail(QString::fromStdString(e.what()));
+        return false;
+    }
+    return true;
+}
+
+bool MainWindow::exportTraces(const QString& path) {
+    std::string csv = "run,searcher,seed,layer," + mw::traceCsv(mw::SearchResult{});
+    csv.pop_back(); // the header of traceCsv ends the line; rows follow
+    csv += "\n";
+    for (std::size_t i = 0; i < session_.runs.size(); ++i) {
+        const mw::SessionRun& r = session_.runs[i];
+        const std::string rows = mw::traceCsv(r.result);
+        std::size_t pos = rows.find('\n') + 1; // skip the header
+        const std::string prefix = std::to_string(i + 1) + "," + r.searcher + "," +
+                                   std::to_string(r.settings.seed) + "," + r.layer + ",";
+        while (pos < rows.size()) {
+            const std::size_t end = rows.find('\n', pos);
+            csv += prefix + rows.substr(pos, end - pos + 1);
+            pos = end + 1;
+        }
+    }
+    try {
+        mw::writeTextFile(path.toStdString(), csv);
+    } catch (const std::exception& e) {
+        fail(QString::fromStdString(e.what()));
+        return false;
+    }
+    info(QString("Exported %1 traces to %2").arg(session_.runs.size()).arg(path));
+    return true;
+}
+
+bool MainWindow::exportPlot(const QString& path) {
+    const QString view = currentView();
+    const bool ok = view == "energy"   ? energyView_->exportPlot(path)
+                    : view == "design" ? savePlot(designView_->plot(), path)
+                                       : searchPanel_->exportPlot(path);
+    if (!ok)
+        fail(QString("Could not write the plot to %1").arg(path));
+    return ok;
+}
+
+void MainWindow::exportMappingDialog() {
+    const QString path =
+        QFileDialog::getSaveFileName(this, "Export mapping", "mapping.json",
+                                     "Mapwright mapping (*.json);;Timeloop mapping (*.yaml)");
+    if (!path.isEmpty())
+        exportMapping(path);
+}
+
+void MainWindow::exportTracesDialog() {
+    const QString path =
+        QFileDialog::getSaveFileName(this, "Export traces", "traces.csv", "CSV (*.csv)");
+    if (!path.isEmpty())
+        exportTraces(path);
+}
+
+void MainWindow::exportPlotDialog() {
+    const QString path = QFileDialog::getSaveFileName(this, "Export plot", "plot.png",
+                                                      "PNG image (*.png);;PDF document (*.pdf)");
+    if (!path.isEmpty())
+        exportPlot(path);
+}
+
+void MainWindow::exportTimeloopDialog() {
+    const QString dir = QFileDialog::getExistingDirectory(this, "Export for Timeloop into");
+    if (!dir.isEmpty())
+        exportTimeloop(dir);
+}
+
+void MainWindow::importArchitectureDialog() {
+    const QString path = QFileDialog::getOpenFileName(this, "Import architecture", QString(),
+                                                      "Architecture JSON (*.json)");
+    if (path.isEmpty())
+        return;
+    try {
+        const mw::Architecture a = mw::loadArchitecture(path.toStdString());
+        if (!archEditor_->applyEdit(a, QString("Import %1").arg(QFileInfo(path).fileName())))
+            fail(archEditor_->lastError());
+    } catch (const mw::InputError& e) {
+        fail(QString::fromStdString(e.what()));
+    }
+}
+
+} // namespace mw::ui
