@@ -144,6 +144,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     connect(designView_, &DesignSpaceView::message, this, &MainWindow::info);
     connect(designView_, &DesignSpaceView::pointActivated, this, &MainWindow::openDesignPoint);
 
+    searchPanel_->addSearchers(options_.searchers);
     buildActions();
 
     autosave_ = new QTimer(this);

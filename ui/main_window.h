@@ -34,6 +34,8 @@ class MainWindow : public QMainWindow {
         bool autosave = true;
         QString autosaveDir; // default: the application's data location
         int autosaveIntervalMs = 30'000;
+        // Searchers beside the built-in ones (the Python module's registered ones).
+        std::vector<mw::SearcherFactory> searchers;
     };
     explicit MainWindow(QWidget* parent = nullptr);
     explicit MainWindow(const Options& options, QWidget* parent = nullptr);

@@ -87,8 +87,10 @@ void SearchJob::run() {
             return;
         }
         const mw::MapSpace space(problem_, arch_, constraints_);
+        const std::unique_ptr<mw::Searcher> searcher =
+            make_ ? make_() : mw::makeSearcher(searcher_);
         mw::SearchResult r = mw::runSearch(
-            space, searcher_, settings_,
+            space, *searcher, searcher_, settings_,
             [this](const mw::SearchProgress& p) {
                 throttle();
                 post([&](Mail& m) { m.progress.push_back({p.evaluations, p.seconds, p.best}); });

@@ -30,6 +30,10 @@ class SearchJob : public QObject {
     SearchJob(int id, mw::Architecture arch, mw::Problem problem, std::string searcher,
               mw::SearchSettings settings, mw::MapSpaceConstraints constraints = {},
               QObject* parent = nullptr);
+    // A searcher from outside the engine's list: made by `make` on the worker thread.
+    void setSearcherFactory(std::function<std::unique_ptr<mw::Searcher>()> make) {
+        make_ = std::move(make);
+    }
     // A whole-network search.
     SearchJob(int id, mw::Architecture arch, mw::Network network, mw::NetworkSearchOptions options,
               QObject* parent = nullptr);
@@ -83,6 +87,7 @@ class SearchJob : public QObject {
     mw::Problem problem_;
     mw::Network network_;
     std::string searcher_;
+    std::function<std::unique_ptr<mw::Searcher>()> make_;
     mw::SearchSettings settings_;
     mw::MapSpaceConstraints constraints_;
     mw::NetworkSearchOptions networkOptions_;

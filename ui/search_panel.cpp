@@ -48,7 +48,11 @@ QColor searcherColor(const std::string& searcher) {
     const auto it = known.find(searcher);
     if (it != known.end())
         return it->second;
-    return QColor::fromHsv(int(std::hash<std::string>{}(searcher) % 360), 200, 200);
+    // Searchers registered from Python: colours apart from the built-ins' (a
+    // hashed hue could land beside annealing's orange).
+    static const QColor extra[] = {QColor(0x00, 0x8b, 0x8b), QColor(0x80, 0x80, 0x00),
+                                   QColor(0x88, 0x22, 0x55), QColor(0x55, 0xaa, 0x00)};
+    return extra[std::hash<std::string>{}(searcher) % std::size(extra)];
 }
 
 QString runLabel(const mw::SessionRun& r, int index) {
@@ -86,6 +90,31 @@ QString formatCost(double v) {
 }
 
 } // namespace
+
+void SearchPanel::addSearchers(const std::vector<mw::SearcherFactory>& searchers) {
+    for (const auto& f : searchers) {
+        extra_.push_back(f);
+        auto* item = new QListWidgetItem(QString::fromStdString(f.name), searcherList_);
+        item->setFlags(Qt::ItemIsUserCheckable | Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+        item->setCheckState(Qt::Checked);
+        item->setToolTip("Registered from Python");
+        QPixmap swatch(12, 12);
+        swatch.fill(searcherColor(f.name));
+        item->setIcon(QIcon(swatch));
+    }
+}
+
+void SearchPanel::presetRuns(const std::vector<std::string>& searchers, std::int64_t evaluations) {
+    for (int i = 0; i < searcherList_->count(); ++i) {
+        QListWidgetItem* item = searcherList_->item(i);
+        const bool chosen = std::find(searchers.begin(), searchers.end(),
+                                      item->text().toStdString()) != searchers.end();
+        item->setCheckState(chosen ? Qt::Checked : Qt::Unchecked);
+    }
+    budgetKind_->setCurrentIndex(0);
+    evaluations_->setValue(int(
+        std::clamp<std::int64_t>(evaluations, evaluations_->minimum(), evaluations_->maximum())));
+}
 
 SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     // ---- settings column
@@ -462,6 +491,9 @@ void SearchPanel::start(mw::SessionRun request) {
     live.curve.seed = request.settings.seed;
     live.job = std::make_unique<SearchJob>(id, arch_, problem, request.searcher, request.settings,
                                            constraints);
+    for (const auto& f : extra_)
+        if (f.name == request.searcher)
+            live.job->setSearcherFactory(f.make);
     connect(live.job.get(), &SearchJob::mailArrived, this, [this, id] { onMail(id); });
     if (li == layer_) {
         live.curve.graph = plot_->addGraph();

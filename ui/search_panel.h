@@ -69,6 +69,12 @@ class SearchPanel : public QWidget {
     int runSelected();
     // Starts a requested run (from a session file).
     void startRun(const mw::SessionRun& request);
+    // Searchers from outside the engine's list (written in Python), offered
+    // beside the built-in ones.
+    void addSearchers(const std::vector<mw::SearcherFactory>& searchers);
+    // Shows these searchers checked (the others not) and this evaluation
+    // budget, as runs started by a script have them.
+    void presetRuns(const std::vector<std::string>& searchers, std::int64_t evaluations);
     void cancelAll();
     void setPausedAll(bool paused);
     // Running searches, by id (the results table lists them below the
@@ -136,6 +142,7 @@ class SearchPanel : public QWidget {
     QString lastError_;
 
     QListWidget* searcherList_;
+    std::vector<mw::SearcherFactory> extra_;
     QComboBox* budgetKind_;
     QSpinBox* evaluations_;
     QDoubleSpinBox* seconds_;

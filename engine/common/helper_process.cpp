@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
@@ -35,6 +36,15 @@ std::string findHelper(const char* env, const char* name, const char* buildPath)
     const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
     if (!ec && executableFile(self.parent_path() / name))
         return self.parent_path() / name;
+    // Beside the library that holds this code, when it is not the program
+    // (the Python module, whose program is python3).
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void*>(&findHelper), &info) && info.dli_fname) {
+        const std::filesystem::path library =
+            std::filesystem::path(info.dli_fname).parent_path() / name;
+        if (executableFile(library))
+            return library;
+    }
     if (buildPath && *buildPath && executableFile(buildPath))
         return buildPath;
     return "";

@@ -166,8 +166,6 @@ Session sessionFromJson(const Json& j, const std::string& where) {
         const Json& jr = runs[i];
         SessionRun r;
         r.searcher = required<std::string>(jr, "searcher", at);
-        if (r.searcher != kImportedRun)
-            makeSearcher(r.searcher); // throws naming the unknown searcher
         r.layer = optional<std::string>(jr, "layer", at,
                                         s.network.layers[std::size_t(s.currentLayer)].name);
         const int li = s.network.layerIndex(r.layer);
@@ -175,6 +173,14 @@ Session sessionFromJson(const Json& j, const std::string& where) {
             throw InputError(at + ".layer", "'" + r.layer + "' is not a layer of the workload");
         r.settings = settingsFromJson(member(jr, "settings", at), at + ".settings");
         r.finished = optional<bool>(jr, "finished", at, false);
+        // A run to start must name a searcher this program has; a finished
+        // one may come from elsewhere (a searcher written in Python).
+        if (!r.finished && r.searcher != kImportedRun)
+            try {
+                makeSearcher(r.searcher);
+            } catch (const InputError& e) {
+                throw InputError(at + ".searcher", e.detail());
+            }
         if (jr.contains("constraints"))
             r.constraints = constraintsOf(jr.at("constraints"), at + ".constraints");
         if (r.finished) {

@@ -232,16 +232,6 @@ bool MapSpace::levelHasTemporal(int l) const {
     return arch_->levels[l].cls != LevelClass::Dummy;
 }
 
-std::uint32_t& MapSpace::factorAt(Mapping& m, int d, Slot s) {
-    LevelMapping& lm = m.levels[s.level];
-    return s.kind == 0 ? lm.temporal[d] : s.kind == 1 ? lm.spatialX[d] : lm.spatialY[d];
-}
-
-std::uint32_t MapSpace::factorAt(const Mapping& m, int d, Slot s) {
-    const LevelMapping& lm = m.levels[s.level];
-    return s.kind == 0 ? lm.temporal[d] : s.kind == 1 ? lm.spatialX[d] : lm.spatialY[d];
-}
-
 void MapSpace::applyFixed(Mapping& m) const {
     const int L = arch_->numLevels();
     for (int l = 0; l < L; ++l) {

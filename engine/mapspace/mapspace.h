@@ -139,8 +139,16 @@ class MapSpace {
     const std::vector<Slot>& factorSlots(int d) const { return slots_[d]; }
     // Prime factors of d's bound left free by the constraints (one per slot choice).
     const std::vector<std::uint32_t>& freePrimes(int d) const { return freePrimes_[d]; }
-    static std::uint32_t& factorAt(Mapping& m, int d, Slot s);
-    static std::uint32_t factorAt(const Mapping& m, int d, Slot s);
+    // Inline: every sampler, move and decode calls them per prime.
+    static std::uint32_t& factorAt(Mapping& m, int d, Slot s) {
+        LevelMapping& lm = m.levels[std::size_t(s.level)];
+        return s.kind == 0   ? lm.temporal[std::size_t(d)]
+               : s.kind == 1 ? lm.spatialX[std::size_t(d)]
+                             : lm.spatialY[std::size_t(d)];
+    }
+    static std::uint32_t factorAt(const Mapping& m, int d, Slot s) {
+        return factorAt(const_cast<Mapping&>(m), d, s);
+    }
 
     // Words of the tiles keepMask names at a level whose per-dimension extents
     // (product of the factors there and inside) are ext: the model's tile rule,

@@ -612,10 +612,16 @@ SearchResult runSearch(const MapSpace& space, const std::string& searcher,
                        const SearchSettings& settings, ProgressFn progress,
                        const std::atomic<bool>* cancel) {
     auto s = makeSearcher(searcher);
+    return runSearch(space, *s, searcher, settings, std::move(progress), cancel);
+}
+
+SearchResult runSearch(const MapSpace& space, Searcher& searcher, const std::string& name,
+                       const SearchSettings& settings, ProgressFn progress,
+                       const std::atomic<bool>* cancel) {
     SearchContext ctx(space, settings, std::move(progress), cancel);
-    s->run(ctx);
+    searcher.run(ctx);
     SearchResult r = ctx.finish();
-    r.searcher = searcher;
+    r.searcher = name;
     return r;
 }
 

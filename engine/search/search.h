@@ -250,9 +250,20 @@ class Searcher {
 };
 
 const std::vector<std::string>& searcherNames();
+// A searcher from outside the engine's list (one written in Python), which a
+// front end offers beside the built-in ones.
+struct SearcherFactory {
+    std::string name;
+    std::function<std::unique_ptr<Searcher>()> make;
+};
 std::unique_ptr<Searcher> makeSearcher(const std::string& name); // throws InputError
 
 SearchResult runSearch(const MapSpace& space, const std::string& searcher,
+                       const SearchSettings& settings, ProgressFn progress = {},
+                       const std::atomic<bool>* cancel = nullptr);
+// A searcher made elsewhere (one written in Python, say), run by the same
+// driver under the same budget, seed, objective and trace; `name` labels it.
+SearchResult runSearch(const MapSpace& space, Searcher& searcher, const std::string& name,
                        const SearchSettings& settings, ProgressFn progress = {},
                        const std::atomic<bool>* cancel = nullptr);
 

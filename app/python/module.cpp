@@ -1,0 +1,22 @@
+// The mapwright Python module's native part, _mapwright (see mapwright/__init__.py).
+#include "common/error.h"
+#include "py_types.h"
+
+#include <pybind11/pybind11.h>
+
+PYBIND11_MODULE(_mapwright, m) {
+    m.doc() = "Mapwright's engine: architectures, workloads, map spaces, the cost model and "
+              "the search driver.";
+    // Bad input raises ValueError with the one-line message the CLI prints.
+    pybind11::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p)
+                std::rethrow_exception(p);
+        } catch (const mw::InputError& e) {
+            PyErr_SetString(PyExc_ValueError, e.what());
+        }
+    });
+    mwpy::bindModel(m);
+    mwpy::bindSearch(m);
+    mwpy::bindGui(m);
+}

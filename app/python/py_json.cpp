@@ -1,0 +1,79 @@
+#include "py_json.h"
+
+#include "common/error.h"
+
+namespace py = pybind11;
+
+namespace mwpy {
+
+py::object toPython(const mw::Json& j) {
+    switch (j.type()) {
+    case mw::Json::value_t::null:
+        return py::none();
+    case mw::Json::value_t::boolean:
+        return py::bool_(j.get<bool>());
+    case mw::Json::value_t::number_integer:
+        return py::int_(j.get<std::int64_t>());
+    case mw::Json::value_t::number_unsigned:
+        return py::int_(j.get<std::uint64_t>());
+    case mw::Json::value_t::number_float:
+        return py::float_(j.get<double>());
+    case mw::Json::value_t::string:
+        return py::str(j.get_ref<const std::string&>());
+    case mw::Json::value_t::array: {
+        py::list l;
+        for (const auto& v : j)
+            l.append(toPython(v));
+        return l;
+    }
+    case mw::Json::value_t::object: {
+        py::dict d;
+        for (const auto& [k, v] : j.items())
+            d[py::str(k)] = toPython(v);
+        return d;
+    }
+    default:
+        return py::none();
+    }
+}
+
+mw::Json fromPython(const py::handle& o, const std::string& where) {
+    if (o.is_none())
+        return nullptr;
+    if (py::isinstance<py::bool_>(o))
+        return o.cast<bool>();
+    if (py::isinstance<py::int_>(o))
+        return o.cast<std::int64_t>();
+    if (py::isinstance<py::float_>(o))
+        return o.cast<double>();
+    if (py::isinstance<py::str>(o))
+        return o.cast<std::string>();
+    if (py::isinstance<py::dict>(o)) {
+        mw::Json j = mw::Json::object();
+        for (const auto& [k, v] : o.cast<py::dict>()) {
+            if (!py::isinstance<py::str>(k))
+                throw mw::InputError(where,
+                                     "has a key that is not a string; expected a JSON object");
+            const std::string key = k.cast<std::string>();
+            j[key] = fromPython(v, where + "." + key);
+        }
+        return j;
+    }
+    if (py::isinstance<py::list>(o) || py::isinstance<py::tuple>(o)) {
+        mw::Json j = mw::Json::array();
+        std::size_t i = 0;
+        for (const auto& v : o)
+            j.push_back(fromPython(v, where + "[" + std::to_string(i++) + "]"));
+        return j;
+    }
+    // NumPy scalars and anything else number-like.
+    if (py::hasattr(o, "__index__"))
+        return o.attr("__index__")().cast<std::int64_t>();
+    if (py::hasattr(o, "__float__"))
+        return o.attr("__float__")().cast<double>();
+    throw mw::InputError(where,
+                         "is a " + std::string(py::str(o.get_type().attr("__name__"))) +
+                             "; expected a JSON value (dict, list, str, number, bool, None)");
+}
+
+} // namespace mwpy

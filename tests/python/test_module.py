@@ -1,0 +1,227 @@
+"""The mapwright module against the command line and itself: loaders, the
+map space and its encoding, single and batch evaluation, the driver with
+built-in and Python searchers, errors, the environment."""
+import json
+import math
+import subprocess
+
+import numpy as np
+import pytest
+
+import mapwright as mw
+
+
+def test_loaders_take_paths_and_dicts(source, eyeriss):
+    as_dict = json.loads((source / "samples/architectures/eyeriss_like.json").read_text())
+    again = mw.load_architecture(as_dict)
+    assert again.name == eyeriss.name == "eyeriss-like"
+    assert again.levels == eyeriss.levels
+    assert eyeriss.macs == 168
+    net = mw.load_network(source / "samples/networks/resnet50.json")
+    assert len(net) == 54
+    assert net.problem(0).dims["C"] == 3
+    onnx = mw.load_network(source / "tests/data/onnx/resnet18.onnx")
+    assert onnx.layers[6] == "layer2.0.conv2"
+    assert onnx.problem("layer2.0.conv2").dims == {"N": 1, "G": 1, "C": 128, "M": 128, "P": 28,
+                                                   "Q": 28, "R": 3, "S": 3}
+
+
+def test_timeloop_input_evaluates_as_the_tutorial(source):
+    case_dir = source / "tests/data/timeloop-user/06-mapper-convlayer-eyeriss"
+    case = mw.load_timeloop(sorted(case_dir.glob("*.yaml")))
+    assert case["problem"].dims["P"] > 1
+    assert case["constraints"] is not None
+    space = case["space"]
+    m = space.sample_legal(mw.Rng(3))
+    assert space.evaluate(m)["valid"]
+
+
+def test_evaluate_matches_the_command_line(source, cli):
+    arch = source / "samples/architectures/eyeriss_like.json"
+    workload = source / "samples/workloads/eyeriss_tutorial_conv.json"
+    mapping = source / "samples/mappings/eyeriss_tutorial_conv_timeloop.json"
+    space = mw.MapSpace(mw.load_network(workload).problem(), mw.load_architecture(arch))
+    ours = space.evaluate(space.mapping(mapping), detail=True)
+    out = subprocess.run([cli, "evaluate", "--arch", arch, "--workload", workload, "--mapping",
+                          mapping, "--json"], check=True, capture_output=True, text=True).stdout
+    assert ours == json.loads(out)
+    short = space.evaluate(space.mapping(mapping))
+    assert short["energy_pJ"] == ours["energy_pJ"] and short["cycles"] == ours["cycles"]
+    assert short["edp"] == ours["edp"] and short["valid"]
+
+
+@pytest.fixture()
+def constrained(source):
+    """The tutorial's Eyeriss with its constraints: fixed factors, orders and
+    keep choices, and dimensions left one slot."""
+    case_dir = source / "tests/data/timeloop-user/06-mapper-convlayer-eyeriss"
+    return mw.load_timeloop(sorted(case_dir.glob("*.yaml")))["space"]
+
+
+@pytest.mark.parametrize("which", ["space", "constrained"])
+def test_encoding_round_trips(which, request):
+    space = request.getfixturevalue(which)
+    rng = mw.Rng(7)
+    bounds = space.encoding_bounds
+    assert len(bounds) == space.encoding_size == len(space.encoding_names)
+    for _ in range(200):
+        m = space.sample(rng)
+        v = space.encode(m)
+        assert ((0 <= v) & (v < bounds)).all()
+        back = space.decode(v)
+        assert back == m
+        assert space.evaluate(back) == space.evaluate(m)
+    # Any vector within the bounds is a mapping of the space.
+    gen = np.random.default_rng(1)
+    for _ in range(200):
+        v = gen.integers(0, bounds)
+        assert space.encode(space.decode(v)).shape == v.shape
+
+
+def test_batch_equals_one_by_one(space):
+    rows = space.sample_encoded(3000, seed=5, legal=False)
+    assert rows.shape == (3000, space.encoding_size)
+    again = space.sample_encoded(3000, seed=5, legal=False, threads=1)
+    assert (rows == again).all()  # the same whatever the threads
+    batch = space.evaluate_batch(rows, threads=2)
+    assert batch["valid"].dtype == np.bool_
+    for i in range(0, 3000, 97):
+        one = space.evaluate(space.decode(rows[i]))
+        assert one["valid"] == batch["valid"][i]
+        if one["valid"]:
+            assert one["energy_pJ"] == batch["energy_pJ"][i]
+            assert one["cycles"] == batch["cycles"][i]
+            assert one["edp"] == batch["edp"][i]
+        else:
+            assert math.isnan(batch["edp"][i])
+    legal = space.evaluate_batch(space.sample_encoded(500, seed=2))
+    assert legal["valid"].all()
+
+
+def test_moves_and_repair_stay_in_the_space(space):
+    rng = mw.Rng(11)
+    m = space.sample_legal(rng)
+    for kind in ["random", "tile", "swap", "parallelism", "bypass", "grow", "drop"]:
+        moved = space.move(m, rng, kind)
+        assert moved is None or isinstance(moved, mw.Mapping)
+    fixed = space.repair(space.sample(rng), rng)
+    assert fixed is not None and space.is_legal(fixed)
+
+
+def test_builtin_searchers_through_the_driver(space):
+    first = mw.search(space, "gamma", budget=2000, seed=4)
+    again = mw.search(space, "gamma", budget=2000, seed=4, threads=2)
+    assert first.found and first.evaluations == 2000
+    assert first.best_cost == again.best_cost  # one seed, one trace, any threads
+    assert first.trace.shape[1] == 4
+    assert first.best_evaluation["edp"] == pytest.approx(first.best_cost)
+    assert first.best_cost >= space.lower_bound()["objective"]
+    assert set(mw.searchers()) >= {"random", "random-pruned", "annealing", "genetic", "gamma",
+                                   "cosa", "mind-mappings", "reinforce", "exhaustive"}
+
+
+def test_progress_cancels_and_keeps_the_best(space):
+    seen = []
+
+    def progress(p):
+        seen.append(p["evaluations"])
+        return p["evaluations"] >= 3000
+
+    # random: random-pruned would stop itself on its victory condition.
+    r = mw.search(space, "random", budget=10**9, seconds=30, seed=2, progress=progress)
+    assert r.cancelled and r.found
+    assert seen and seen[-1] >= 3000 and r.evaluations < 10**8
+
+
+class HillClimber:
+    """A searcher written in Python: one move at a time, kept when better."""
+
+    def run(self, ctx):
+        space, rng = ctx.space, ctx.rng
+        current = space.sample_legal(rng)
+        cost = ctx.evaluate(current)
+        while not ctx.stopped():
+            batch = [space.move(current, rng) or current for _ in range(32)]
+            costs = ctx.evaluate_batch(batch)
+            best = int(np.nanargmin(costs))
+            if costs[best] < cost:
+                current, cost = batch[best], costs[best]
+        ctx.set_stat("final_cost", cost)
+
+
+def test_python_searcher_registered_and_compared(space):
+    mw.register_searcher("hill-climber", HillClimber)
+    assert "hill-climber" in mw.searchers()
+    r = mw.search(space, "hill-climber", budget=1500, seed=3)
+    assert r.searcher == "hill-climber"
+    assert r.evaluations == 1500 and r.found
+    assert r.stats["final_cost"] >= r.best_cost
+    again = mw.search(space, HillClimber(), budget=1500, seed=3)
+    assert again.best_cost == r.best_cost  # reproducible from its seed
+    with pytest.raises(ValueError, match="is a built-in searcher"):
+        mw.register_searcher("gamma", HillClimber)
+
+
+def test_python_searcher_errors_surface(space):
+    class Broken:
+        def run(self, ctx):
+            raise RuntimeError("searcher bug")
+
+    with pytest.raises(RuntimeError, match="searcher bug"):
+        mw.search(space, Broken(), budget=10)
+
+
+def test_bad_input_raises_the_command_lines_messages(source, cli, space, tmp_path):
+    bad = tmp_path / "arch.json"
+    bad.write_text('{"format": "mapwright.architecture", "levels": []}')
+    with pytest.raises(ValueError) as e:
+        mw.load_architecture(bad)
+    out = subprocess.run([cli, "evaluate", "--arch", bad, "--workload",
+                          source / "samples/workloads/resnet_conv3x3.json", "--mapping", bad],
+                         capture_output=True, text=True)
+    assert out.returncode != 0
+    assert out.stderr.strip() == "error: " + str(e.value)
+    with pytest.raises(ValueError, match="unknown searcher 'tabu'"):
+        mw.search(space, "tabu", budget=10)
+    with pytest.raises(ValueError, match="give budget=N"):
+        mw.search(space, "gamma")
+    with pytest.raises(ValueError, match=r"encoded mapping\[0\] .*; expected 0\.\."):
+        space.decode(np.full(space.encoding_size, 999))
+    with pytest.raises(ValueError, match="expected a path or a dict"):
+        mw.load_network(42)
+    with pytest.raises(ValueError, match="not an ONNX model"):
+        (tmp_path / "x.onnx").write_bytes(b"nonsense")
+        mw.load_network(tmp_path / "x.onnx")
+
+
+def test_environment_builds_a_mapping(space):
+    env = mw.MappingEnv(space)
+    obs, info = env.reset(seed=1)
+    assert obs.shape == env.observation_space.shape
+    gen = np.random.default_rng(0)
+    done, steps, reward = False, 0, 0.0
+    while not done:
+        mask = info["action_mask"]
+        action = int(gen.choice(np.flatnonzero(mask)))
+        obs, reward, done, truncated, info = env.step(action)
+        steps += 1
+    assert steps == space.encoding_size
+    ev = info["evaluation"]
+    if ev["valid"]:
+        assert reward == pytest.approx(-math.log(ev["edp"]))
+    else:
+        assert reward == env.invalid_reward
+
+
+def test_gui_runs_a_python_searcher(tmp_path, monkeypatch):
+    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    mw.register_searcher("hill-climber", HillClimber)
+    shot = tmp_path / "search.png"
+    try:
+        best = mw.gui(run=["hill-climber", "gamma"], budget=400, screenshot=shot)
+    except ValueError as e:
+        if "built without the GUI" in str(e):
+            pytest.skip(str(e))
+        raise
+    assert best["hill-climber"] is not None and best["gamma"] is not None
+    assert shot.stat().st_size > 10000
