@@ -3,6 +3,7 @@
 // at a time or a NumPy batch on several threads with the GIL released.
 #include "bench/model_bench.h"
 #include "common/error.h"
+#include "io/json_fields.h"
 #include "io/onnx_import.h"
 #include "io/timeloop.h"
 #include "model/cost_model.h"
@@ -53,7 +54,11 @@ mw::Json constraintsFrom(const py::object& src, const mw::Problem& p, const mw::
             std::vector<std::string> notes;
             return mw::importTimeloopConstraints({{path, mw::readTextFile(path)}}, p, a, notes);
         }
-        return mw::readJsonFile(path);
+        // Checked here so that errors name the file, as the command line's do.
+        return mw::json_fields::withFile(path, [&](mw::Json j) {
+            mw::constraintsFromJson(j, p, a);
+            return j;
+        });
     }
     return fromPython(src, "constraints");
 }

@@ -181,6 +181,19 @@ def test_bad_input_raises_the_command_lines_messages(source, cli, space, tmp_pat
                          capture_output=True, text=True)
     assert out.returncode != 0
     assert out.stderr.strip() == "error: " + str(e.value)
+    # A constraints file that is not one: the same line, naming the file.
+    constraints = tmp_path / "constraints.json"
+    constraints.write_text('{"format": "mapwright.constraints", "levels": {"DRAM": {}}}')
+    arch = source / "samples/architectures/eyeriss_like.json"
+    workload = source / "samples/workloads/resnet_conv3x3.json"
+    with pytest.raises(ValueError) as e:
+        mw.MapSpace(mw.load_network(workload).problem(), mw.load_architecture(arch), constraints)
+    out = subprocess.run([cli, "search", "--arch", arch, "--workload", workload, "--searcher",
+                          "random", "--budget", "10", "--constraints", constraints, "--out",
+                          tmp_path / "out.json"], capture_output=True, text=True)
+    assert out.returncode != 0
+    assert out.stderr.strip() == "error: " + str(e.value)
+    assert str(e.value).startswith(str(constraints))
     with pytest.raises(ValueError, match="unknown searcher 'tabu'"):
         mw.search(space, "tabu", budget=10)
     with pytest.raises(ValueError, match="give budget=N"):
