@@ -972,6 +972,14 @@ void TestSearch::lowerBoundHolds() {
 // the tutorial's 3-level architecture: 444 of them) cannot spend the budget,
 // since repeats are not charged; every searcher must still end, with its best.
 void TestSearch::exhaustedSpaceEndsTheSearch() {
+    // "Ends", not "is fast": a hang shows as minutes. ThreadSanitizer slows
+    // mind-mappings' surrogate training about tenfold (one CI run took over
+    // 60 s on this case), so its builds get more room.
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+    constexpr double kEndsWithinSeconds = 400;
+#else
+    constexpr double kEndsWithinSeconds = 60;
+#endif
     const Problem p = makeProblem("copy", {{"P", 64}},
                                   {{"In", {{{"P", 1}}}, false}, {"Out", {{{"P", 1}}}, true}});
     const Architecture a = smallCase().arch;
@@ -995,7 +1003,8 @@ void TestSearch::exhaustedSpaceEndsTheSearch() {
         if (r.evaluations < 3000)
             QVERIFY2(r.stopReason != "evaluation budget spent" && !r.stopReason.empty(),
                      r.stopReason.c_str());
-        QVERIFY2(seconds < 60, qPrintable(QString::fromStdString(name)));
+        QVERIFY2(seconds < kEndsWithinSeconds,
+                 qPrintable(QString("%1: %2 s").arg(QString::fromStdString(name)).arg(seconds)));
         QVERIFY(evaluate(p, a, r.best).valid);
     }
 }
