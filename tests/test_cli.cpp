@@ -336,7 +336,7 @@ void TestCli::searchList() {
     QCOMPARE(r.exitCode, 0);
     QCOMPARE(r.out.split('\n', Qt::SkipEmptyParts),
              QStringList({"random", "random-pruned", "exhaustive", "annealing", "genetic", "gamma",
-                          "cosa", "mind-mappings", "reinforce"}));
+                          "cosa", "mind-mappings", "reinforce", "optimal"}));
 }
 
 void TestCli::searchWritesResults() {

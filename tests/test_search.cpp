@@ -108,6 +108,12 @@ bool oneShot(const std::string& searcher) {
     return searcher == "cosa";
 }
 
+// Searchers that enumerate: no randomness, and an evaluation budget that also
+// counts the optimal searcher's bounds.
+bool enumerates(const std::string& searcher) {
+    return searcher == "exhaustive" || searcher == "optimal";
+}
+
 } // namespace
 
 class TestSearch : public QObject {
@@ -440,6 +446,13 @@ void TestSearch::budgetsExact() {
             QVERIFY(evaluate(p, a, r.best).valid);
             continue;
         }
+        if (searcher == "optimal") { // its bounds count against the budget too
+            QVERIFY(r.evaluations >= 1 && r.evaluations <= 1234);
+            QVERIFY(r.found);
+            QCOMPARE(r.bestEvaluation.edp, evaluate(p, a, r.best).edp);
+            QVERIFY2(r.stopReason.rfind("evaluation budget spent", 0) == 0, r.stopReason.c_str());
+            continue;
+        }
         QCOMPARE(r.evaluations, 1234LL);
         QVERIFY(r.found);
         QVERIFY(evaluate(p, a, r.best).valid);
@@ -466,7 +479,7 @@ void TestSearch::deterministicPerSeed() {
     QVERIFY(sameTrace(one, again));
     QCOMPARE(space.hash(one.best), space.hash(again.best));
     QVERIFY(sameTrace(one, twoThreads));
-    if (s != "exhaustive" && !oneShot(s)) // enumeration has no randomness
+    if (!enumerates(s) && !oneShot(s)) // enumeration has no randomness
         QVERIFY(!sameTrace(one, otherSeed));
 }
 
@@ -480,10 +493,12 @@ void TestSearch::cancellationKeepsBest() {
         std::atomic<bool> cancel{false};
         SearchSettings s = budget(10'000'000);
         s.progressInterval = 0.0;
+        // (The optimal searcher's first tilings are a few hundred evaluations.)
+        const std::int64_t cancelAt = name == "optimal" ? 100 : 3000;
         const SearchResult r = runSearch(
             space, name, s,
             [&](const SearchProgress& pr) {
-                if (pr.evaluations >= 3000)
+                if (pr.evaluations >= cancelAt)
                     cancel = true;
             },
             &cancel);

@@ -63,17 +63,12 @@ std::int64_t enumerateMappings(const MapSpace& space, const EnumerationOptions& 
                                const std::function<bool(const Mapping&)>& visit) {
     const Problem& p = space.problem();
     const Architecture& a = space.arch();
-    const int L = a.numLevels(), D = p.numDims(), T = p.numTensors();
+    const int L = a.numLevels(), D = p.numDims();
     const MapSpaceConstraints& c = space.constraints();
     std::vector<std::vector<std::vector<std::uint32_t>>> alloc(static_cast<std::size_t>(D));
     for (int d = 0; d < D; ++d)
         alloc[d] = slotAllocations(space, d);
-    std::vector<std::pair<int, int>> keepBits; // free (level, tensor) choices
-    for (int l = 1; l < L; ++l)
-        if (space.levelHasTemporal(l))
-            for (int t = 0; t < T; ++t)
-                if (!((c.levels[l].keepFixed >> t) & 1u))
-                    keepBits.push_back({l, t});
+    const std::vector<std::pair<int, int>> keepBits = space.freeKeepChoices();
     int innermost = L - 1;
     while (innermost > 0 && !space.levelHasTemporal(innermost))
         --innermost;

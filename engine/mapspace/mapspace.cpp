@@ -228,6 +228,16 @@ MapSpace::MapSpace(const Problem& p, const Architecture& a, MapSpaceConstraints 
                     slotsInside_[static_cast<std::size_t>(l)].push_back({d, s});
 }
 
+std::vector<std::pair<int, int>> MapSpace::freeKeepChoices() const {
+    std::vector<std::pair<int, int>> out;
+    for (int l = 1; l < arch_->numLevels(); ++l)
+        if (levelHasTemporal(l))
+            for (int t = 0; t < problem_->numTensors(); ++t)
+                if (!((constraints_.levels[std::size_t(l)].keepFixed >> t) & 1u))
+                    out.push_back({l, t});
+    return out;
+}
+
 bool MapSpace::levelHasTemporal(int l) const {
     return arch_->levels[l].cls != LevelClass::Dummy;
 }

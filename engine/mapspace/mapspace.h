@@ -131,6 +131,11 @@ class MapSpace {
 
     MapSpaceSize size() const;
 
+    // The keep choices the constraints leave free, as (level, tensor): levels
+    // that hold tiles (neither the outermost, which keeps every tensor, nor a
+    // dummy level).
+    std::vector<std::pair<int, int>> freeKeepChoices() const;
+
     // Slots a prime factor of dimension d may go to.
     struct Slot {
         std::int8_t level;

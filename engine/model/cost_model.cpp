@@ -193,16 +193,8 @@ void evaluateImpl(const Problem& p, const Architecture& a, const Mapping& m, Eva
         const std::uint8_t keepMask = m.levels[l].keepMask;
         for (int t = 0; t < T; ++t) {
             const DataSpace& ds = p.tensors[t];
-            i64* e = tiles.extent[l][t];
-            for (int r = 0; r < ds.numRanks; ++r)
-                e[r] = 1;
-            for (int i = 0; i < terms.count[t]; ++i) {
-                const model_detail::Terms::Term& term = terms.term[t][i];
-                e[term.rank] += std::abs(term.coef) * (ext[l][term.dim] - 1);
-            }
-            i64 tile = 1;
-            for (int r = 0; r < ds.numRanks; ++r)
-                tile *= e[r];
+            const i64 tile =
+                model_detail::tileExtents(terms, t, ds.numRanks, ext[l], tiles.extent[l][t]);
             tiles.size[l][t] = tile;
             if (!((keepMask >> t) & 1u))
                 continue;
@@ -336,6 +328,12 @@ void evaluateImpl(const Problem& p, const Architecture& a, const Mapping& m, Eva
 }
 
 } // namespace
+
+bool model_detail::factorize(const Problem& p, const Architecture& a, const Mapping& m,
+                             Factors& f) {
+    Evaluation scratch;
+    return checkAndFactor(p, a, m, scratch, f);
+}
 
 void evaluate(const Problem& p, const Architecture& a, const Mapping& m, Evaluation& out) {
     evaluateImpl(p, a, m, out, false);

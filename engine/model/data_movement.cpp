@@ -507,6 +507,64 @@ i64 overlapWith(const i64* e, const Disp& tau, int R) {
 
 } // namespace
 
+i64 distinctChildOffsets(const Problem& p, const Terms& terms, const LoopNest& nest, int level,
+                         int t, i64 fanout) {
+    if (fanout <= 1)
+        return 1;
+    const DataSpace& ds = p.tensors[t];
+    const Projection proj(terms, t, ds.numRanks, p.numDims());
+    SpatialFanout fan;
+    fan.reset(ds, proj, nest, level, fanout);
+    return fan.distinct();
+}
+
+void neighbourTranslations(const Problem& p, const Terms& terms, const LoopNest& nest, int level,
+                           int t, i64 fanout, std::vector<Offset>& out) {
+    out.clear();
+    if (fanout <= 1)
+        return;
+    const DataSpace& ds = p.tensors[t];
+    const Projection proj(terms, t, ds.numRanks, p.numDims());
+    // Children numbered in nest order (the first spatial loop fastest), each
+    // with its tile's offset from the first child's; rows of gridX on the grid
+    // (SpatialFanout::bruteForce's neighbours).
+    std::vector<Offset> offset(static_cast<std::size_t>(fanout));
+    offset[0].fill(0);
+    i64 count = 1;
+    for (int s = 0; s < nest.numSpatial[level]; ++s) {
+        const LoopNest::Loop& loop = nest.spatial[level][s];
+        Disp u = zeroDisp();
+        if ((ds.dimMask >> loop.dim) & 1u)
+            u = proj.displacement(loop.dim, loop.stride);
+        for (i64 d = 1; d < loop.factor; ++d)
+            for (i64 i = 0; i < count; ++i)
+                for (int r = 0; r < kMaxRanks; ++r)
+                    offset[std::size_t(d * count + i)][std::size_t(r)] =
+                        offset[std::size_t(i)][std::size_t(r)] + d * u.r[r];
+        count *= loop.factor;
+    }
+    const i64 gridX = nest.gridX[level], gridY = nest.gridY[level];
+    auto add = [&](i64 from, i64 to) {
+        Offset there, back;
+        for (int r = 0; r < kMaxRanks; ++r) {
+            there[std::size_t(r)] =
+                offset[std::size_t(to)][std::size_t(r)] - offset[std::size_t(from)][std::size_t(r)];
+            back[std::size_t(r)] = -there[std::size_t(r)];
+        }
+        out.push_back(there);
+        out.push_back(back);
+    };
+    for (i64 k = 0; k < count; ++k) {
+        const i64 h = k % gridX, row = k / gridX;
+        if (h + 1 < gridX && k + 1 < count)
+            add(k, k + 1);
+        if (row + 1 < gridY && k + gridX < count)
+            add(k, k + gridX);
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+}
+
 void buildLoopNest(const Problem& p, const Architecture& a, const Mapping& m, const Factors& f,
                    LoopNest& nest) {
     const int L = a.numLevels();

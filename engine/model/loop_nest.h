@@ -4,7 +4,9 @@
 // Fixed-size, so that building it allocates nothing.
 #include "common/limits.h"
 
+#include <array>
 #include <cstdint>
+#include <vector>
 
 namespace mw {
 
@@ -61,6 +63,21 @@ struct LoopNest {
     i64 gridY[kMaxLevels];
 };
 
+// A tile of tensor t whose dimensions span ext[d] coordinates: the bounding
+// box, its extent per rank in e, its words returned.
+inline i64 tileExtents(const Terms& terms, int t, int numRanks, const i64* ext, i64* e) {
+    for (int r = 0; r < numRanks; ++r)
+        e[r] = 1;
+    for (int i = 0; i < terms.count[t]; ++i) {
+        const Terms::Term& term = terms.term[t][i];
+        e[term.rank] += (term.coef < 0 ? -term.coef : term.coef) * (ext[term.dim] - 1);
+    }
+    i64 words = 1;
+    for (int r = 0; r < numRanks; ++r)
+        words *= e[r];
+    return words;
+}
+
 // Tiles of every tensor at every level, kept or not (Timeloop analyses them
 // all and removes the bypassed ones afterwards): extents per rank, and words.
 struct Tiles {
@@ -70,6 +87,23 @@ struct Tiles {
 
 void buildLoopNest(const Problem& p, const Architecture& a, const Mapping& m, const Factors& f,
                    LoopNest& nest);
+
+// The factors of m as the legality pass computes them; false when its factor
+// products or orders are malformed (fan-outs and capacities are not checked).
+bool factorize(const Problem& p, const Architecture& a, const Mapping& m, Factors& f);
+
+// A translation in one tensor's coordinates, per rank (lanes past its ranks 0).
+using Offset = std::array<i64, kMaxRanks>;
+
+// Tensor t's distinct child offsets across level l's fan-out (the parent
+// reads one delta per distinct offset; fanout / distinct children share each).
+i64 distinctChildOffsets(const Problem& p, const Terms& terms, const LoopNest& nest, int level,
+                         int t, i64 fanout);
+// The translations between the tiles of grid-neighbouring children of level
+// l's fan-out (either way round, each once): a link transfer hands a delta to
+// a neighbour only when the tile moved by one of them (see data_movement.cpp).
+void neighbourTranslations(const Problem& p, const Terms& terms, const LoopNest& nest, int level,
+                           int t, i64 fanout, std::vector<Offset>& out);
 
 // Reads, fills and updates per instance of every level that keeps tensor t,
 // as Timeloop 0fc43fb's nest analysis and tile collapse count them (see

@@ -10,9 +10,9 @@
 namespace mw {
 
 const std::vector<std::string>& searcherNames() {
-    static const std::vector<std::string> names = {"random",    "random-pruned", "exhaustive",
-                                                   "annealing", "genetic",       "gamma",
-                                                   "cosa",      "mind-mappings", "reinforce"};
+    static const std::vector<std::string> names = {
+        "random", "random-pruned", "exhaustive",    "annealing", "genetic",
+        "gamma",  "cosa",          "mind-mappings", "reinforce", "optimal"};
     return names;
 }
 
@@ -35,6 +35,8 @@ std::unique_ptr<Searcher> makeSearcher(const std::string& name) {
         return makeMindMappingsSearch();
     if (name == "reinforce")
         return makeReinforceSearch();
+    if (name == "optimal")
+        return makeOptimalSearch();
     std::string known;
     for (const auto& n : searcherNames())
         known += (known.empty() ? "" : ", ") + n;

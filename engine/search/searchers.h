@@ -13,6 +13,7 @@ std::unique_ptr<Searcher> makeGammaSearch();
 std::unique_ptr<Searcher> makeMindMappingsSearch();
 std::unique_ptr<Searcher> makeCosaSearch();
 std::unique_ptr<Searcher> makeReinforceSearch();
+std::unique_ptr<Searcher> makeOptimalSearch();
 
 // Shared by searchers: a legal starting population (warm-start mappings
 // first, repaired, then legal random samples), generated without charge.

@@ -117,7 +117,8 @@ def test_builtin_searchers_through_the_driver(space):
     assert first.best_evaluation["edp"] == pytest.approx(first.best_cost)
     assert first.best_cost >= space.lower_bound()["objective"]
     assert set(mw.searchers()) >= {"random", "random-pruned", "annealing", "genetic", "gamma",
-                                   "cosa", "mind-mappings", "reinforce", "exhaustive"}
+                                   "cosa", "mind-mappings", "reinforce", "exhaustive",
+                                   "optimal"}
 
 
 def test_progress_cancels_and_keeps_the_best(space):

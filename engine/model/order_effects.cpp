@@ -1,0 +1,423 @@
+// Which loop orders can change the counts of data_movement.cpp, and how.
+//
+// Fix a mapping's factors, keeps and spatial orders, and look at level k's
+// temporal order. It acts only on the deliveries to children below k (the
+// loops above a child at or above k are not k's). For a child c and tensor t,
+// the walk there sees the loops above c in classes (each loop that moves t,
+// and each run of loops that do not), and uses
+//  (a) the first class above c: which loop it is (its stride, factor and the
+//      overlap of one step) when it moves t, or where the run ends when it
+//      does not; and the products of the loops above;
+//  (b) every later class, through Timeloop's stride-repeat rule (a later step
+//      that moves the tile by what the first class moved it fetches only the
+//      first class's delta) and its link transfers (a delta a grid neighbour
+//      had at the step before comes over a link).
+// Classes outside level k see the same strides, weights and translations in
+// every order of k: the moves of k's loops enter them whole or not at all.
+// So wherever no class made of k's loops can take part in (b), k's order acts
+// through (a) alone, which its signature records: for a tensor whose first
+// class lies in an inner level nothing depends on k's order; for one whose
+// first class starts at k, the innermost real loop of k when it moves t,
+// else the set of loops of k in the run. A larger run only removes refetches
+// of that tensor's tiles, and every count only raises energy and cycles, so
+// of two signatures with the same innermost loop the one with the larger
+// runs costs no more (signatureDominates).
+//
+// Whether a class of k can take part in (b) is settled by arithmetic on
+// steps. With y the first class's loop and z a later one, and M the moving
+// loops between them (any subset of the loops above c, so every order of
+// every level is covered):
+//  * stride repeat: z moves the tile by what y did when step(z) = 2 step(y)
+//    + sum(M), or, after a first run, step(z) = sum(M); it matters only when
+//    the first delta is smaller than the tile (an overlapping y, or a run).
+//    A later run never repeats a stride (its move is minus a sum of steps);
+//  * links: a class moves the tile by step(z) - sum(M), a run by -sum(M)
+//    (M not empty), and a neighbour serves a child only when that is one of
+//    the translations between neighbouring children (neighbourTranslations).
+// When no such equation has a solution, (b) cannot see k's order.
+#include "model/order_effects.h"
+
+#include "arch/architecture.h"
+#include "mapping/mapping.h"
+#include "model/loop_nest.h"
+#include "workload/problem.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace mw {
+
+using model_detail::i64;
+using model_detail::Offset;
+
+OrderSignature orderSignature(const Problem& p, const std::array<std::uint8_t, kMaxDims>& order,
+                              std::uint32_t real, std::uint8_t tensors) {
+    OrderSignature sig;
+    const int D = p.numDims();
+    std::array<int, kMaxDims> inner{}; // real loops, innermost first
+    int n = 0;
+    for (int i = D - 1; i >= 0; --i)
+        if ((real >> order[i]) & 1u)
+            inner[n++] = order[i];
+    if (n == 0)
+        return sig;
+    sig.first = inner[0];
+    for (int t = 0; t < p.numTensors(); ++t) {
+        if (!((tensors >> t) & 1u))
+            continue;
+        const std::uint32_t moves = p.tensors[t].dimMask;
+        for (int i = 0; i < n && !((moves >> inner[i]) & 1u); ++i)
+            sig.run[t] |= 1u << inner[i];
+    }
+    return sig;
+}
+
+bool signatureDominates(const OrderSignature& a, const OrderSignature& b) {
+    if (a.first != b.first)
+        return false;
+    for (int t = 0; t < kMaxTensors; ++t)
+        if ((a.run[t] & b.run[t]) != b.run[t])
+            return false;
+    return true;
+}
+
+namespace {
+
+// Tensor t's view of the temporal loops above one child: each loop's level
+// and the translation one step of it gives t's tiles (zero when it does not
+// move them).
+struct StepLoop {
+    int level;
+    Offset step;
+    bool moves;
+};
+
+bool isZero(const Offset& v) {
+    return std::all_of(v.begin(), v.end(), [](i64 x) { return x == 0; });
+}
+
+Offset minus(const Offset& a, const Offset& b) {
+    Offset r;
+    for (std::size_t i = 0; i < r.size(); ++i)
+        r[i] = a[i] - b[i];
+    return r;
+}
+
+// Whether target = sum of a subset of `steps` (a non-empty one if asked).
+// Steps that each move one rank (convolutions, matrix products) are summed
+// rank by rank; others subset by subset while that is small, and otherwise
+// the answer is yes (which only costs pruning).
+bool subsetSums(const std::vector<Offset>& steps, const Offset& target, bool nonEmpty) {
+    bool perRank = true;
+    for (const Offset& s : steps) {
+        int ranks = 0;
+        for (i64 x : s)
+            ranks += x != 0;
+        perRank = perRank && ranks == 1;
+    }
+    if (!perRank) {
+        if (steps.size() > 16)
+            return true;
+        for (std::uint32_t mask = nonEmpty ? 1 : 0; mask < (1u << steps.size()); ++mask) {
+            Offset sum{};
+            for (std::size_t i = 0; i < steps.size(); ++i)
+                if ((mask >> i) & 1u)
+                    for (std::size_t r = 0; r < sum.size(); ++r)
+                        sum[r] += steps[i][r];
+            if (sum == target)
+                return true;
+        }
+        return false;
+    }
+    bool zeroFromSome = false; // a non-empty subset of one rank sums to zero
+    for (std::size_t r = 0; r < target.size(); ++r) {
+        std::vector<i64> sums{0};
+        bool nonEmptyZero = false;
+        for (const Offset& s : steps) {
+            if (s[r] == 0)
+                continue;
+            const std::size_t n = sums.size();
+            for (std::size_t i = 0; i < n; ++i) {
+                nonEmptyZero = nonEmptyZero || sums[i] + s[r] == 0;
+                sums.push_back(sums[i] + s[r]);
+            }
+            std::sort(sums.begin(), sums.end());
+            sums.erase(std::unique(sums.begin(), sums.end()), sums.end());
+        }
+        if (!std::binary_search(sums.begin(), sums.end(), target[r]))
+            return false;
+        zeroFromSome = zeroFromSome || nonEmptyZero;
+    }
+    return !nonEmpty || !isZero(target) || zeroFromSome;
+}
+
+// The moving loops above child c (c == L: the MACs), as tensor t sees them.
+std::vector<StepLoop> loopsAbove(const Problem& p, const model_detail::Terms& terms,
+                                 const model_detail::LoopNest& nest, int c, int t) {
+    std::vector<StepLoop> out;
+    const DataSpace& ds = p.tensors[t];
+    // Loops of level l are temporal[firstAbove[l + 1], firstAbove[l]).
+    for (int l = c - 1; l >= 0; --l)
+        for (int i = nest.firstAbove[l + 1]; i < nest.firstAbove[l]; ++i) {
+            const model_detail::LoopNest::Loop& loop = nest.temporal[i];
+            StepLoop s{l, Offset{}, ((ds.dimMask >> loop.dim) & 1u) != 0};
+            for (int k = 0; k < terms.count[t]; ++k)
+                if (terms.term[t][k].dim == loop.dim)
+                    s.step[std::size_t(terms.term[t][k].rank)] +=
+                        terms.term[t][k].coef * loop.stride;
+            out.push_back(s);
+        }
+    return out;
+}
+
+// A child's tile of tensor t, its extent per rank (1 in the lanes past its
+// ranks, which no step moves).
+Offset childTile(const model_detail::Terms& terms, int t, int numRanks, const i64* ext) {
+    i64 e[kMaxRanks];
+    model_detail::tileExtents(terms, t, numRanks, ext, e);
+    Offset extent;
+    extent.fill(1);
+    for (int r = 0; r < numRanks; ++r)
+        extent[std::size_t(r)] = e[r];
+    return extent;
+}
+
+// Whether some class of level k's loops (or, with k < 0, of any level's) can
+// move t's tiles above a child by one of `translations`, or repeat the first
+// class's stride. macs: the child is the MACs (operands: no stride repeats,
+// and links follow a first run too); else extent is the child's tile.
+//
+// The moves between the first class and a class at level l are every moving
+// loop of the levels between l and the child (whatever their orders), and
+// some of level l's own; the first class is a loop (or a run) of the
+// innermost level above the child that has loops.
+bool classCanAct(const std::vector<StepLoop>& above, int k, const Offset& extent,
+                 const std::vector<Offset>& translations, bool macs, bool twins = true) {
+    if (above.empty())
+        return false;
+    const bool withTwins = twins && !macs;
+    // Tiles pass over links only after a moving first class, which is then
+    // among the moves between.
+    const bool linkNeedsMove = !macs;
+    int first = above.front().level; // loops come innermost first
+    for (const StepLoop& s : above)
+        first = std::max(first, s.level);
+    bool firstRun = false;
+    for (const StepLoop& s : above)
+        firstRun = firstRun || (s.level == first && !s.moves);
+    auto overlaps = [&](const Offset& step) {
+        for (std::size_t r = 0; r < extent.size(); ++r)
+            if (extent[r] - std::abs(step[r]) <= 0)
+                return false;
+        return true;
+    };
+    // For a class at level l: the moves of the levels inside l (all between)
+    // as one sum, and l's own moving loops but `except` (some between).
+    struct Between {
+        Offset forced{};
+        bool forcedAny = false;
+        std::vector<const StepLoop*> free;
+    };
+    auto between = [&](int level, const StepLoop* except) {
+        Between b;
+        for (const StepLoop& s : above) {
+            if (!s.moves || &s == except)
+                continue;
+            if (s.level > level) {
+                for (std::size_t r = 0; r < b.forced.size(); ++r)
+                    b.forced[r] += s.step[r];
+                b.forcedAny = true;
+            } else if (s.level == level) {
+                b.free.push_back(&s);
+            }
+        }
+        return b;
+    };
+    // Whether target = forced + a sum of free steps (but `skip`), a non-empty
+    // one overall if asked.
+    auto reaches = [&](const Between& b, Offset target, const StepLoop* skip, bool nonEmpty) {
+        std::vector<Offset> steps;
+        for (const StepLoop* s : b.free)
+            if (s != skip)
+                steps.push_back(s->step);
+        for (std::size_t r = 0; r < target.size(); ++r)
+            target[r] -= b.forced[r];
+        return subsetSums(steps, target, nonEmpty && !b.forcedAny);
+    };
+    // A stride repeat: the class moves the tile by what the first class did,
+    // g(z) = g(first). With moves(z) its own step (zero for a run): after a
+    // first run, moves(z) = sum between; after an overlapping first loop y,
+    // moves(z) = 2 step(y) + sum between but y.
+    auto repeatsStride = [&](const Between& b, const Offset& move, int level) {
+        if (firstRun && reaches(b, move, nullptr, true))
+            return true;
+        for (const StepLoop& y : above) {
+            if (!y.moves || y.level != first || !overlaps(y.step))
+                continue;
+            if (y.level > level) {
+                Offset target = move;
+                for (std::size_t r = 0; r < target.size(); ++r)
+                    target[r] -= 2 * y.step[r] - y.step[r]; // y is in the forced sum
+                if (reaches(b, target, nullptr, false))
+                    return true;
+            } else if (std::find(b.free.begin(), b.free.end(), &y) != b.free.end()) {
+                Offset target = move;
+                for (std::size_t r = 0; r < target.size(); ++r)
+                    target[r] -= 2 * y.step[r];
+                if (reaches(b, target, &y, false))
+                    return true;
+            }
+        }
+        return false;
+    };
+    for (const StepLoop& z : above) {
+        if (!z.moves || (k >= 0 && z.level != k))
+            continue;
+        const Between b = between(z.level, &z);
+        if (withTwins && repeatsStride(b, z.step, z.level))
+            return true;
+        for (const Offset& tr : translations)
+            if (reaches(b, minus(z.step, tr), nullptr, linkNeedsMove))
+                return true;
+    }
+    // Runs (of loops that do not move t) at level k, or at any level: their
+    // own move is zero, and moves between them and the first class at least
+    // one loop.
+    std::vector<int> runLevels;
+    for (const StepLoop& s : above)
+        if (!s.moves && (k < 0 || s.level == k) &&
+            std::find(runLevels.begin(), runLevels.end(), s.level) == runLevels.end())
+            runLevels.push_back(s.level);
+    for (const int level : runLevels) {
+        const Between b = between(level, nullptr);
+        if (withTwins && repeatsStride(b, Offset{}, level))
+            return true;
+        for (const Offset& tr : translations) {
+            Offset target;
+            for (std::size_t r = 0; r < target.size(); ++r)
+                target[r] = -tr[r];
+            if (reaches(b, target, nullptr, true))
+                return true;
+        }
+    }
+    // Between MACs a first run hands each operand on unchanged (translation 0).
+    if (macs && k < 0)
+        for (const Offset& tr : translations)
+            if (isZero(tr))
+                return true;
+    return false;
+}
+
+} // namespace
+
+TemporalOrderEffects temporalOrderEffects(const Problem& p, const Architecture& a, const Mapping& m,
+                                          int level) {
+    const int L = a.numLevels(), T = p.numTensors();
+    TemporalOrderEffects fx;
+    model_detail::Factors f;
+    if (!model_detail::factorize(p, a, m, f)) {
+        fx.tensors = static_cast<std::uint8_t>((1u << T) - 1);
+        fx.beyondSignature = true;
+        return fx;
+    }
+    const model_detail::Terms terms(p);
+    model_detail::LoopNest nest;
+    model_detail::buildLoopNest(p, a, m, f, nest);
+    if (nest.firstAbove[level] == nest.firstAbove[level + 1])
+        return fx; // no real loop at the level
+    std::vector<Offset> translations;
+    for (int t = 0; t < T; ++t) {
+        const DataSpace& ds = p.tensors[t];
+        for (int c = level + 1; c <= L; ++c) {
+            const bool macs = c == L;
+            const i64 F = f.fanout[c - 1];
+            // Deliveries the model skips, or whose count nothing reads: a child
+            // that bypasses t behind no fan-out; operands of MACs behind none
+            // (one per MAC and step, in any order).
+            if (F == 1 && (macs || !m.levels[c].keeps(t)))
+                continue;
+            fx.tensors = static_cast<std::uint8_t>(fx.tensors | (1u << t));
+            if (fx.beyondSignature)
+                continue;
+            const std::vector<StepLoop> above = loopsAbove(p, terms, nest, c, t);
+            const Offset extent = macs ? Offset{} : childTile(terms, t, ds.numRanks, f.ext[c]);
+            translations.clear();
+            if (F > 1)
+                model_detail::neighbourTranslations(p, terms, nest, c - 1, t, F, translations);
+            if (classCanAct(above, level, extent, translations, macs))
+                fx.beyondSignature = true;
+        }
+    }
+    return fx;
+}
+
+bool spatialOrderMatters(const Problem& p, const Architecture& a, const Mapping& m, int level) {
+    const int L = a.numLevels(), D = p.numDims(), T = p.numTensors();
+    model_detail::Factors f;
+    if (!model_detail::factorize(p, a, m, f))
+        return true;
+    if (f.fanout[level] <= 1)
+        return false;
+    const model_detail::Terms terms(p);
+    const LevelMapping& lm = m.levels[level];
+    // The spatial loops of each axis, in every order (X and Y apart: the nest
+    // puts X loops innermost whatever their order with Y loops).
+    std::array<std::vector<std::uint8_t>, 2> axis;
+    for (int d = 0; d < D; ++d) {
+        if (lm.spatialX[d] > 1)
+            axis[0].push_back(static_cast<std::uint8_t>(d));
+        if (lm.spatialY[d] > 1)
+            axis[1].push_back(static_cast<std::uint8_t>(d));
+    }
+    if (axis[0].size() < 2 && axis[1].size() < 2)
+        return false;
+    const int c = level + 1;
+    const bool macs = c == L;
+    Mapping order = m;
+    std::vector<Offset> all, some;
+    for (int t = 0; t < T; ++t) {
+        bool moved = false;
+        for (int d = 0; d < D; ++d)
+            moved = moved || (((p.tensors[t].dimMask >> d) & 1u) &&
+                              std::int64_t(lm.spatialX[d]) * lm.spatialY[d] > 1);
+        if (!moved) // every child holds the same tile: neighbours look alike in any order
+            continue;
+        all.clear();
+        std::array<std::vector<std::uint8_t>, 2> perm = axis;
+        std::sort(perm[0].begin(), perm[0].end());
+        do {
+            std::sort(perm[1].begin(), perm[1].end());
+            do {
+                // Spatial order: outer to inner; any arrangement of the two
+                // axes' loops gives the same nest.
+                int k = 0;
+                for (const auto& ax : {perm[1], perm[0]})
+                    for (auto d : ax)
+                        order.levels[level].spatialOrder[k++] = d;
+                for (int d = 0; d < D; ++d)
+                    if (std::find(perm[0].begin(), perm[0].end(), d) == perm[0].end() &&
+                        std::find(perm[1].begin(), perm[1].end(), d) == perm[1].end())
+                        order.levels[level].spatialOrder[k++] = static_cast<std::uint8_t>(d);
+                model_detail::LoopNest nest;
+                model_detail::buildLoopNest(p, a, order, f, nest);
+                model_detail::neighbourTranslations(p, terms, nest, level, t, f.fanout[level],
+                                                    some);
+                all.insert(all.end(), some.begin(), some.end());
+            } while (std::next_permutation(perm[1].begin(), perm[1].end()));
+        } while (std::next_permutation(perm[0].begin(), perm[0].end()));
+        std::sort(all.begin(), all.end());
+        all.erase(std::unique(all.begin(), all.end()), all.end());
+        model_detail::LoopNest nest;
+        model_detail::buildLoopNest(p, a, m, f, nest);
+        const std::vector<StepLoop> above = loopsAbove(p, terms, nest, c, t);
+        // Any class of any level (the first one's own step is a sum over
+        // an empty set of moves between).
+        const Offset extent =
+            macs ? Offset{} : childTile(terms, t, p.tensors[t].numRanks, f.ext[c]);
+        if (classCanAct(above, -1, extent, all, macs, false))
+            return true;
+    }
+    return false;
+}
+
+} // namespace mw

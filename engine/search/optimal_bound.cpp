@@ -1,0 +1,456 @@
+// A lower bound of the objective over every completion of a partial tiling.
+//
+// The model's energy is the MACs' energy, leakage (per utilized instance and
+// cycle) and, per level and tensor it keeps, reads, fills and updates, each
+// whole vector costing its energy; its cycles are the compute cycles,
+// stretched where a level's bandwidth cannot keep up. Every one of them only
+// grows with the counts, so bounds of the counts bound the objective. For
+// each tensor and each pair of successive levels keeping it (p above c, c
+// possibly the MACs), counting words summed over all instances:
+//
+// * Deliveries to c. One child gets its tile, then at each step the words
+//   the step brings (data_movement.cpp): with the first class above c a run
+//   of loops that do not move the tensor, its tile again at every step of
+//   the loops outside the run (tile x N / run over all instances, N the
+//   iterations and instances above c; Timeloop's stride-repeat rule can
+//   lower that only when two dimensions of one coordinate both have loops
+//   above, and then it stays at least one tile per instance); with a moving
+//   first class d, at least tile + delta(d) per further step, delta(d) the
+//   new words of a step no shorter than d's extent at c. Also, whatever the
+//   walk, the words a step fetches are those its tile has that an earlier
+//   tile (the one its step is compared with) had not, so each child fetches
+//   every word it touches at least once (`cover`).
+// * Reads of p for those deliveries: the deliveries divided by the children
+//   sharing each word (fan-out over distinct offsets), at least every word of
+//   the tensor the computation touches, unless a link transfer can serve a
+//   child from a neighbour somewhere between p and c; a link moves a delta
+//   only along a translation between neighbouring children, and a step moves
+//   tiles by an integer combination of loop strides, so where no such
+//   translation is a multiple of the strides' gcd in every coordinate no
+//   link can act. Otherwise nothing is claimed for p's reads.
+// * Partial sums: updates are those deliveries; reads and fills subtract the
+//   first touches (at most the tensor times the children holding each word).
+// * Cycles: every MAC of the array busy at most; each bandwidth-limited level
+//   moves at least its bounded words per instance.
+// Levels not yet decided contribute what holds for any tile: c fetches every
+// word the computation touches, and so does p where no link can act.
+#include "search/optimal_bound.h"
+
+#include "arch/architecture.h"
+#include "workload/problem.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace mw {
+
+using model_detail::i64;
+
+PartialBound::PartialBound(const MapSpace& space, const SearchObjective& objective)
+    : space_(space), p_(space.problem()), a_(space.arch()), objective_(objective), terms_(p_) {
+    const int L = a_.numLevels(), D = p_.numDims(), T = p_.numTensors();
+    for (int t = 0; t < T; ++t) {
+        touched_[t] = double(p_.touchedElements(t));
+        for (int i = 0; i < terms_.count[t]; ++i)
+            negativeCoefficient_ = negativeCoefficient_ || terms_.term[t][i].coef < 0;
+        std::uint32_t seen = 0;
+        rankDisjoint_[t] = true;
+        for (int r = 0; r < p_.tensors[t].numRanks; ++r) {
+            std::uint32_t dims = 0;
+            for (int i = 0; i < terms_.count[t]; ++i)
+                if (terms_.term[t][i].rank == r)
+                    dims |= 1u << terms_.term[t][i].dim;
+            rankDisjoint_[t] = rankDisjoint_[t] && !(dims & seen);
+            seen |= dims;
+        }
+    }
+    slotKinds_.assign(std::size_t(L), {});
+    for (int d = 0; d < D; ++d)
+        for (const MapSpace::Slot& s : space.factorSlots(d))
+            slotKinds_[std::size_t(s.level)][std::size_t(d)] |= std::uint8_t(1u << s.kind);
+    noFanout_.resize(std::size_t(L));
+}
+
+void PartialBound::describeFanout(const Mapping& m, int level, Fanout& out) const {
+    const int D = p_.numDims(), T = p_.numTensors();
+    model_detail::Factors f;
+    model_detail::factorize(p_, a_, m, f); // fills f for decided levels whatever it says
+    out.fanout = f.fanout[level];
+    for (int t = 0; t < T; ++t) {
+        out.distinct[t] = 1;
+        out.translations[t].clear();
+    }
+    if (out.fanout <= 1)
+        return;
+    model_detail::LoopNest nest;
+    model_detail::buildLoopNest(p_, a_, m, f, nest);
+    for (int t = 0; t < T; ++t)
+        out.distinct[t] =
+            model_detail::distinctChildOffsets(p_, terms_, nest, level, t, out.fanout);
+    // Neighbours under every order of each axis's spatial loops.
+    const LevelMapping& lm = m.levels[level];
+    std::array<std::vector<std::uint8_t>, 2> axis;
+    for (int d = 0; d < D; ++d) {
+        if (lm.spatialX[d] > 1)
+            axis[0].push_back(std::uint8_t(d));
+        if (lm.spatialY[d] > 1)
+            axis[1].push_back(std::uint8_t(d));
+    }
+    Mapping order = m;
+    std::vector<model_detail::Offset> some;
+    do {
+        do {
+            int k = 0;
+            for (const auto& ax : {axis[1], axis[0]})
+                for (auto d : ax)
+                    order.levels[level].spatialOrder[k++] = d;
+            for (int d = 0; d < D; ++d)
+                if (lm.spatialX[d] <= 1 && lm.spatialY[d] <= 1)
+                    order.levels[level].spatialOrder[k++] = std::uint8_t(d);
+            model_detail::buildLoopNest(p_, a_, order, f, nest);
+            for (int t = 0; t < T; ++t) {
+                model_detail::neighbourTranslations(p_, terms_, nest, level, t, out.fanout, some);
+                out.translations[t].insert(out.translations[t].end(), some.begin(), some.end());
+            }
+        } while (std::next_permutation(axis[1].begin(), axis[1].end()));
+    } while (std::next_permutation(axis[0].begin(), axis[0].end()));
+    for (int t = 0; t < T; ++t) {
+        auto& tr = out.translations[t];
+        std::sort(tr.begin(), tr.end());
+        tr.erase(std::unique(tr.begin(), tr.end()), tr.end());
+    }
+}
+
+PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t* remaining,
+                                     const Fanout* fanouts) const {
+    const int L = a_.numLevels(), D = p_.numDims(), T = p_.numTensors();
+    const double computes = double(p_.computes());
+
+    // Extents of the decided levels; what the levels above k hold of each
+    // dimension (their fixed factors and the free ones left).
+    i64 ext[kMaxLevels + 1][kMaxDims];
+    for (int d = 0; d < D; ++d)
+        ext[L][d] = 1;
+    for (int l = L - 1; l >= k; --l) {
+        const LevelMapping& lm = m.levels[l];
+        for (int d = 0; d < D; ++d)
+            ext[l][d] = ext[l + 1][d] * i64(lm.temporal[d]) * lm.spatialX[d] * lm.spatialY[d];
+    }
+    // Spatial factors above k: fixed ones, and room for the free ones.
+    double fixedSpatialAbove = 1.0, room = 1.0, freeSpatial = 1.0;
+    std::array<bool, kMaxDims> temporalAbove{}; // d may have a temporal loop above k
+    std::array<double, kMaxDims> spatialAboveMax{};
+    for (int d = 0; d < D; ++d)
+        spatialAboveMax[d] = 1.0;
+    std::array<double, kMaxLevels> levelFanoutMax{};
+    for (int l = 0; l < k; ++l) {
+        const LevelMapping& lm = m.levels[l];
+        double fixedHere = 1.0;
+        bool freeSlot = false;
+        for (int d = 0; d < D; ++d) {
+            fixedHere *= double(lm.spatialX[d]) * lm.spatialY[d];
+            spatialAboveMax[d] *= double(lm.spatialX[d]) * lm.spatialY[d];
+            temporalAbove[d] = temporalAbove[d] || lm.temporal[d] > 1 ||
+                               (remaining[d] > 1 && (slotKinds_[l][d] & 1u));
+            freeSlot = freeSlot || (remaining[d] > 1 && (slotKinds_[l][d] & 6u));
+        }
+        fixedSpatialAbove *= fixedHere;
+        const double roomHere = freeSlot ? double(a_.fanoutX(l)) * a_.fanoutY(l) / fixedHere : 1.0;
+        room *= roomHere;
+        levelFanoutMax[l] = fixedHere * roomHere;
+    }
+    for (int d = 0; d < D; ++d) {
+        bool spatialSlot = false;
+        for (int l = 0; l < k; ++l)
+            spatialSlot = spatialSlot || (slotKinds_[l][d] & 6u);
+        if (spatialSlot) {
+            freeSpatial *= double(remaining[d]);
+            spatialAboveMax[d] *= double(remaining[d]);
+        }
+    }
+    const double freeSpatialMax = std::min(room, freeSpatial);
+    // Utilized instances of each level: bounds.
+    std::array<double, kMaxLevels + 1> instLB{}, instUB{};
+    {
+        double fixedSoFar = 1.0, fanoutSoFar = 1.0;
+        for (int l = 0; l <= L; ++l) {
+            if (l <= k) {
+                instLB[l] = fixedSoFar;
+                instUB[l] = std::min(fanoutSoFar, fixedSoFar * freeSpatialMax);
+            } else {
+                const double decided = double(fanouts[l - 1].fanout);
+                instLB[l] = instLB[l - 1] * decided;
+                instUB[l] = instUB[l - 1] * decided;
+            }
+            if (l < k) {
+                double fixedHere = 1.0;
+                for (int d = 0; d < D; ++d)
+                    fixedHere *= double(m.levels[l].spatialX[d]) * m.levels[l].spatialY[d];
+                fixedSoFar *= fixedHere;
+                fanoutSoFar *= levelFanoutMax[l];
+            }
+        }
+    }
+    const double macsUB = std::min(instUB[L], double(a_.compute.instances()));
+    double cycles = std::ceil(computes / macsUB - 1e-9);
+
+    // Per tensor rank, whether two dimensions may both loop above child c.
+    auto loopsAbove = [&](int c, int d) {
+        if (temporalAbove[d])
+            return true;
+        for (int l = k; l < c; ++l)
+            if (m.levels[l].temporal[d] > 1)
+                return true;
+        return false;
+    };
+    auto strideRepeatPossible = [&](int c, int t) {
+        if (negativeCoefficient_)
+            return true;
+        int dimsPerRank[kMaxRanks] = {};
+        for (int i = 0; i < terms_.count[t]; ++i)
+            if (loopsAbove(c, terms_.term[t][i].dim))
+                ++dimsPerRank[terms_.term[t][i].rank];
+        for (int r = 0; r < kMaxRanks; ++r)
+            if (dimsPerRank[r] > 1)
+                return true;
+        return false;
+    };
+    // Can a link transfer act at decided fan-out j (child j + 1) for t?
+    auto linkPossible = [&](int j, int t) {
+        const Fanout& fo = fanouts[j];
+        if (fo.fanout <= 1 || fo.translations[t].empty())
+            return false;
+        const int c = j + 1;
+        i64 g[kMaxRanks] = {};
+        for (int i = 0; i < terms_.count[t]; ++i) {
+            const auto& term = terms_.term[t][i];
+            const i64 coef = std::abs(term.coef);
+            for (int l = k; l <= j; ++l)
+                if (m.levels[l].temporal[term.dim] > 1)
+                    g[term.rank] = std::gcd(g[term.rank], coef * ext[l + 1][term.dim] *
+                                                              m.levels[l].spatialX[term.dim] *
+                                                              m.levels[l].spatialY[term.dim]);
+            if (temporalAbove[term.dim]) // any stride above k is a multiple of ext[k]
+                g[term.rank] = std::gcd(g[term.rank], coef * ext[k][term.dim]);
+        }
+        for (const model_detail::Offset& tr : fo.translations[t]) {
+            bool zero = true, reachable = true;
+            for (int r = 0; r < kMaxRanks; ++r) {
+                const i64 x = tr[std::size_t(r)];
+                zero = zero && x == 0;
+                reachable = reachable && (g[r] == 0 ? x == 0 : x % g[r] == 0);
+            }
+            if (!reachable)
+                continue;
+            // A zero move needs a step equal to moves between (only a MAC's
+            // unchanged operand after a first run gets it for free).
+            if (!zero || c == L || strideRepeatPossible(c, t))
+                return true;
+        }
+        return false;
+    };
+    auto linksBetween = [&](int p, int c, int t) {
+        for (int j = p; j < c; ++j) {
+            if (j >= k) {
+                if (linkPossible(j, t))
+                    return true;
+            } else if (levelFanoutMax[j] > 1.0) {
+                return true;
+            }
+        }
+        return false;
+    };
+    // Children sharing each word between p and c, at most.
+    auto sharingMax = [&](int p, int c, int t) {
+        double decided = 1.0, open = 1.0;
+        for (int j = p; j < c; ++j) {
+            if (j >= k)
+                decided *= double(fanouts[j].fanout) / double(fanouts[j].distinct[t]);
+            else
+                open *= levelFanoutMax[j];
+        }
+        return decided * std::min(open, fixedSpatialAbove * freeSpatialMax);
+    };
+    // First touches over all instances of l (read-write tensors), at most.
+    auto firstTouchesMax = [&](int l, int t) {
+        double words = double(p_.tensorSize(t));
+        for (int j = 0; j < l; ++j) {
+            if (j >= k) {
+                const Fanout& fo = fanouts[j];
+                if (fo.fanout <= 1)
+                    continue;
+                // The model's partition: tile / the parent's spatial working set.
+                i64 e[kMaxRanks], child[kMaxDims], set[kMaxDims];
+                for (int d = 0; d < D; ++d) {
+                    child[d] = ext[j + 1][d];
+                    set[d] = child[d] * m.levels[j].spatialX[d] * m.levels[j].spatialY[d];
+                }
+                const double tile =
+                    double(model_detail::tileExtents(terms_, t, p_.tensors[t].numRanks, child, e));
+                const double ws =
+                    double(model_detail::tileExtents(terms_, t, p_.tensors[t].numRanks, set, e));
+                words *= double(fo.fanout) * tile / ws;
+            } else {
+                words *= levelFanoutMax[j];
+            }
+        }
+        return words;
+    };
+    // Deliveries to decided child c < L, over all its instances.
+    auto deliveriesTo = [&](int c, int t) {
+        const DataSpace& ds = p_.tensors[t];
+        i64 e[kMaxRanks];
+        const double tile = double(model_detail::tileExtents(terms_, t, ds.numRanks, ext[c], e));
+        double N = 1.0;
+        for (int d = 0; d < D; ++d)
+            N *= double(p_.dims[d].bound / ext[c][d]);
+        const double inst = instLB[c];
+        // Every word a child touches, once: per rank the distinct coordinates
+        // over the dimensions' extents above its spatial position (their
+        // product where no dimension indexes two ranks, else the largest).
+        double cover = 1.0;
+        for (int r = 0; r < ds.numRanks; ++r) {
+            double most = 1.0;
+            for (int i = 0; i < terms_.count[t]; ++i) {
+                const auto& term = terms_.term[t][i];
+                if (term.rank != r)
+                    continue;
+                double spatial = spatialAboveMax[term.dim];
+                for (int l = k; l < c; ++l)
+                    spatial *=
+                        double(m.levels[l].spatialX[term.dim]) * m.levels[l].spatialY[term.dim];
+                most = std::max(most, double(p_.dims[term.dim].bound) / spatial);
+            }
+            cover = rankDisjoint_[t] ? cover * most : std::max(cover, most);
+        }
+        cover = std::max(cover * inst, tile * inst);
+        // The walk, by its first class above c.
+        double run = 1.0;
+        bool runPossible = false, anyLoop = false, walkDone = false;
+        for (int l = c - 1; l >= k && !walkDone; --l) {
+            bool relevant = false, irrelevant = false;
+            double here = 1.0;
+            for (int d = 0; d < D; ++d) {
+                if (m.levels[l].temporal[d] <= 1)
+                    continue;
+                if ((ds.dimMask >> d) & 1u) {
+                    relevant = true;
+                } else {
+                    irrelevant = true;
+                    here *= double(m.levels[l].temporal[d]);
+                }
+            }
+            if (!relevant && !irrelevant)
+                continue;
+            anyLoop = true;
+            if (irrelevant) {
+                runPossible = true;
+                run *= here;
+            }
+            walkDone = relevant;
+        }
+        if (!walkDone) { // the run may go on into the undecided levels
+            double open = 1.0;
+            for (int d = 0; d < D; ++d)
+                if (temporalAbove[d]) {
+                    anyLoop = true;
+                    if (!((ds.dimMask >> d) & 1u)) {
+                        runPossible = true;
+                        double fixed = 1.0;
+                        for (int l = 0; l < k; ++l)
+                            fixed *= double(m.levels[l].temporal[d]);
+                        open *= fixed * double(remaining[d]);
+                    }
+                }
+            run *= open;
+        }
+        if (!anyLoop)
+            return std::max(cover, tile * inst);
+        double best = std::numeric_limits<double>::infinity();
+        if (runPossible)
+            best = strideRepeatPossible(c, t) ? tile * inst : tile * N / run;
+        for (int d = 0; d < D; ++d) {
+            if (!((ds.dimMask >> d) & 1u) || !loopsAbove(c, d))
+                continue;
+            // One step of a d loop above c moves the tile at least d's extent at c.
+            double overlap = 1.0;
+            for (int r = 0; r < ds.numRanks; ++r) {
+                i64 shift = 0;
+                for (int i = 0; i < terms_.count[t]; ++i)
+                    if (terms_.term[t][i].rank == r && terms_.term[t][i].dim == d)
+                        shift += std::abs(terms_.term[t][i].coef) * ext[c][d];
+                overlap *= double(std::max<i64>(0, e[r] - shift));
+            }
+            const double delta = tile - overlap;
+            best = std::min(best, delta * N + (tile - delta) * inst);
+        }
+        return std::max(cover, best);
+    };
+
+    double energy = computes * a_.compute.macEnergy;
+    std::array<double, kMaxLevels> reads{}, writes{};
+    auto charge = [&](int l, double words, double perVector, bool read) {
+        const StorageLevel& s = a_.levels[l];
+        energy += words / double(s.blockSize) * perVector;
+        (read ? reads : writes)[l] += words;
+    };
+    for (int t = 0; t < T; ++t) {
+        const bool rw = p_.tensors[t].readWrite;
+        int p = 0;
+        for (int c = 1; c <= L; ++c) {
+            if (c < L && !m.levels[c].keeps(t))
+                continue;
+            double delivered, fills;
+            if (c == L) {
+                delivered = fills = computes;
+            } else if (c >= k) {
+                delivered = deliveriesTo(c, t);
+                fills = rw ? std::max(0.0, delivered - firstTouchesMax(c, t)) : delivered;
+            } else {
+                delivered = touched_[t];
+                fills = rw ? 0.0 : touched_[t];
+            }
+            if (c < L)
+                charge(c, fills, a_.levels[c].energy.write, false);
+            double parent = 0.0; // deliveries p reads (or takes as updates)
+            if (!linksBetween(p, c, t)) {
+                parent = touched_[t];
+                if (c >= k)
+                    parent = std::max(parent, delivered / sharingMax(p, c, t));
+            }
+            if (rw) {
+                charge(p, parent, a_.levels[p].energy.update, false);
+                charge(p, std::max(0.0, parent - firstTouchesMax(p, t)), a_.levels[p].energy.read,
+                       true);
+            } else {
+                charge(p, parent, a_.levels[p].energy.read, true);
+            }
+            p = c;
+        }
+    }
+    for (int l = 0; l < L; ++l) {
+        const StorageLevel& s = a_.levels[l];
+        if (s.readBandwidth > 0)
+            cycles = std::max(cycles, reads[l] / instUB[l] / s.readBandwidth);
+        if (s.writeBandwidth > 0)
+            cycles = std::max(cycles, writes[l] / instUB[l] / s.writeBandwidth);
+    }
+    for (int l = 0; l < L; ++l)
+        energy += a_.levels[l].energy.leak * cycles * instLB[l];
+
+    // A hair below, so that rounding in a different order of summation never
+    // lifts the bound above a mapping that meets it exactly.
+    constexpr double kSlack = 1.0 - 1e-9;
+    Value v;
+    v.energy = energy * kSlack;
+    v.cycles = cycles * kSlack;
+    Evaluation e;
+    e.energy = v.energy;
+    e.cycles = static_cast<std::int64_t>(std::floor(v.cycles));
+    e.edp = v.energy * 1e-12 * v.cycles;
+    v.objective = objective_.value(e);
+    return v;
+}
+
+} // namespace mw

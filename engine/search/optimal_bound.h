@@ -1,0 +1,55 @@
+#pragma once
+// What no completion of a partial tiling can beat, for the optimal searcher:
+// levels from k inwards decided (their temporal and spatial factors, and every
+// level's keep choices), the factors of the levels above and every loop order
+// still open. See optimal_bound.cpp for each term and why it holds.
+#include "mapspace/mapspace.h"
+#include "model/loop_nest.h"
+#include "search/search.h"
+
+#include <array>
+#include <vector>
+
+namespace mw {
+
+class PartialBound {
+  public:
+    PartialBound(const MapSpace& space, const SearchObjective& objective);
+
+    // A decided level's fan-out as each tensor sees it, described once when
+    // the level is decided: its children, the distinct tile offsets among
+    // them, and the translations between neighbouring children's tiles over
+    // every spatial order the constraints allow (where link transfers can act).
+    struct Fanout {
+        model_detail::i64 fanout = 1;
+        std::array<model_detail::i64, kMaxTensors> distinct{};
+        std::array<std::vector<model_detail::Offset>, kMaxTensors> translations;
+    };
+    // m: levels from `level` inwards decided.
+    void describeFanout(const Mapping& m, int level, Fanout& out) const;
+
+    struct Value {
+        double energy = 0.0; // pJ
+        double cycles = 0.0;
+        double objective = 0.0;
+    };
+    // m: levels from k inwards decided, the levels above holding only their
+    // fixed factors; remaining[d]: the product of d's free factors still to
+    // place above k; fanouts[l]: described for every decided level l.
+    Value at(const Mapping& m, int k, const std::int64_t* remaining, const Fanout* fanouts) const;
+
+  private:
+    const MapSpace& space_;
+    const Problem& p_;
+    const Architecture& a_;
+    SearchObjective objective_;
+    model_detail::Terms terms_;
+    std::array<double, kMaxTensors> touched_{};
+    std::array<bool, kMaxTensors> rankDisjoint_{}; // no dimension in two ranks
+    // Per level and dimension: a free slot for a temporal factor, an X or a Y factor.
+    std::vector<std::array<std::uint8_t, kMaxDims>> slotKinds_;
+    std::vector<Fanout> noFanout_;
+    bool negativeCoefficient_ = false;
+};
+
+} // namespace mw

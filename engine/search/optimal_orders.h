@@ -1,0 +1,59 @@
+#pragma once
+// The loop orders the optimal searcher evaluates for one tiling (factors and
+// keeps fixed): per level, one temporal order per signature no other one
+// dominates, or every order where Timeloop's stride-repeat and link rules can
+// see more than the signature (model/order_effects.h); per fanning level, one
+// spatial order unless link transfers can tell its orders apart. The best of
+// them is the best over every order the constraints allow.
+#include "mapspace/mapspace.h"
+#include "model/order_effects.h"
+
+#include <array>
+#include <functional>
+#include <map>
+#include <tuple>
+#include <vector>
+
+namespace mw {
+
+class OrderCandidates {
+  public:
+    // With a rule off, its orders are all visited (for the rule's tests).
+    OrderCandidates(const MapSpace& space, bool temporalRule, bool spatialRule);
+
+    // Calls visit(m) for each candidate ordering of tiling; returns false as
+    // soon as visit does.
+    bool forEach(const Mapping& tiling, const std::function<bool(const Mapping&)>& visit);
+
+    struct Stats {
+        std::int64_t tilings = 0;
+        std::int64_t candidates = 0; // mappings handed to visit
+        double orders = 0.0;         // every ordering of those tilings
+        std::int64_t levelsBySignature = 0;
+        std::int64_t levelsInFull = 0; // a level's temporal orders all tried
+        std::int64_t spatialInFull = 0;
+    };
+    const Stats& stats() const { return stats_; }
+
+  private:
+    using Order = std::array<std::uint8_t, kMaxDims>;
+    const std::vector<Order>& temporalAll(int level, std::uint32_t real);
+    const std::vector<Order>& temporalBySignature(int level, std::uint32_t real,
+                                                  std::uint8_t tensors);
+    const std::vector<Order>& spatialAll(int level, std::uint32_t x, std::uint32_t y);
+    // Each level's candidate temporal orders for m's spatial orders (levels
+    // with one get it in m).
+    void prepareTemporal(Mapping& m);
+    bool visitTemporal(Mapping& m, int level, const std::function<bool(const Mapping&)>& visit);
+
+    const MapSpace& space_;
+    bool temporalRule_, spatialRule_;
+    std::map<std::pair<int, std::uint32_t>, std::vector<Order>> all_;
+    std::map<std::tuple<int, std::uint32_t, std::uint8_t>, std::vector<Order>> bySignature_;
+    std::map<std::tuple<int, std::uint32_t, std::uint32_t>, std::vector<Order>> spatial_;
+    // Per level of the tiling being visited: its candidate temporal orders.
+    std::vector<const std::vector<Order>*> perLevel_;
+    Stats stats_;
+};
+
+} // namespace mw

@@ -1,0 +1,498 @@
+// The optimal searcher: the best mapping of the map space for the objective,
+// and the proof that it is.
+//
+// It walks the space as a tree: first the keep/bypass choices (the
+// dataplacement: which tensor's tiles each level holds), then each level's
+// temporal and spatial factors from the innermost level outwards, the
+// outermost taking what is left; a complete tiling is a leaf, whose loop
+// orders are then tried. Three kinds of pruning, each safe:
+//  * Capacity and fan-out: a level's tiles are fixed once it is decided, so a
+//    level that overflows, or a fan-out beyond its mesh, ends the branch.
+//  * Branch and bound: PartialBound gives, for a node, a value no mapping
+//    below it can beat; a node at or above the best mapping found is dropped
+//    (children are visited best bound first).
+//  * Orders: OrderCandidates tries, per level, one order per signature that no
+//    other dominates, and all of them only where Timeloop's stride-repeat and
+//    link rules can see more (model/order_effects.h).
+// Each rule is tested against plain exhaustive enumeration (test_optimal).
+// The walk deepens its bound iteratively (as IDA* does): each pass visits only
+// nodes whose bound lies below a threshold, which grows from the least bound
+// until a mapping at or below it is found. So no tiling with a bound above the
+// optimum's threshold is ever evaluated, however late a good mapping turns up
+// in the walk (tilings evaluated in a pass are not evaluated again).
+// Stopped by a budget, it reports its best so far with the proven gap: the
+// best over the smallest bound of the nodes it had not yet closed. A bound
+// costs about what an evaluation does, so an evaluation budget counts both
+// (a walk that prunes everything still ends).
+#include "search/optimal_bound.h"
+#include "search/optimal_orders.h"
+#include "search/searchers.h"
+
+#include "arch/architecture.h"
+#include "common/error.h"
+#include "workload/problem.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <string>
+#include <unordered_set>
+
+namespace mw {
+
+namespace {
+
+using i64 = std::int64_t;
+
+// A level's factors for one child: per dimension, temporal, X and Y.
+struct LevelChoice {
+    std::array<std::uint32_t, kMaxDims> t, x, y;
+    double bound;
+};
+
+class OptimalSearch : public Searcher {
+  public:
+    void run(SearchContext& ctx) override;
+
+  private:
+    struct Frame {
+        int level;
+        std::vector<LevelChoice> children;
+        std::size_t next = 0;
+        LevelMapping before;
+        std::array<i64, kMaxDims> remainingBefore;
+    };
+
+    struct Placement {
+        std::uint64_t bits;
+        double bound;
+    };
+    void generate(Frame& frame);
+    void apply(const Frame& frame, const LevelChoice& c);
+    void leaf(double bound);
+    void flush();
+    // One pass over the nodes below the threshold; false when stopped (by the
+    // budget, or after maxLeaves tilings), with open the least bound left
+    // unvisited.
+    bool walk(const std::vector<Placement>& placements, double& open, double maxLeaves = kNoLimit);
+    double best() const { return ctx_->bestCost(); }
+    // A node is visited while its bound is below this.
+    double limit() const { return useBound_ ? std::min(threshold_, best()) : kNoLimit; }
+    // Drops a node of this bound (counted); false when it is to be visited.
+    // The budget, with each bound computed counted as an evaluation.
+    bool stopped() const {
+        const std::int64_t budget = ctx_->settings().budget.evaluations;
+        return ctx_->stopped() || (budget > 0 && ctx_->evaluations() + bounds_ >= budget);
+    }
+    bool drop(double bound) {
+        if (bound < limit())
+            return false;
+        if (bound >= best())
+            prunedByBound_ += 1;
+        else
+            skipped_ = std::min(skipped_, bound);
+        return true;
+    }
+    static constexpr double kNoLimit = std::numeric_limits<double>::infinity();
+    bool hasRoom(int d, int level, std::uint8_t kind) const {
+        return (slots_[std::size_t(level)][std::size_t(d)] >> kind) & 1u;
+    }
+
+    SearchContext* ctx_ = nullptr;
+    const MapSpace* space_ = nullptr;
+    const Problem* p_ = nullptr;
+    const Architecture* a_ = nullptr;
+    std::unique_ptr<PartialBound> bound_;
+    std::unique_ptr<OrderCandidates> orders_;
+    bool useBound_ = true;
+    std::size_t batchSize_ = 1024;
+    double threshold_ = kNoLimit;
+    double skipped_ = kNoLimit; // least bound dropped by the threshold in this pass
+    Mapping base_{};
+    std::vector<std::pair<int, int>> keeps_;
+    std::array<i64, kMaxDims> freeBound_{};
+    // Tilings whose orders were evaluated in an earlier pass.
+    std::unordered_set<std::string> evaluated_;
+
+    // The node being visited.
+    Mapping m_{};
+    std::array<i64, kMaxDims> remaining_{};
+    std::vector<PartialBound::Fanout> fanouts_;
+
+    std::vector<std::array<std::uint8_t, kMaxDims>> slots_; // bit kind: a free slot
+    std::vector<std::array<i64, 2>> room_;                  // per level: free X, Y room
+    std::array<int, kMaxDims> lastLevel_{};                 // d's outermost free slot
+    std::vector<Mapping> batch_;
+    std::vector<double> batchBound_, costs_;
+
+    // Figures.
+    double nodes_ = 0, leaves_ = 0, prunedByBound_ = 0, prunedByFit_ = 0, leavesEvaluated_ = 0;
+    double passes_ = 0, placementsPruned_ = 0;
+    std::int64_t bounds_ = 0; // bounds computed
+};
+
+std::vector<i64> divisorsOf(i64 n) {
+    std::vector<i64> out;
+    for (i64 i = 1; i * i <= n; ++i)
+        if (n % i == 0) {
+            out.push_back(i);
+            if (i * i != n)
+                out.push_back(n / i);
+        }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+void OptimalSearch::apply(const Frame& frame, const LevelChoice& c) {
+    const int D = p_->numDims();
+    LevelMapping& lm = m_.levels[std::size_t(frame.level)];
+    lm = frame.before;
+    remaining_ = frame.remainingBefore;
+    for (int d = 0; d < D; ++d) {
+        if (hasRoom(d, frame.level, 0))
+            lm.temporal[d] = c.t[d];
+        if (hasRoom(d, frame.level, 1))
+            lm.spatialX[d] = c.x[d];
+        if (hasRoom(d, frame.level, 2))
+            lm.spatialY[d] = c.y[d];
+        remaining_[d] /= i64(c.t[d]) * c.x[d] * c.y[d];
+    }
+}
+
+// The children of the node at frame.level + 1: every way to give level
+// frame.level factors from what is left, that fits it, with its bound.
+void OptimalSearch::generate(Frame& frame) {
+    const int D = p_->numDims(), j = frame.level;
+    nodes_ += 1;
+    frame.before = m_.levels[std::size_t(j)];
+    frame.remainingBefore = remaining_;
+    // Per dimension: its options (t, x, y) at this level.
+    std::vector<std::vector<std::array<std::uint32_t, 3>>> options(static_cast<std::size_t>(D));
+    for (int d = 0; d < D; ++d) {
+        const i64 R = remaining_[d];
+        const bool last = lastLevel_[d] == j;
+        for (i64 t : divisorsOf(R)) {
+            if (t > 1 && !hasRoom(d, j, 0))
+                continue;
+            for (i64 s : divisorsOf(R / t)) {
+                if (last && t * s != R)
+                    continue;
+                if (s == 1) {
+                    options[d].push_back({std::uint32_t(t), 1, 1});
+                    continue;
+                }
+                if (hasRoom(d, j, 1) && s <= room_[std::size_t(j)][0])
+                    options[d].push_back({std::uint32_t(t), std::uint32_t(s), 1});
+                if (hasRoom(d, j, 2) && s <= room_[std::size_t(j)][1])
+                    options[d].push_back({std::uint32_t(t), 1, std::uint32_t(s)});
+            }
+        }
+    }
+    // Extents inside the level, and the level's own fixed factors.
+    const int L = a_->numLevels();
+    i64 inner[kMaxDims], ext[kMaxDims];
+    for (int d = 0; d < D; ++d) {
+        inner[d] = 1;
+        for (int l = j + 1; l < L; ++l)
+            inner[d] *= i64(m_.levels[std::size_t(l)].temporal[d]) *
+                        m_.levels[std::size_t(l)].spatialX[d] *
+                        m_.levels[std::size_t(l)].spatialY[d];
+        ext[d] = inner[d] * i64(frame.before.temporal[d]) * frame.before.spatialX[d] *
+                 frame.before.spatialY[d];
+    }
+    const std::uint8_t keep = m_.levels[std::size_t(j)].keepMask;
+    LevelChoice c{};
+    auto descend = [&](auto&& self, int d, i64 usedX, i64 usedY) -> void {
+        if (d == D) {
+            apply(frame, c);
+            PartialBound::Fanout& fo = fanouts_[std::size_t(j)];
+            bound_->describeFanout(m_, j, fo);
+            c.bound = bound_->at(m_, j, remaining_.data(), fanouts_.data()).objective;
+            ++bounds_;
+            if (!drop(c.bound))
+                frame.children.push_back(c);
+            return;
+        }
+        const i64 base = ext[d];
+        for (const auto& o : options[std::size_t(d)]) {
+            const i64 x = usedX * o[1], y = usedY * o[2];
+            if (x > room_[std::size_t(j)][0] || y > room_[std::size_t(j)][1])
+                continue;
+            ext[d] = base * o[0] * o[1] * o[2];
+            // Tiles only grow with the dimensions still to choose.
+            if (j > 0 && space_->overflows(j, ext, keep)) {
+                prunedByFit_ += 1;
+                continue;
+            }
+            c.t[d] = o[0];
+            c.x[d] = o[1];
+            c.y[d] = o[2];
+            self(self, d + 1, x, y);
+        }
+        ext[d] = base;
+    };
+    descend(descend, 0, 1, 1);
+    m_.levels[std::size_t(j)] = frame.before;
+    remaining_ = frame.remainingBefore;
+    std::stable_sort(frame.children.begin(), frame.children.end(),
+                     [](const LevelChoice& a, const LevelChoice& b) { return a.bound < b.bound; });
+}
+
+void OptimalSearch::leaf(double bound) {
+    leaves_ += 1;
+    if (!space_->isLegalQuick(m_)) // (the walk builds legal tilings; this checks it)
+        return;
+    std::string key;
+    for (int l = 0; l < m_.numLevels; ++l) {
+        const LevelMapping& lm = m_.levels[std::size_t(l)];
+        key.append(reinterpret_cast<const char*>(lm.temporal.data()), sizeof lm.temporal);
+        key.append(reinterpret_cast<const char*>(lm.spatialX.data()), sizeof lm.spatialX);
+        key.append(reinterpret_cast<const char*>(lm.spatialY.data()), sizeof lm.spatialY);
+        key.push_back(char(lm.keepMask));
+    }
+    if (!evaluated_.insert(std::move(key)).second)
+        return; // in an earlier pass
+    leavesEvaluated_ += 1;
+    orders_->forEach(m_, [&](const Mapping& m) {
+        batch_.push_back(m);
+        batchBound_.push_back(bound);
+        return true;
+    });
+    if (batch_.size() >= batchSize_)
+        flush();
+}
+
+void OptimalSearch::flush() {
+    if (batch_.empty())
+        return;
+    costs_.resize(batch_.size());
+    ctx_->evaluateBatch(batch_.data(), batch_.size(), costs_.data());
+    std::size_t keep = 0; // candidates the budget left unevaluated stay open
+    for (std::size_t i = 0; i < batch_.size(); ++i)
+        if (std::isnan(costs_[i])) {
+            batch_[keep] = batch_[i];
+            batchBound_[keep++] = batchBound_[i];
+        }
+    batch_.resize(keep);
+    batchBound_.resize(keep);
+}
+
+bool OptimalSearch::walk(const std::vector<Placement>& placements, double& open, double maxLeaves) {
+    const int L = a_->numLevels();
+    skipped_ = kNoLimit;
+    const double leavesBefore = leavesEvaluated_;
+    auto stopped = [&] { return this->stopped() || leavesEvaluated_ - leavesBefore >= maxLeaves; };
+    std::vector<Frame> stack;
+    for (std::size_t pi = 0; pi < placements.size(); ++pi) {
+        if (stopped()) {
+            for (std::size_t i = pi; i < placements.size(); ++i)
+                open = std::min(open, placements[i].bound);
+            open = std::min(open, skipped_);
+            return false;
+        }
+        if (drop(placements[pi].bound)) {
+            if (placements[pi].bound >= best())
+                placementsPruned_ += 1;
+            continue;
+        }
+        m_ = base_;
+        for (std::size_t b = 0; b < keeps_.size(); ++b)
+            m_.levels[std::size_t(keeps_[b].first)].setKeep(keeps_[b].second,
+                                                            (placements[pi].bits >> b) & 1u);
+        remaining_ = freeBound_;
+        stack.clear();
+        stack.push_back(Frame{L - 1, {}, 0, {}, {}});
+        generate(stack.back());
+        std::uint64_t steps = 0;
+        while (!stack.empty()) {
+            if ((++steps & 63) == 0 && stopped()) {
+                // What was left open bounds the optimum from below.
+                for (const Frame& f : stack)
+                    for (std::size_t i = f.next; i < f.children.size(); ++i)
+                        open = std::min(open, f.children[i].bound);
+                for (std::size_t i = pi + 1; i < placements.size(); ++i)
+                    open = std::min(open, placements[i].bound);
+                for (double b : batchBound_)
+                    open = std::min(open, b);
+                open = std::min(open, skipped_);
+                return false;
+            }
+            Frame& f = stack.back();
+            if (f.next < f.children.size() && drop(f.children[f.next].bound))
+                f.next = f.children.size(); // sorted: so are the rest (counted as one)
+            if (f.next == f.children.size()) {
+                m_.levels[std::size_t(f.level)] = f.before;
+                remaining_ = f.remainingBefore;
+                stack.pop_back();
+                continue;
+            }
+            const LevelChoice& c = f.children[f.next++];
+            apply(f, c);
+            bound_->describeFanout(m_, f.level, fanouts_[std::size_t(f.level)]);
+            if (f.level == 0) {
+                leaf(c.bound);
+                continue;
+            }
+            const int next = f.level - 1;
+            stack.push_back(Frame{next, {}, 0, {}, {}});
+            generate(stack.back());
+        }
+    }
+    flush(); // the pass's last tilings, before its incumbent is judged
+    if (batch_.empty())
+        return true;
+    for (double b : batchBound_) // the budget ran out among them
+        open = std::min(open, b);
+    open = std::min(open, skipped_);
+    return false;
+}
+
+void OptimalSearch::run(SearchContext& ctx) {
+    ctx_ = &ctx;
+    space_ = &ctx.space();
+    p_ = &space_->problem();
+    a_ = &space_->arch();
+    const SearchObjective& objective = ctx.settings().objective;
+    if (!objective.densityTensor.empty() || p_->sparse()) {
+        ctx.stop("optimal: proves optimality for dense problems and objectives; this one "
+                 "imposes densities");
+        return;
+    }
+    if (objective.energyExponent < 0 || objective.cycleExponent < 0) {
+        ctx.stop("optimal: needs an objective that grows with energy and cycles");
+        return;
+    }
+    useBound_ = ctx.param("bound", 1) != 0;
+    batchSize_ = std::size_t(std::max(1.0, ctx.param("batch", 1024)));
+    bound_ = std::make_unique<PartialBound>(*space_, objective);
+    orders_ = std::make_unique<OrderCandidates>(*space_, ctx.param("order_rule", 1) != 0,
+                                                ctx.param("spatial_rule", 1) != 0);
+    const int L = a_->numLevels(), D = p_->numDims();
+    slots_.assign(std::size_t(L), {});
+    for (int d = 0; d < D; ++d) {
+        lastLevel_[d] = -1;
+        for (const MapSpace::Slot& s : space_->factorSlots(d)) {
+            slots_[std::size_t(s.level)][std::size_t(d)] |= std::uint8_t(1u << s.kind);
+            lastLevel_[d] = lastLevel_[d] < 0 ? s.level : std::min<int>(lastLevel_[d], s.level);
+        }
+    }
+    Mapping base = makeTrivialMapping(*p_, *a_);
+    space_->applyFixed(base);
+    room_.assign(std::size_t(L), {1, 1});
+    for (int l = 0; l < L; ++l) {
+        i64 fixedX = 1, fixedY = 1;
+        for (int d = 0; d < D; ++d) {
+            fixedX *= base.levels[std::size_t(l)].spatialX[d];
+            fixedY *= base.levels[std::size_t(l)].spatialY[d];
+        }
+        room_[std::size_t(l)] = {a_->fanoutX(l) / fixedX, a_->fanoutY(l) / fixedY};
+    }
+    fanouts_.assign(std::size_t(L), {});
+    std::array<i64, kMaxDims> freeBound{};
+    for (int d = 0; d < D; ++d) {
+        freeBound[d] = 1;
+        for (auto prime : space_->freePrimes(d))
+            freeBound[d] *= prime;
+    }
+
+    // Starting points (a network's warm start) give the first incumbent.
+    if (!ctx.settings().warmStart.empty()) {
+        std::vector<Mapping> starts;
+        Evaluation scratch;
+        for (const Mapping& w : ctx.settings().warmStart)
+            if (space_->isLegal(w, scratch))
+                starts.push_back(w);
+        costs_.resize(starts.size());
+        ctx.evaluateBatch(starts.data(), starts.size(), costs_.data());
+    }
+
+    // Dataplacements, best bound first.
+    base_ = base;
+    keeps_ = space_->freeKeepChoices();
+    freeBound_ = freeBound;
+    std::vector<Placement> placements;
+    for (std::uint64_t bits = 0; bits < (std::uint64_t(1) << keeps_.size()); ++bits) {
+        m_ = base;
+        for (std::size_t b = 0; b < keeps_.size(); ++b)
+            m_.levels[std::size_t(keeps_[b].first)].setKeep(keeps_[b].second, (bits >> b) & 1u);
+        remaining_ = freeBound;
+        placements.push_back(
+            {bits, bound_->at(m_, L, remaining_.data(), fanouts_.data()).objective});
+    }
+    std::stable_sort(placements.begin(), placements.end(),
+                     [](const Placement& a, const Placement& b) { return a.bound < b.bound; });
+
+    // A first incumbent: the best-bound branches' first tilings, whatever
+    // their bound (a dive).
+    double open = kNoLimit; // least bound left unvisited
+    if (useBound_) {
+        threshold_ = kNoLimit;
+        walk(placements, open, std::max(0.0, ctx.param("dive", 32)));
+        flush();
+        open = kNoLimit;
+    }
+    // Passes under a growing threshold (one pass, with none, without the bound).
+    const double growth = std::max(1.0001, ctx.param("threshold_growth", 1.05));
+    threshold_ = useBound_ && !placements.empty() ? placements.front().bound * growth : kNoLimit;
+    bool completed = false;
+    for (;;) {
+        passes_ += 1;
+        completed = walk(placements, open);
+        if (!completed || !useBound_ || best() <= threshold_ || std::isinf(skipped_))
+            break;
+        threshold_ = std::max(skipped_, threshold_ * growth);
+    }
+    if (completed && best() > threshold_) // the pass left open what its threshold dropped
+        open = skipped_;
+
+    const OrderCandidates::Stats& os = orders_->stats();
+    ctx.setStat("nodes", nodes_);
+    ctx.setStat("tilings", leaves_);
+    ctx.setStat("tilings_evaluated", leavesEvaluated_);
+    ctx.setStat("pruned_by_bound", prunedByBound_);
+    ctx.setStat("pruned_by_fit", prunedByFit_);
+    ctx.setStat("dataplacements", double(placements.size()));
+    ctx.setStat("dataplacements_pruned", placementsPruned_);
+    ctx.setStat("passes", passes_);
+    ctx.setStat("bounds", double(bounds_));
+    ctx.setStat("orders_tried", double(os.candidates));
+    ctx.setStat("orders_of_those_tilings", os.orders);
+    ctx.setStat("levels_ordered_by_signature", double(os.levelsBySignature));
+    ctx.setStat("levels_ordered_in_full", double(os.levelsInFull));
+    ctx.setStat("spatial_orders_in_full", double(os.spatialInFull));
+    ctx.setStat("log10_space", space_->size().total());
+    const bool proven = open >= best() || (!ctx.hasBest() && std::isinf(open));
+    ctx.setStat("proven", proven ? 1.0 : 0.0);
+    if (proven) {
+        ctx.setStat("gap", 0.0);
+        ctx.stop(ctx.hasBest() ? "proven optimal" : "proven: no legal mapping");
+        return;
+    }
+    const double gap =
+        ctx.hasBest() ? best() / open - 1.0 : std::numeric_limits<double>::infinity();
+    ctx.setStat("bound", open);
+    ctx.setStat("gap", gap);
+    const std::int64_t budget = ctx.settings().budget.evaluations;
+    const char* cause = ctx.cancelRequested() ? "cancelled"
+                        : budget > 0 && ctx.evaluations() + bounds_ >= budget
+                            ? "evaluation budget spent"
+                            : "time budget spent";
+    char text[200];
+    if (ctx.hasBest())
+        std::snprintf(text, sizeof text,
+                      "%s before the proof: the best so far is at most %.3g%% above the optimum",
+                      cause, 100.0 * gap);
+    else
+        std::snprintf(text, sizeof text, "%s before any legal mapping was found", cause);
+    ctx.stop(text);
+}
+
+} // namespace
+
+std::unique_ptr<Searcher> makeOptimalSearch() {
+    return std::make_unique<OptimalSearch>();
+}
+
+} // namespace mw

@@ -1,0 +1,411 @@
+// The optimal searcher: each of its pruning rules, alone and all together,
+// finds the optimum that plain exhaustive enumeration finds, on spaces small
+// enough to enumerate (sliding windows, fan-outs whose link transfers Timeloop
+// counts, MACs fed through a fan-out, dummy levels, bandwidth limits, bypass
+// choices, constraints; EDP, energy and cycles). Its bound never exceeds a
+// mapping below the node it bounds; its loop orders are as good as every order
+// of real tilings; a budget stops it with a proven gap.
+#include "io/json_io.h"
+#include "model/cost_model.h"
+#include "model/order_effects.h"
+#include "search/optimal_bound.h"
+#include "search/optimal_orders.h"
+#include "search/search.h"
+#include "test_support.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace mw;
+
+namespace {
+
+const std::string kSamples = std::string(MAPWRIGHT_SOURCE_DIR) + "/samples/";
+
+SearchSettings unlimited(const std::string& objective = "edp") {
+    SearchSettings s;
+    s.budget.evaluations = std::int64_t(1) << 50; // every search ends by itself
+    s.objective = SearchObjective::parse(objective);
+    return s;
+}
+
+StorageLevel withEnergy(StorageLevel s, double read, double write, double update) {
+    s.energy = {read, write, update, 0.0};
+    return s;
+}
+
+// DRAM, a global buffer, and four register files in a row fed by the buffer's
+// X fan-out, one MAC each: a 1-D convolution slides its window over them.
+Architecture slidingRow() {
+    Architecture a;
+    a.name = "sliding-row";
+    a.levels = {withEnergy(test::level("DRAM", LevelClass::DRAM, 0), 200, 200, 200),
+                withEnergy(test::level("GLB", LevelClass::SRAM, 96), 6, 7, 8),
+                withEnergy(test::level("RF", LevelClass::RegFile, 12, 4, 1), 1, 1.5, 1.2)};
+    a.levels[0].readBandwidth = 4;
+    a.levels[2].energy.leak = 0.01;
+    a.compute.meshX = 4;
+    a.compute.macEnergy = 1.0;
+    validateArchitecture(a);
+    return a;
+}
+
+Problem conv1d() {
+    return conv2dProblem("conv1d", 1, 1, 1, 2, 4, 1, 3, 1); // M 2, P 4, R 3
+}
+
+// One register file feeding a 2 x 2 array of MACs (operands cross MAC links),
+// under a buffer with a narrow read port.
+Architecture macArray() {
+    Architecture a;
+    a.name = "mac-array";
+    a.levels = {withEnergy(test::level("DRAM", LevelClass::DRAM, 0), 100, 100, 100),
+                withEnergy(test::level("Buffer", LevelClass::SRAM, 24), 5, 6, 6),
+                withEnergy(test::level("RF", LevelClass::RegFile, 4), 1, 1, 1)};
+    a.levels[1].readBandwidth = 2;
+    a.compute.meshX = 2;
+    a.compute.meshY = 2;
+    validateArchitecture(a);
+    return a;
+}
+
+MapSpaceConstraints rfKeepsAll(const Problem& p, const Architecture& a) {
+    MapSpaceConstraints c;
+    c.levels.resize(std::size_t(a.numLevels()));
+    c.levels[2].keepFixed = c.levels[2].keepValue = std::uint8_t((1u << p.numTensors()) - 1);
+    return c;
+}
+
+// Eyeriss in miniature: columns and rows as dummy fan-out levels, a
+// scratchpad per tensor in each of 2 x 2 PEs, with the row-stationary
+// constraints' shape (tests the collapse of bypassed levels and the diagonal
+// links between PEs).
+Architecture tinyEyeriss() {
+    Architecture a;
+    a.name = "tiny-eyeriss";
+    a.levels = {withEnergy(test::level("DRAM", LevelClass::DRAM, 0), 200, 200, 200),
+                withEnergy(test::level("GLB", LevelClass::SRAM, 256), 6, 6, 6),
+                test::level("cols", LevelClass::Dummy, 0, 1, 1, 0.0),
+                test::level("rows", LevelClass::Dummy, 0, 2, 1, 0.0),
+                withEnergy(test::level("ifmap", LevelClass::RegFile, 4, 2, 2), 1, 1, 1),
+                withEnergy(test::level("weights", LevelClass::RegFile, 8, 2, 2), 1.5, 1.5, 1.5),
+                withEnergy(test::level("psum", LevelClass::RegFile, 4, 2, 2), 1.2, 1.2, 1.2)};
+    a.levels[1].readBandwidth = 3;
+    a.levels[1].writeBandwidth = 3;
+    a.compute.meshX = 2;
+    a.compute.meshY = 2;
+    validateArchitecture(a);
+    return a;
+}
+
+Problem tinyConv() {
+    return conv2dProblem("tiny", 1, 1, 2, 2, 2, 2, 2, 1); // C M P Q R 2, S 1
+}
+
+MapSpaceConstraints rowStationaryShape(const Problem& p, const Architecture& a) {
+    MapSpaceConstraints c;
+    c.levels.resize(std::size_t(a.numLevels()));
+    const auto dim = [&](const char* n) { return p.dimIndex(n); };
+    const auto bit = [&](const char* n) { return std::uint8_t(1u << p.tensorIndex(n)); };
+    const std::uint8_t all = std::uint8_t((1u << p.numTensors()) - 1);
+    // DRAM's order fixed (outer to inner), so the glb's is the free one.
+    OrderConstraint& dram = c.levels[0].order;
+    for (const char* n : {"N", "G", "C", "M", "P", "Q", "R", "S"})
+        dram.outer[dram.numOuter++] = std::uint8_t(dim(n));
+    c.levels[1].keepFixed = all;
+    c.levels[1].keepValue = std::uint8_t(bit("Inputs") | bit("Outputs"));
+    c.levels[2].allowSpatial((1u << dim("Q")) | (1u << dim("M")));
+    c.levels[3].allowSpatial((1u << dim("C")) | (1u << dim("M")) | (1u << dim("S")));
+    const char* keeps[] = {"Inputs", "Weights", "Outputs"};
+    for (int l = 4; l < 7; ++l) {
+        c.levels[std::size_t(l)].keepFixed = all;
+        c.levels[std::size_t(l)].keepValue = bit(keeps[l - 4]);
+        for (int d = 0; d < p.numDims(); ++d)
+            c.levels[std::size_t(l)].temporal[std::size_t(d)] = 1;
+    }
+    c.levels[5].temporal[std::size_t(dim("C"))] = 0; // weights: C and R free
+    c.levels[5].temporal[std::size_t(dim("R"))] = 0;
+    c.levels[6].temporal[std::size_t(dim("M"))] = 0; // psum: M free
+    return c;
+}
+
+struct Case {
+    const char* name;
+    Problem problem;
+    Architecture arch;
+    MapSpaceConstraints constraints;
+    std::string objective;
+};
+
+std::vector<Case> smallCases() {
+    std::vector<Case> cases;
+    const Architecture row = slidingRow();
+    cases.push_back({"sliding row, edp", conv1d(), row, {}, "edp"});
+    cases.push_back({"sliding row, energy", conv1d(), row, {}, "energy"});
+    cases.push_back({"sliding row, cycles", conv1d(), row, {}, "cycles"});
+    const Architecture macs = macArray();
+    const Problem gemm = gemmProblem("gemm", 2, 2, 3);
+    cases.push_back({"mac array, edp", gemm, macs, rfKeepsAll(gemm, macs), "edp"});
+    const Architecture eye = tinyEyeriss();
+    const Problem conv = tinyConv();
+    cases.push_back({"tiny eyeriss, edp", conv, eye, rowStationaryShape(conv, eye), "edp"});
+    return cases;
+}
+
+double relativeDifference(double a, double b) {
+    return std::abs(a - b) / std::max(std::abs(a), std::abs(b));
+}
+
+// Sets levels above k back to their fixed factors (keeps stay): the node of
+// the optimal searcher's tree that m lies below; remaining receives the free
+// factors those levels hold in m.
+Mapping nodeAbove(const MapSpace& space, const Mapping& m, int k, std::int64_t* remaining) {
+    const Problem& p = space.problem();
+    Mapping base = makeTrivialMapping(p, space.arch());
+    space.applyFixed(base);
+    Mapping node = m;
+    for (int d = 0; d < p.numDims(); ++d) {
+        std::int64_t held = 1, fixed = 1;
+        for (int l = 0; l < k; ++l) {
+            const LevelMapping& lm = m.levels[std::size_t(l)];
+            const LevelMapping& bm = base.levels[std::size_t(l)];
+            held *= std::int64_t(lm.temporal[d]) * lm.spatialX[d] * lm.spatialY[d];
+            fixed *= std::int64_t(bm.temporal[d]) * bm.spatialX[d] * bm.spatialY[d];
+        }
+        remaining[d] = held / fixed;
+    }
+    for (int l = 0; l < k; ++l) {
+        const std::uint8_t keep = node.levels[std::size_t(l)].keepMask;
+        node.levels[std::size_t(l)] = base.levels[std::size_t(l)];
+        node.levels[std::size_t(l)].keepMask = keep;
+    }
+    return node;
+}
+
+} // namespace
+
+class TestOptimal : public QObject {
+    Q_OBJECT
+  private slots:
+    void eachRuleFindsTheExhaustiveOptimum();
+    void boundNeverExceedsAMappingBelowIt();
+    void orderCandidatesMatchEveryOrder();
+    void honoursConstraintsAndProves();
+    void budgetStopsWithAProvenGap();
+    void refusesWhatItCannotProve();
+};
+
+void TestOptimal::eachRuleFindsTheExhaustiveOptimum() {
+    // Rules: the bound, the temporal-order signatures, the spatial-order
+    // equivalence; each alone (the others off), then all.
+    const std::vector<std::array<int, 3>> configs = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 1}};
+    for (const Case& c : smallCases()) {
+        const MapSpace space(c.problem, c.arch, c.constraints);
+        const SearchResult ex = runSearch(space, "exhaustive", unlimited(c.objective));
+        QCOMPARE(ex.stopReason, std::string("space exhausted"));
+        QVERIFY2(ex.found, c.name);
+        for (const auto& rule : configs) {
+            SearchSettings s = unlimited(c.objective);
+            s.params["bound"] = rule[0];
+            s.params["order_rule"] = rule[1];
+            s.params["spatial_rule"] = rule[2];
+            const SearchResult r = runSearch(space, "optimal", s);
+            const QString what = QString("%1, rules %2%3%4: optimal %5 (%6 evaluations), "
+                                         "exhaustive %7 (%8)")
+                                     .arg(c.name)
+                                     .arg(rule[0])
+                                     .arg(rule[1])
+                                     .arg(rule[2])
+                                     .arg(r.bestCost, 0, 'g', 12)
+                                     .arg(r.evaluations)
+                                     .arg(ex.bestCost, 0, 'g', 12)
+                                     .arg(ex.evaluations);
+            QVERIFY2(r.found && r.stats.at("proven") == 1.0, qPrintable(what));
+            QVERIFY2(relativeDifference(r.bestCost, ex.bestCost) < 1e-12, qPrintable(what));
+            Evaluation scratch;
+            QVERIFY2(space.isLegal(r.best, scratch), qPrintable(what));
+            if (rule == std::array<int, 3>{1, 1, 1})
+                QVERIFY2(r.evaluations < ex.evaluations, qPrintable(what));
+        }
+    }
+}
+
+void TestOptimal::boundNeverExceedsAMappingBelowIt() {
+    struct Where {
+        const char* arch;
+        Problem problem;
+        const char* constraints;
+    };
+    const std::vector<Where> cases = {
+        {"eyeriss_like", conv2dProblem("conv3", 1, 1, 64, 64, 14, 14, 3, 3), nullptr},
+        {"eyeriss_like", conv2dProblem("conv3", 1, 1, 64, 64, 14, 14, 3, 3),
+         "eyeriss_row_stationary"},
+        {"eyeriss_like", conv2dProblem("stride2", 1, 1, 32, 64, 7, 7, 3, 3, 2, 2), nullptr},
+        {"simba_like", conv2dProblem("conv1x1", 1, 1, 64, 64, 14, 14, 1, 1), nullptr},
+        {"simba_like", gemmProblem("gemm", 64, 32, 48), nullptr},
+        {"tensor_core_like", gemmProblem("gemm", 64, 32, 48), nullptr},
+        {"accel_b", conv2dProblem("conv", 1, 1, 16, 32, 8, 8, 3, 3), nullptr},
+        {"gamma_edge", conv2dProblem("dw", 1, 32, 1, 1, 14, 14, 3, 3), nullptr},
+    };
+    int checked = 0;
+    for (const Where& w : cases) {
+        const Architecture a = loadArchitecture(kSamples + "architectures/" + w.arch + ".json");
+        const Problem& p = w.problem;
+        MapSpaceConstraints c;
+        if (w.constraints)
+            c = loadConstraints(kSamples + "constraints/" + w.constraints + ".json", p, a);
+        const MapSpace space(p, a, c);
+        for (const char* objective : {"edp", "energy", "cycles"}) {
+            const SearchObjective o = SearchObjective::parse(objective);
+            const PartialBound bound(space, o);
+            Rng rng(7);
+            Evaluation scratch;
+            std::vector<PartialBound::Fanout> fanouts(std::size_t(a.numLevels()));
+            for (int sample = 0; sample < 60; ++sample) {
+                Mapping m;
+                if (!space.sampleLegal(rng, m, scratch, 2000))
+                    continue;
+                const Evaluation e = evaluate(p, a, m);
+                QVERIFY(e.valid);
+                const double cost = o.value(e);
+                std::int64_t remaining[kMaxDims];
+                for (int k = a.numLevels(); k >= 0; --k) {
+                    const Mapping node = nodeAbove(space, m, k, remaining);
+                    for (int l = k; l < a.numLevels(); ++l)
+                        bound.describeFanout(node, l, fanouts[std::size_t(l)]);
+                    const PartialBound::Value v = bound.at(node, k, remaining, fanouts.data());
+                    QVERIFY2(v.objective <= cost && v.energy <= e.energy &&
+                                 v.cycles <= double(e.cycles),
+                             qPrintable(QString("%1 on %2 (%3), level %4: bound %5 (%6 pJ, %7 "
+                                                "cycles) above the mapping's %8 (%9 pJ, %10)")
+                                            .arg(p.name.c_str(), w.arch, objective)
+                                            .arg(k)
+                                            .arg(v.objective)
+                                            .arg(v.energy)
+                                            .arg(v.cycles)
+                                            .arg(cost)
+                                            .arg(e.energy)
+                                            .arg(e.cycles)));
+                    ++checked;
+                }
+            }
+        }
+    }
+    QVERIFY(checked > 2000);
+}
+
+void TestOptimal::orderCandidatesMatchEveryOrder() {
+    // Tilings of real layers whose every order can be tried: the best of the
+    // candidates equals the best of all.
+    struct Where {
+        const char* arch;
+        Problem problem;
+    };
+    const std::vector<Where> cases = {
+        {"eyeriss_like", conv2dProblem("conv3", 1, 1, 16, 16, 8, 8, 3, 3)},
+        {"eyeriss_like", conv2dProblem("stride2", 1, 1, 8, 16, 7, 7, 3, 3, 2, 2)},
+        {"simba_like", conv2dProblem("conv", 1, 1, 16, 16, 6, 6, 3, 3)},
+        {"accel_a", conv2dProblem("conv", 1, 1, 8, 16, 6, 6, 3, 3)},
+        {"tensor_core_like", gemmProblem("gemm", 32, 16, 16)},
+    };
+    int tilings = 0, fewer = 0;
+    for (const Where& w : cases) {
+        const Architecture a = loadArchitecture(kSamples + "architectures/" + w.arch + ".json");
+        const Problem& p = w.problem;
+        const MapSpace space(p, a);
+        const SearchObjective o = SearchObjective::parse("edp");
+        OrderCandidates pruned(space, true, true), every(space, false, false);
+        Rng rng(3);
+        Evaluation scratch;
+        for (int sample = 0; sample < 400 && tilings < 150 * int(&w - cases.data() + 1); ++sample) {
+            Mapping m;
+            if (!space.sampleLegal(rng, m, scratch, 2000))
+                continue;
+            // Skip tilings with too many orders to try them all.
+            double orders = 1;
+            for (int l = 0; l < a.numLevels(); ++l) {
+                int real = 0;
+                for (int d = 0; d < p.numDims(); ++d)
+                    real += m.levels[std::size_t(l)].temporal[d] > 1;
+                for (int i = 2; i <= real; ++i)
+                    orders *= i;
+            }
+            if (orders > 3000)
+                continue;
+            double bestAll = 1e300, bestPruned = 1e300;
+            std::int64_t all = 0, candidates = 0;
+            every.forEach(m, [&](const Mapping& x) {
+                bestAll = std::min(bestAll, o.value(evaluate(p, a, x)));
+                ++all;
+                return true;
+            });
+            pruned.forEach(m, [&](const Mapping& x) {
+                bestPruned = std::min(bestPruned, o.value(evaluate(p, a, x)));
+                ++candidates;
+                return true;
+            });
+            QVERIFY2(bestPruned == bestAll,
+                     qPrintable(QString("%1 on %2: best of %3 candidates %4, of all %5 orders %6")
+                                    .arg(p.name.c_str(), w.arch)
+                                    .arg(candidates)
+                                    .arg(bestPruned, 0, 'g', 15)
+                                    .arg(all)
+                                    .arg(bestAll, 0, 'g', 15)));
+            ++tilings;
+            fewer += candidates < all;
+        }
+    }
+    QVERIFY(tilings >= 400);
+    QVERIFY(fewer > tilings / 2); // the rules do prune
+}
+
+void TestOptimal::honoursConstraintsAndProves() {
+    const Architecture a = loadArchitecture(kSamples + "architectures/eyeriss_like.json");
+    const Problem p = conv2dProblem("small", 1, 1, 16, 16, 7, 7, 3, 3);
+    const MapSpace space(
+        p, a, loadConstraints(kSamples + "constraints/eyeriss_row_stationary.json", p, a));
+    const SearchResult r = runSearch(space, "optimal", unlimited());
+    QVERIFY(r.found);
+    QCOMPARE(r.stopReason, std::string("proven optimal"));
+    QCOMPARE(r.stats.at("proven"), 1.0);
+    QVERIFY(space.meetsConstraints(r.best));
+    QVERIFY(evaluate(p, a, r.best).valid);
+    // No other searcher beats it.
+    for (const char* name : {"gamma", "annealing", "random-pruned"}) {
+        SearchSettings s = unlimited();
+        s.budget.evaluations = 5000;
+        const SearchResult other = runSearch(space, name, s);
+        QVERIFY2(other.bestCost >= r.bestCost * (1 - 1e-12), name);
+    }
+}
+
+void TestOptimal::budgetStopsWithAProvenGap() {
+    const Architecture a = loadArchitecture(kSamples + "architectures/eyeriss_like.json");
+    const Problem p = conv2dProblem("conv3", 1, 1, 128, 128, 28, 28, 3, 3);
+    const MapSpace space(p, a); // unconstrained: far beyond 20,000 evaluations
+    SearchSettings s = unlimited();
+    s.budget.evaluations = 20000;
+    const SearchResult r = runSearch(space, "optimal", s);
+    QVERIFY(r.found);
+    QVERIFY(r.evaluations <= 20000);
+    QCOMPARE(r.stats.at("proven"), 0.0);
+    const double gap = r.stats.at("gap");
+    QVERIFY2(gap > 0 && std::isfinite(gap), qPrintable(QString::number(gap)));
+    QVERIFY2(r.stopReason.find("evaluation budget spent before the proof") == 0,
+             r.stopReason.c_str());
+    QVERIFY(r.stats.at("bound") <= r.bestCost);
+}
+
+void TestOptimal::refusesWhatItCannotProve() {
+    const Architecture a = slidingRow();
+    const Problem p = conv1d();
+    const MapSpace space(p, a);
+    SearchSettings s = unlimited("edp@Inputs");
+    const SearchResult r = runSearch(space, "optimal", s);
+    QVERIFY(!r.found);
+    QVERIFY2(r.stopReason.find("dense") != std::string::npos, r.stopReason.c_str());
+}
+
+QTEST_MAIN(TestOptimal)
+#include "test_optimal.moc"
