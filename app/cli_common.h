@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -137,6 +138,7 @@ int cmdSearch(const Args& args);
 int cmdCompare(const Args& args);
 int cmdNetwork(const Args& args);
 int cmdBenchSearch(const Args& args);
+int cmdBenchOptimal(const Args& args);
 int cmdIntrinsic(const Args& args);
 int cmdTrainSurrogate(const Args& args);
 int cmdParityCases(const Args& args);

@@ -57,6 +57,10 @@ constexpr const char* kUsage =
     "  sweep report RESULTS.sqlite [--metrics energy,cycles[,area]] [--csv F] [--plot F.png|pdf]\n"
     "  sweep merge OUT.sqlite SHARD.sqlite...\n"
     "  bench search [--arch A.json] [--searchers a,b] [--param K=V]... [--seconds S] [--json]\n"
+    "  bench optimal --arch A --workload NET [--constraints C.json] [--searchers a,b]\n"
+    "         [--seconds S] [--early S] [--prove-seconds S] [--threads T] [--json OUT.json]\n"
+    "         (per distinct layer: the proven optimum, its proof time, each searcher's\n"
+    "          distance above it after --early and --seconds)\n"
     "  parity-cases --arch A --workload W [--layer L] [--random N] [--raw N] [--invalid N]\n"
     "         [--searchers a,b --budget N [--constraints C.json] [--model-dir DIR]]\n"
     "         [--seed K] --out DIR   (Timeloop inputs for the differential harness,\n"
@@ -136,8 +140,10 @@ int cmdEvaluate(const Args& args) {
 int cmdBench(const Args& args) {
     if (!args.positional.empty() && args.positional[0] == "search")
         return cmdBenchSearch(args);
+    if (!args.positional.empty() && args.positional[0] == "optimal")
+        return cmdBenchOptimal(args);
     if (args.positional.empty() || args.positional[0] != "model")
-        throw InputError("bench", "expected 'bench model' or 'bench search'");
+        throw InputError("bench", "expected 'bench model', 'bench search' or 'bench optimal'");
     const std::string archPath = args.opt("arch", findSample("architectures/eyeriss_like.json"));
     const mw::Architecture arch = mw::loadArchitecture(archPath);
     const int runs = std::stoi(args.opt("runs", "7"));

@@ -308,7 +308,7 @@ std::vector<std::string> searcherList(const Args& args) {
 int cmdCompare(const Args& args) {
     const mw::Architecture arch = mw::loadArchitecture(args.get("arch"));
     const mw::Problem problem = loadProblem(args);
-    const std::vector<std::string> searchers = searcherList(args);
+    std::vector<std::string> searchers = searcherList(args);
     const double seeds = number(args, "seeds", 5.0);
     if (seeds < 1 || seeds != std::floor(seeds))
         throw InputError("--seeds", "expected a whole number >= 1");
@@ -318,10 +318,16 @@ int cmdCompare(const Args& args) {
         std::filesystem::create_directories(out);
     const mw::MapSpace space = spaceFor(args, problem, arch);
     const auto lb = mw::lowerBound(problem, arch, base.objective);
+    // The optimal searcher first, and once (it draws nothing at random): the
+    // optimum it proves gives every other searcher's distance from it.
+    std::stable_partition(searchers.begin(), searchers.end(),
+                          [](const std::string& n) { return n == "optimal"; });
+    double optimum = 0.0;
+    std::string optimumNote;
     std::cout << std::left << std::setw(15) << "searcher" << std::right << std::setw(13) << "median"
               << std::setw(25) << "spread (min..max)" << std::setw(11) << "median/LB"
-              << std::setw(12) << "evals/s" << std::setw(12) << "t(5%) s" << std::setw(10)
-              << "found"
+              << std::setw(11) << "vs optimum" << std::setw(12) << "evals/s" << std::setw(12)
+              << "t(5%) s" << std::setw(10) << "found"
               << "\n";
     json summary = json::array();
     for (const auto& name : searchers) {
@@ -329,7 +335,8 @@ int cmdCompare(const Args& args) {
             break;
         std::vector<double> finals, rates, t5, evals;
         int found = 0;
-        for (int k = 0; k < int(seeds); ++k) {
+        const int runs = name == "optimal" ? 1 : int(seeds);
+        for (int k = 0; k < runs; ++k) {
             mw::SearchSettings s = base;
             s.seed = base.seed + static_cast<std::uint64_t>(k);
             if (interrupted())
@@ -342,6 +349,16 @@ int cmdCompare(const Args& args) {
             }
             rates.push_back(r.seconds > 0 ? double(r.evaluations) / r.seconds : 0.0);
             evals.push_back(double(r.evaluations));
+            if (name == "optimal") {
+                optimum = mw::provenOptimum(r);
+                std::ostringstream note;
+                if (optimum > 0)
+                    note << "optimum      " << sci(optimum) << " (proven in " << std::fixed
+                         << std::setprecision(2) << r.seconds << " s)";
+                else
+                    note << "optimal      not proven: " << r.stopReason;
+                optimumNote = note.str();
+            }
             if (!out.empty()) {
                 const std::string stem = out + "/" + name + "_seed" + std::to_string(s.seed);
                 writeTrace(stem + ".csv", r);
@@ -355,23 +372,34 @@ int cmdCompare(const Args& args) {
                 ? std::pair<double, double>{NAN, NAN}
                 : std::pair<double, double>{*std::min_element(finals.begin(), finals.end()),
                                             *std::max_element(finals.begin(), finals.end())};
+        std::ostringstream gap; // the median's distance above the proven optimum
+        if (optimum > 0 && !finals.empty())
+            gap << std::fixed << std::setprecision(1) << 100.0 * (med / optimum - 1.0) << "%";
+        else
+            gap << "-";
         std::cout << std::left << std::setw(15) << name << std::right << std::setw(13) << sci(med)
                   << std::setw(25) << (sci(mn) + ".." + sci(mx)) << std::setw(11) << std::fixed
-                  << std::setprecision(2) << med / lb.objective << std::setw(12)
-                  << std::setprecision(0) << median(rates) << std::setw(12) << std::setprecision(3)
-                  << median(t5) << std::setw(7) << found << "/" << int(seeds) << "\n";
-        summary.push_back({{"searcher", name},
-                           {"median", med},
-                           {"min", mn},
-                           {"max", mx},
-                           {"median_over_lower_bound", med / lb.objective},
-                           {"evaluations_per_second", median(rates)},
-                           {"median_evaluations", median(evals)},
-                           {"seconds_to_within_5_percent", median(t5)},
-                           {"found", found},
-                           {"seeds", int(seeds)}});
+                  << std::setprecision(2) << med / lb.objective << std::setw(11) << gap.str()
+                  << std::setw(12) << std::setprecision(0) << median(rates) << std::setw(12)
+                  << std::setprecision(3) << median(t5) << std::setw(7) << found << "/" << runs
+                  << "\n";
+        json row = {{"searcher", name},
+                    {"median", med},
+                    {"min", mn},
+                    {"max", mx},
+                    {"median_over_lower_bound", med / lb.objective},
+                    {"evaluations_per_second", median(rates)},
+                    {"median_evaluations", median(evals)},
+                    {"seconds_to_within_5_percent", median(t5)},
+                    {"found", found},
+                    {"seeds", runs}};
+        if (optimum > 0 && !finals.empty())
+            row["median_over_optimum"] = med / optimum;
+        summary.push_back(row);
     }
     std::cout << "lower bound  " << sci(lb.objective) << " (" << base.objective.name() << ")\n";
+    if (!optimumNote.empty())
+        std::cout << optimumNote << "\n";
     if (!out.empty())
         mw::writeTextFile(out + "/summary.json", json{{"format", "mapwright.compare-summary"},
                                                       {"version", mw::kFormatVersion},

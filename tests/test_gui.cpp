@@ -437,6 +437,52 @@ class TestGui : public QObject {
         }
     }
 
+    void plotsTheProvenOptimum() {
+        // Under the tutorial's row-stationary constraints the optimal searcher
+        // proves a layer's optimum within seconds (the fully connected layer:
+        // a tenth of one): the chart draws it as a line, and the results table
+        // gives each run's distance above it.
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        const auto& layers = w.session().network.layers;
+        w.selectLayer(int(layers.size()) - 1);
+        auto* panel = w.searchPanel();
+        QVERIFY(panel->loadConstraints(QString(MAPWRIGHT_SOURCE_DIR) +
+                                       "/samples/constraints/eyeriss_row_stationary.json"));
+        panel->setSearchers({"optimal", "random"});
+        panel->setBudget(100'000, 0);
+        panel->setSeeds(1);
+        QCOMPARE(panel->runSelected(), 2);
+        QVERIFY(w.waitForSearches(120000));
+        double optimum = 0.0;
+        for (const auto& r : w.session().runs)
+            if (r.searcher == "optimal")
+                optimum = mw::provenOptimum(r.result);
+        QVERIFY(optimum > 0);
+        QCPGraph* line = nullptr;
+        for (int i = 0; i < panel->plot()->graphCount(); ++i)
+            if (panel->plot()->graph(i)->name() == "optimum")
+                line = panel->plot()->graph(i);
+        QVERIFY(line && line->data()->size() == 2);
+        QCOMPARE(line->data()->begin()->value, optimum);
+        QTableWidget* table = panel->resultsTable();
+        int checked = 0;
+        for (int row = 0; row < table->rowCount(); ++row) {
+            const QString searcher = table->item(row, mw::ui::SearchPanel::ColSearcher)->text();
+            const QString over = table->item(row, mw::ui::SearchPanel::ColOverOptimum)->text();
+            const double best = table->item(row, mw::ui::SearchPanel::ColFinal)->text().toDouble();
+            QVERIFY2(over.endsWith(" %"), qPrintable(over));
+            const double percent = over.chopped(2).toDouble();
+            if (searcher == "optimal")
+                QCOMPARE(over, QString("0.0 %"));
+            else // random search stays above it (rounded as the cells show them)
+                QVERIFY2(percent >= 0 && std::abs(percent - 100 * (best / optimum - 1)) < 0.1,
+                         qPrintable(over));
+            ++checked;
+        }
+        QCOMPARE(checked, 2);
+    }
+
     void pausesAndCancelsOneRun() {
         MainWindow w(testOptions(dir_.path()));
         QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
@@ -450,12 +496,18 @@ class TestGui : public QObject {
         panel->setRunPaused(ids[0], true);
         QTest::qWait(300); // the paused run stops at its next progress report
         auto evaluationsOf = [&](int row) {
-            return panel->resultsTable()->item(row, 8)->text().toLongLong();
+            return panel->resultsTable()
+                ->item(row, mw::ui::SearchPanel::ColEvaluations)
+                ->text()
+                .toLongLong();
         };
         const qint64 pausedAt = evaluationsOf(0);
         QTest::qWait(300);
         QCOMPARE(evaluationsOf(0), pausedAt);
-        QVERIFY(panel->resultsTable()->item(0, 10)->text().startsWith("paused"));
+        QVERIFY(panel->resultsTable()
+                    ->item(0, mw::ui::SearchPanel::ColStatus)
+                    ->text()
+                    .startsWith("paused"));
         panel->cancelRun(ids[0]); // cancelling a paused run ends it, best kept
         QTRY_COMPARE_WITH_TIMEOUT(panel->liveRuns().size(), std::size_t(1), 10000);
         QCOMPARE(panel->liveRuns().front(), ids[1]); // the other one runs on

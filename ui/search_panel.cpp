@@ -44,7 +44,7 @@ QColor searcherColor(const std::string& searcher) {
         {"exhaustive", QColor(0x00, 0x00, 0x00)},    {"annealing", QColor(0xe6, 0x9f, 0x00)},
         {"genetic", QColor(0x00, 0x9e, 0x73)},       {"gamma", QColor(0xd5, 0x5e, 0x00)},
         {"mind-mappings", QColor(0xcc, 0x79, 0xa7)}, {"cosa", QColor(0x00, 0x72, 0xb2)},
-        {"reinforce", QColor(0x8a, 0x2b, 0xe2)}};
+        {"reinforce", QColor(0x8a, 0x2b, 0xe2)},     {"optimal", QColor(0x11, 0x77, 0x33)}};
     const auto it = known.find(searcher);
     if (it != known.end())
         return it->second;
@@ -238,16 +238,20 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     connect(plot_, &QCustomPlot::mouseMove, this, &SearchPanel::showTooltip);
 
     // ---- results table
-    table_ = new QTableWidget(0, 12);
+    table_ = new QTableWidget(0, ColumnCount);
     table_->setHorizontalHeaderLabels({"Searcher", "Layer", "Seed", "Objective", "Final",
-                                       "Energy (µJ)", "Cycles", "EDP / bound", "Evaluations",
-                                       "Time (s)", "Status", "Searcher figures"});
+                                       "Energy (µJ)", "Cycles", "EDP / bound", "Over optimum",
+                                       "Evaluations", "Time (s)", "Status", "Searcher figures"});
+    table_->horizontalHeaderItem(ColOverOptimum)
+        ->setToolTip("How far the final objective lies above the optimum a run of the optimal "
+                     "searcher proved for the layer and objective (≤: that run's own proven "
+                     "gap, when it stopped before its proof)");
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setStretchLastSection(true);
     // A status can be a long message (why CoSA's MIP is infeasible): the column
     // keeps a fixed width and the cell's tooltip has all of it.
-    table_->horizontalHeader()->setSectionResizeMode(10, QHeaderView::Interactive);
-    table_->horizontalHeader()->resizeSection(10, 170);
+    table_->horizontalHeader()->setSectionResizeMode(ColStatus, QHeaderView::Interactive);
+    table_->horizontalHeader()->resizeSection(ColStatus, 170);
     table_->verticalHeader()->setVisible(false);
     table_->setWordWrap(false);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -665,27 +669,51 @@ void SearchPanel::refreshPlotNow() {
         account(c);
     for (const auto& [id, live] : live_)
         account(live.curve);
-    // The lower bound (mw::lowerBound): no legal mapping lies below it.
-    if (lowerBound_ > 0) {
-        QCPGraph* lb = nullptr;
+    // Horizontal reference lines: the lower bound (mw::lowerBound), which no
+    // legal mapping beats, and the optimum, once a run of the optimal searcher
+    // has proved it.
+    auto line = [&](const QString& name, double y, const QPen& pen) {
+        QCPGraph* g = nullptr;
         for (int i = 0; i < plot_->graphCount(); ++i)
-            if (plot_->graph(i)->name() == "lower bound")
-                lb = plot_->graph(i);
-        if (!lb) {
-            lb = plot_->addGraph();
-            lb->setName("lower bound");
-            lb->setPen(QPen(Qt::black, 1.2, Qt::DashLine));
+            if (plot_->graph(i)->name() == name)
+                g = plot_->graph(i);
+        if (y <= 0) {
+            if (g)
+                plot_->removeGraph(g);
+            return;
         }
-        lb->setData({0.0, timeAxis_ ? std::max(xMax, 1e-3) * 1.02 : xMax * 1.02},
-                    {lowerBound_, lowerBound_});
-        yMin = std::min(yMin, lowerBound_);
-        yMax = std::max(yMax, lowerBound_);
-    }
+        if (!g) {
+            g = plot_->addGraph();
+            g->setName(name);
+            g->setPen(pen);
+        }
+        g->setData({0.0, timeAxis_ ? std::max(xMax, 1e-3) * 1.02 : xMax * 1.02}, {y, y});
+        yMin = std::min(yMin, y);
+        yMax = std::max(yMax, y);
+    };
+    line("lower bound", lowerBound_, QPen(Qt::black, 1.2, Qt::DashLine));
+    double opt = 0.0;
+    if (layer_ >= 0 && layer_ < int(network_.layers.size()))
+        opt = optimum(network_.layers[std::size_t(layer_)].name,
+                      mw::SearchObjective::parse(objective_->currentText().toStdString()).name());
+    line("optimum", opt, QPen(searcherColor("optimal"), 1.4, Qt::DashDotLine));
     if (yMax > 0 && yMin < 1e300) {
         plot_->xAxis->setRange(0, xMax * 1.02);
         plot_->yAxis->setRange(yMin / 1.3, yMax * 1.3);
     }
     plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+double SearchPanel::optimum(const std::string& layer, const std::string& objective) const {
+    double best = 0.0;
+    for (const mw::SessionRun& r : runs_) {
+        if (!r.finished || r.layer != layer || r.settings.objective.name() != objective)
+            continue;
+        const double o = mw::provenOptimum(r.result);
+        if (o > 0 && (best == 0 || o < best))
+            best = o;
+    }
+    return best;
 }
 
 void SearchPanel::refreshTable() {
@@ -706,6 +734,14 @@ void SearchPanel::refreshTable() {
         } catch (const mw::InputError&) {
             bound = 0.0;
         }
+        // Distance above a proven optimum; an unproven optimal run shows its
+        // own proven gap.
+        QString overOptimum;
+        const double opt = optimum(r.layer, r.settings.objective.name());
+        if (res.found && opt > 0)
+            overOptimum = QString::number(100.0 * (res.bestCost / opt - 1.0), 'f', 1) + " %";
+        else if (res.found && r.searcher == "optimal" && res.stats.count("gap"))
+            overOptimum = "≤ " + QString::number(100.0 * res.stats.at("gap"), 'g', 3) + " %";
         table_->insertRow(row);
         const QStringList cells = {
             QString::fromStdString(r.searcher),
@@ -717,21 +753,22 @@ void SearchPanel::refreshTable() {
             res.found ? QString::number(res.bestEvaluation.cycles) : QString(),
             res.found && bound > 0 ? QString::number(res.bestEvaluation.edp / bound, 'f', 2)
                                    : QString(),
+            overOptimum,
             QString::number(res.evaluations),
             QString::number(res.seconds, 'f', 2),
             res.cancelled ? QString("cancelled") : QString::fromStdString(res.stopReason),
             searcherFigures(res, ", ", false)};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
-            if (c == 10)
+            if (c == ColStatus)
                 item->setToolTip(cells[c]);
-            if (c == cells.size() - 1)
+            if (c == ColFigures)
                 item->setToolTip(searcherFigures(res, "\n", true));
-            if (c == 0) {
+            if (c == ColSearcher) {
                 item->setData(Qt::UserRole, int(i));
                 item->setForeground(searcherColor(r.searcher));
             }
-            if (c >= 2 && c <= 9)
+            if (c >= ColSeed && c <= ColSeconds)
                 item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             table_->setItem(row, c, item);
         }
@@ -743,17 +780,17 @@ void SearchPanel::refreshTable() {
         table_->insertRow(row);
         for (int c = 0; c < table_->columnCount(); ++c) {
             auto* item = new QTableWidgetItem;
-            if (c >= 2 && c <= 9)
+            if (c >= ColSeed && c <= ColSeconds)
                 item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             table_->setItem(row, c, item);
         }
-        table_->item(row, 0)->setData(Qt::UserRole, -id);
-        table_->item(row, 0)->setText(QString::fromStdString(live.request.searcher));
-        table_->item(row, 0)->setForeground(searcherColor(live.request.searcher));
-        table_->item(row, 1)->setText(QString::fromStdString(live.request.layer));
-        table_->item(row, 2)->setText(QString::number(live.request.settings.seed));
-        table_->item(row, 3)->setText(
-            QString::fromStdString(live.request.settings.objective.name()));
+        table_->item(row, ColSearcher)->setData(Qt::UserRole, -id);
+        table_->item(row, ColSearcher)->setText(QString::fromStdString(live.request.searcher));
+        table_->item(row, ColSearcher)->setForeground(searcherColor(live.request.searcher));
+        table_->item(row, ColLayer)->setText(QString::fromStdString(live.request.layer));
+        table_->item(row, ColSeed)->setText(QString::number(live.request.settings.seed));
+        table_->item(row, ColObjective)
+            ->setText(QString::fromStdString(live.request.settings.objective.name()));
         ++row;
     }
     refreshLiveRows();
@@ -765,13 +802,16 @@ void SearchPanel::refreshLiveRows() {
         if (row >= table_->rowCount())
             return;
         const Curve& c = live.curve;
-        table_->item(row, 4)->setText(c.best.isEmpty() ? QString() : formatCost(c.best.back()));
-        table_->item(row, 8)->setText(
-            c.evaluations.isEmpty() ? QString("0") : QString::number(qint64(c.evaluations.back())));
-        table_->item(row, 9)->setText(
-            c.seconds.isEmpty() ? QString() : QString::number(c.seconds.back(), 'f', 2));
-        table_->item(row, 10)->setText(live.job->paused() ? QString("paused (right-click)")
-                                                          : QString("running (right-click)"));
+        table_->item(row, ColFinal)
+            ->setText(c.best.isEmpty() ? QString() : formatCost(c.best.back()));
+        table_->item(row, ColEvaluations)
+            ->setText(c.evaluations.isEmpty() ? QString("0")
+                                              : QString::number(qint64(c.evaluations.back())));
+        table_->item(row, ColSeconds)
+            ->setText(c.seconds.isEmpty() ? QString() : QString::number(c.seconds.back(), 'f', 2));
+        table_->item(row, ColStatus)
+            ->setText(live.job->paused() ? QString("paused (right-click)")
+                                         : QString("running (right-click)"));
         ++row;
     }
 }

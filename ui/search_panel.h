@@ -39,6 +39,24 @@ QString searcherFigures(const mw::SearchResult& r, const QString& sep, bool all)
 class SearchPanel : public QWidget {
     Q_OBJECT
   public:
+    // The results table's columns.
+    enum Column {
+        ColSearcher,
+        ColLayer,
+        ColSeed,
+        ColObjective,
+        ColFinal,
+        ColEnergy,
+        ColCycles,
+        ColEdpOverBound,
+        ColOverOptimum, // distance above the optimum a run of the optimal searcher proved
+        ColEvaluations,
+        ColSeconds,
+        ColStatus,
+        ColFigures,
+        ColumnCount
+    };
+
     explicit SearchPanel(QWidget* parent = nullptr);
     ~SearchPanel() override;
 
@@ -131,6 +149,9 @@ class SearchPanel : public QWidget {
     mw::Json constraints_;
     int layer_ = 0;
     double lowerBound_ = 0.0;
+    // The optimum a finished run of the optimal searcher proved for this layer
+    // and objective; 0 when none did.
+    double optimum(const std::string& layer, const std::string& objective) const;
     std::vector<mw::SessionRun> runs_;
     std::vector<Curve> finishedCurves_;
     std::map<int, Live> live_;

@@ -7,8 +7,6 @@
 
 namespace mw {
 
-namespace {
-
 bool sameShape(const Problem& a, const Problem& b) {
     if (a.numDims() != b.numDims() || a.numTensors() != b.numTensors())
         return false;
@@ -30,8 +28,6 @@ bool sameShape(const Problem& a, const Problem& b) {
     }
     return true;
 }
-
-} // namespace
 
 std::string layerNote(const NetworkOutcome& n, std::size_t layer) {
     const LayerOutcome& l = n.layers[layer];

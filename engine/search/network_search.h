@@ -47,6 +47,10 @@ struct NetworkSearchOptions {
 // "warm from L", or empty.
 std::string layerNote(const NetworkOutcome& n, std::size_t layer);
 
+// Whether two layers are the same problem (dimensions, bounds, tensors and
+// their coordinates): a network searches such layers once.
+bool sameShape(const Problem& a, const Problem& b);
+
 // Per-dimension mismatch count between two problems of the same kind; -1 when
 // their dimensions or tensors differ (not comparable).
 int shapeDistance(const Problem& a, const Problem& b);

@@ -123,7 +123,7 @@ void PartialBound::describeFanout(const Mapping& m, int level, Fanout& out) cons
 }
 
 PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t* remaining,
-                                     const Fanout* fanouts) const {
+                                     const Fanout* const* fanouts) const {
     const int L = a_.numLevels(), D = p_.numDims(), T = p_.numTensors();
     const double computes = double(p_.computes());
 
@@ -179,7 +179,7 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
                 instLB[l] = fixedSoFar;
                 instUB[l] = std::min(fanoutSoFar, fixedSoFar * freeSpatialMax);
             } else {
-                const double decided = double(fanouts[l - 1].fanout);
+                const double decided = double(fanouts[l - 1]->fanout);
                 instLB[l] = instLB[l - 1] * decided;
                 instUB[l] = instUB[l - 1] * decided;
             }
@@ -218,7 +218,7 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
     };
     // Can a link transfer act at decided fan-out j (child j + 1) for t?
     auto linkPossible = [&](int j, int t) {
-        const Fanout& fo = fanouts[j];
+        const Fanout& fo = *fanouts[j];
         if (fo.fanout <= 1 || fo.translations[t].empty())
             return false;
         const int c = j + 1;
@@ -266,7 +266,7 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
         double decided = 1.0, open = 1.0;
         for (int j = p; j < c; ++j) {
             if (j >= k)
-                decided *= double(fanouts[j].fanout) / double(fanouts[j].distinct[t]);
+                decided *= double(fanouts[j]->fanout) / double(fanouts[j]->distinct[t]);
             else
                 open *= levelFanoutMax[j];
         }
@@ -277,7 +277,7 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
         double words = double(p_.tensorSize(t));
         for (int j = 0; j < l; ++j) {
             if (j >= k) {
-                const Fanout& fo = fanouts[j];
+                const Fanout& fo = *fanouts[j];
                 if (fo.fanout <= 1)
                     continue;
                 // The model's partition: tile / the parent's spatial working set.

@@ -36,7 +36,8 @@ class PartialBound {
     // m: levels from k inwards decided, the levels above holding only their
     // fixed factors; remaining[d]: the product of d's free factors still to
     // place above k; fanouts[l]: described for every decided level l.
-    Value at(const Mapping& m, int k, const std::int64_t* remaining, const Fanout* fanouts) const;
+    Value at(const Mapping& m, int k, const std::int64_t* remaining,
+             const Fanout* const* fanouts) const;
 
   private:
     const MapSpace& space_;

@@ -36,6 +36,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -63,7 +64,12 @@ class OptimalSearch : public Searcher {
         std::size_t next = 0;
         LevelMapping before;
         std::array<i64, kMaxDims> remainingBefore;
+        // The level's fan-out depends on its spatial factors alone (the
+        // strides come from the levels inside): described once per choice.
+        std::map<std::string, PartialBound::Fanout> fanouts;
     };
+    // Sets fanouts_[frame.level] for the level as m_ now has it.
+    void describeFanout(Frame& frame);
 
     struct Placement {
         std::uint64_t bits;
@@ -73,6 +79,9 @@ class OptimalSearch : public Searcher {
     void apply(const Frame& frame, const LevelChoice& c);
     void leaf(double bound);
     void flush();
+    // Local moves from the best mapping while they improve it, for at most
+    // `evaluations` evaluations.
+    void polish(std::int64_t evaluations);
     // One pass over the nodes below the threshold; false when stopped (by the
     // budget, or after maxLeaves tilings), with open the least bound left
     // unvisited.
@@ -119,7 +128,8 @@ class OptimalSearch : public Searcher {
     // The node being visited.
     Mapping m_{};
     std::array<i64, kMaxDims> remaining_{};
-    std::vector<PartialBound::Fanout> fanouts_;
+    std::vector<const PartialBound::Fanout*> fanouts_; // per decided level
+    PartialBound::Fanout none_;                        // a level not yet decided
 
     std::vector<std::array<std::uint8_t, kMaxDims>> slots_; // bit kind: a free slot
     std::vector<std::array<i64, 2>> room_;                  // per level: free X, Y room
@@ -159,6 +169,16 @@ void OptimalSearch::apply(const Frame& frame, const LevelChoice& c) {
             lm.spatialY[d] = c.y[d];
         remaining_[d] /= i64(c.t[d]) * c.x[d] * c.y[d];
     }
+}
+
+void OptimalSearch::describeFanout(Frame& frame) {
+    const LevelMapping& lm = m_.levels[std::size_t(frame.level)];
+    std::string key(reinterpret_cast<const char*>(lm.spatialX.data()), sizeof lm.spatialX);
+    key.append(reinterpret_cast<const char*>(lm.spatialY.data()), sizeof lm.spatialY);
+    auto [it, fresh] = frame.fanouts.try_emplace(std::move(key));
+    if (fresh)
+        bound_->describeFanout(m_, frame.level, it->second);
+    fanouts_[std::size_t(frame.level)] = &it->second;
 }
 
 // The children of the node at frame.level + 1: every way to give level
@@ -207,8 +227,7 @@ void OptimalSearch::generate(Frame& frame) {
     auto descend = [&](auto&& self, int d, i64 usedX, i64 usedY) -> void {
         if (d == D) {
             apply(frame, c);
-            PartialBound::Fanout& fo = fanouts_[std::size_t(j)];
-            bound_->describeFanout(m_, j, fo);
+            describeFanout(frame);
             c.bound = bound_->at(m_, j, remaining_.data(), fanouts_.data()).objective;
             ++bounds_;
             if (!drop(c.bound))
@@ -264,6 +283,34 @@ void OptimalSearch::leaf(double bound) {
         flush();
 }
 
+void OptimalSearch::polish(std::int64_t evaluations) {
+    if (!ctx_->hasBest())
+        return;
+    const std::int64_t until = ctx_->evaluations() + evaluations;
+    std::vector<Mapping> out(256);
+    std::vector<double> costs(out.size());
+    int idle = 0;
+    while (idle < 4 && ctx_->evaluations() < until && !stopped()) {
+        const Mapping from = ctx_->best();
+        const double before = best();
+        ctx_->evaluateGenerated(
+            out.size(),
+            [&](std::size_t, Rng& rng, Mapping& m) {
+                thread_local Evaluation scratch;
+                for (int attempt = 0; attempt < 16; ++attempt) {
+                    m = from;
+                    for (int moves = 1 + int(rng.below(3)); moves > 0; --moves)
+                        space_->randomMove(m, rng);
+                    if (space_->isLegalQuick(m) || space_->repairFit(m, rng, scratch))
+                        return true;
+                }
+                return false;
+            },
+            out.data(), costs.data());
+        idle = best() < before ? 0 : idle + 1;
+    }
+}
+
 void OptimalSearch::flush() {
     if (batch_.empty())
         return;
@@ -303,7 +350,7 @@ bool OptimalSearch::walk(const std::vector<Placement>& placements, double& open,
                                                             (placements[pi].bits >> b) & 1u);
         remaining_ = freeBound_;
         stack.clear();
-        stack.push_back(Frame{L - 1, {}, 0, {}, {}});
+        stack.push_back(Frame{L - 1, {}, 0, {}, {}, {}});
         generate(stack.back());
         std::uint64_t steps = 0;
         while (!stack.empty()) {
@@ -330,13 +377,13 @@ bool OptimalSearch::walk(const std::vector<Placement>& placements, double& open,
             }
             const LevelChoice& c = f.children[f.next++];
             apply(f, c);
-            bound_->describeFanout(m_, f.level, fanouts_[std::size_t(f.level)]);
+            describeFanout(f);
             if (f.level == 0) {
                 leaf(c.bound);
                 continue;
             }
             const int next = f.level - 1;
-            stack.push_back(Frame{next, {}, 0, {}, {}});
+            stack.push_back(Frame{next, {}, 0, {}, {}, {}});
             generate(stack.back());
         }
     }
@@ -389,7 +436,7 @@ void OptimalSearch::run(SearchContext& ctx) {
         }
         room_[std::size_t(l)] = {a_->fanoutX(l) / fixedX, a_->fanoutY(l) / fixedY};
     }
-    fanouts_.assign(std::size_t(L), {});
+    fanouts_.assign(std::size_t(L), &none_);
     std::array<i64, kMaxDims> freeBound{};
     for (int d = 0; d < D; ++d) {
         freeBound[d] = 1;
@@ -425,13 +472,16 @@ void OptimalSearch::run(SearchContext& ctx) {
                      [](const Placement& a, const Placement& b) { return a.bound < b.bound; });
 
     // A first incumbent: the best-bound branches' first tilings, whatever
-    // their bound (a dive).
+    // their bound (a dive), then improved by local moves. Incumbents only
+    // prune (and give a stopped run something to show); the proof is the
+    // bounds'.
     double open = kNoLimit; // least bound left unvisited
     if (useBound_) {
         threshold_ = kNoLimit;
         walk(placements, open, std::max(0.0, ctx.param("dive", 32)));
         flush();
         open = kNoLimit;
+        polish(std::int64_t(std::max(0.0, ctx.param("polish", 20000))));
     }
     // Passes under a growing threshold (one pass, with none, without the bound).
     const double growth = std::max(1.0001, ctx.param("threshold_growth", 1.05));

@@ -43,6 +43,13 @@ std::unique_ptr<Searcher> makeSearcher(const std::string& name) {
     throw InputError("--searcher", "unknown searcher '" + name + "'; expected one of " + known);
 }
 
+double provenOptimum(const SearchResult& r) {
+    const auto proven = r.stats.find("proven");
+    return r.searcher == "optimal" && r.found && proven != r.stats.end() && proven->second == 1.0
+               ? r.bestCost
+               : 0.0;
+}
+
 // A true lower bound under bypass. The outermost level holds every tensor, so
 // each element a computation touches crosses it at least once (read, or for
 // outputs updated); every other level may be bypassed, so none is charged.

@@ -267,6 +267,11 @@ SearchResult runSearch(const MapSpace& space, Searcher& searcher, const std::str
                        const SearchSettings& settings, ProgressFn progress = {},
                        const std::atomic<bool>* cancel = nullptr);
 
+// The optimum a run of the optimal searcher proved (its best mapping's cost),
+// or 0 when the run proved nothing (another searcher, or a stop before the
+// proof); other runs' distance from it is cost / optimum - 1.
+double provenOptimum(const SearchResult& r);
+
 // Reference line that no legal mapping beats: every element the computation
 // touches moved once through the outermost level, every MAC busy (see
 // search.cpp for the exact definition).
