@@ -355,9 +355,25 @@ bool SearchContext::timeUp() const {
 }
 
 std::int64_t SearchContext::remainingEvaluations() const {
-    if (settings_.budget.evaluations == 0)
-        return std::numeric_limits<std::int64_t>::max();
-    return std::max<std::int64_t>(0, settings_.budget.evaluations - result_.evaluations);
+    std::int64_t left =
+        settings_.budget.evaluations == 0
+            ? std::numeric_limits<std::int64_t>::max()
+            : std::max<std::int64_t>(0, settings_.budget.evaluations - result_.evaluations);
+    if (nestedLimit_ != std::numeric_limits<std::int64_t>::max())
+        left = std::min(left, std::max<std::int64_t>(0, nestedLimit_ - result_.evaluations));
+    return left;
+}
+
+void SearchContext::runNested(Searcher& searcher, std::int64_t evaluations) {
+    if (stopped())
+        return;
+    const std::int64_t outer = nestedLimit_;
+    nestedLimit_ = std::min(outer, result_.evaluations + evaluations);
+    searcher.run(*this);
+    nestedLimit_ = outer;
+    stopRequested_ = false;
+    result_.stopReason.clear();
+    unchargedStreak_ = 0; // its repeats say nothing of the caller's
 }
 
 bool SearchContext::stopped() const {

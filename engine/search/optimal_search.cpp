@@ -15,6 +15,8 @@
 //    other dominates, and all of them only where Timeloop's stride-repeat and
 //    link rules can see more (model/order_effects.h).
 // Each rule is tested against plain exhaustive enumeration (test_optimal).
+// Its first incumbent comes from a short GAMMA run (20,000 evaluations,
+// `--param primal=N`), charged here like every evaluation.
 // The walk deepens its bound iteratively (as IDA* does): each pass visits only
 // nodes whose bound lies below a threshold, which grows from the least bound
 // until a mapping at or below it is found. So no tiling with a bound above the
@@ -79,9 +81,6 @@ class OptimalSearch : public Searcher {
     void apply(const Frame& frame, const LevelChoice& c);
     void leaf(double bound);
     void flush();
-    // Local moves from the best mapping while they improve it, for at most
-    // `evaluations` evaluations.
-    void polish(std::int64_t evaluations);
     // One pass over the nodes below the threshold; false when stopped (by the
     // budget, or after maxLeaves tilings), with open the least bound left
     // unvisited.
@@ -275,40 +274,14 @@ void OptimalSearch::leaf(double bound) {
         return; // in an earlier pass
     leavesEvaluated_ += 1;
     orders_->forEach(m_, [&](const Mapping& m) {
+        if (ctx_->isKnown(m)) // evaluated already (by the first incumbent's search)
+            return true;
         batch_.push_back(m);
         batchBound_.push_back(bound);
         return true;
     });
     if (batch_.size() >= batchSize_)
         flush();
-}
-
-void OptimalSearch::polish(std::int64_t evaluations) {
-    if (!ctx_->hasBest())
-        return;
-    const std::int64_t until = ctx_->evaluations() + evaluations;
-    std::vector<Mapping> out(256);
-    std::vector<double> costs(out.size());
-    int idle = 0;
-    while (idle < 4 && ctx_->evaluations() < until && !stopped()) {
-        const Mapping from = ctx_->best();
-        const double before = best();
-        ctx_->evaluateGenerated(
-            out.size(),
-            [&](std::size_t, Rng& rng, Mapping& m) {
-                thread_local Evaluation scratch;
-                for (int attempt = 0; attempt < 16; ++attempt) {
-                    m = from;
-                    for (int moves = 1 + int(rng.below(3)); moves > 0; --moves)
-                        space_->randomMove(m, rng);
-                    if (space_->isLegalQuick(m) || space_->repairFit(m, rng, scratch))
-                        return true;
-                }
-                return false;
-            },
-            out.data(), costs.data());
-        idle = best() < before ? 0 : idle + 1;
-    }
 }
 
 void OptimalSearch::flush() {
@@ -471,21 +444,29 @@ void OptimalSearch::run(SearchContext& ctx) {
     std::stable_sort(placements.begin(), placements.end(),
                      [](const Placement& a, const Placement& b) { return a.bound < b.bound; });
 
-    // A first incumbent: the best-bound branches' first tilings, whatever
-    // their bound (a dive), then improved by local moves. Incumbents only
-    // prune (and give a stopped run something to show); the proof is the
-    // bounds'.
+    // A first incumbent: a short GAMMA run, then the best-bound branches'
+    // first tilings whatever their bound (a dive). Incumbents only prune (and
+    // give a stopped run something to show); the proof is the bounds'.
     double open = kNoLimit; // least bound left unvisited
     if (useBound_) {
+        const auto primal = std::int64_t(std::max(0.0, ctx.param("primal", 20000)));
+        if (primal > 0) {
+            const std::unique_ptr<Searcher> gamma = makeGammaSearch();
+            ctx.runNested(*gamma, primal);
+        }
         threshold_ = kNoLimit;
         walk(placements, open, std::max(0.0, ctx.param("dive", 32)));
         flush();
         open = kNoLimit;
-        polish(std::int64_t(std::max(0.0, ctx.param("polish", 20000))));
     }
-    // Passes under a growing threshold (one pass, with none, without the bound).
+    // Passes under a growing threshold (one pass, with none, without the
+    // bound), from the least bound or just below the incumbent if that is
+    // higher (a good incumbent makes it one pass, as plain branch and bound).
     const double growth = std::max(1.0001, ctx.param("threshold_growth", 1.05));
-    threshold_ = useBound_ && !placements.empty() ? placements.front().bound * growth : kNoLimit;
+    threshold_ = kNoLimit;
+    if (useBound_ && !placements.empty())
+        threshold_ =
+            std::max(placements.front().bound * growth, ctx.hasBest() ? best() / growth : 0.0);
     bool completed = false;
     for (;;) {
         passes_ += 1;

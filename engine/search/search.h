@@ -86,6 +86,7 @@ struct SearchResult {
 };
 
 class WorkerPool;
+class Searcher;
 
 // Costs of the mappings evaluated so far, by canonical hash: open addressing
 // with linear probing in one flat array (a node-based map would cost a cache miss
@@ -186,6 +187,11 @@ class SearchContext {
     // With a note, m's hash is kept in it for the driver.
     bool isKnown(const Mapping& m, CandidateNote* note = nullptr) const;
 
+    // Runs another searcher on this context, its evaluations charged, traced
+    // and bounded here, until it stops or has spent `evaluations` more (the
+    // optimal searcher's first incumbent); a stop it asked for is undone.
+    void runNested(Searcher& searcher, std::int64_t evaluations);
+
     // Records a searcher-specific figure in the result (see SearchResult::stats).
     void setStat(const std::string& name, double value) { result_.stats[name] = value; }
 
@@ -215,6 +221,7 @@ class SearchContext {
     std::unique_ptr<WorkerPool> pool_;
     SeenCosts seen_;
     std::int64_t batches_ = 0;
+    std::int64_t nestedLimit_ = INT64_MAX; // evaluations a nested searcher may reach
     // Candidates proposed in a row without a charge (all seen before): a space
     // with fewer legal mappings than the budget ends the search here.
     std::int64_t unchargedStreak_ = 0;

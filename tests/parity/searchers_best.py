@@ -7,6 +7,12 @@ fills and updates agree.
 
     tests/parity/searchers_best.py --timeloop ../shared/peer/timeloop-0fc43fb \\
         [--searchers gamma,annealing] [--budget 3000] [--cli build/app/mapwright-cli]
+        [--archs eyeriss_like,...] [--layers all|L1,L2] [--constraints C.json]
+        [--seconds S]
+
+--layers all takes every distinct layer of ResNet-50; --constraints searches
+under a constraints file (for the architectures it fits); --seconds gives a
+time budget instead of --budget (the optimal searcher proves within one).
 """
 import argparse
 import json
@@ -50,19 +56,34 @@ def main():
     ap.add_argument("--searchers", default="gamma,annealing")
     ap.add_argument("--budget", default="3000")
     ap.add_argument("--seed", default="1")
+    ap.add_argument("--archs", default=",".join(ARCHS))
+    ap.add_argument("--layers", default=",".join(LAYERS))
+    ap.add_argument("--constraints")
+    ap.add_argument("--seconds")
     args = ap.parse_args()
     agree = total = 0
     work = tempfile.mkdtemp(prefix="mapwright-best-")
     workload = os.path.join(ROOT, "samples", "networks", "resnet50.json")
-    for arch_name in ARCHS:
+    layers = args.layers.split(",")
+    if args.layers == "all":  # each distinct shape once
+        net, layers, seen = json.load(open(workload)), [], []
+        for l in net["layers"]:
+            shape = json.dumps({k: v for k, v in l.items() if k not in ("name", "source")},
+                               sort_keys=True)
+            if shape not in seen:
+                seen.append(shape)
+                layers.append(l["name"])
+    budget = ["--seconds", args.seconds] if args.seconds else ["--budget", args.budget]
+    constraints = ["--constraints", args.constraints] if args.constraints else []
+    for arch_name in args.archs.split(","):
         arch = os.path.join(ROOT, "samples", "architectures", arch_name + ".json")
-        for layer in LAYERS:
+        for layer in layers:
             for searcher in args.searchers.split(","):
                 d = os.path.join(work, "%s-%s-%s" % (arch_name, layer, searcher))
                 common = ["--arch", arch, "--workload", workload, "--layer", layer]
-                subprocess.run([args.cli, "search"] + common +
-                               ["--searcher", searcher, "--budget", args.budget,
-                                "--seed", args.seed, "--out", d], check=True, capture_output=True)
+                subprocess.run([args.cli, "search"] + common + budget + constraints +
+                               ["--searcher", searcher, "--seed", args.seed, "--out", d],
+                               check=True, capture_output=True)
                 mapping = os.path.join(d, "best_mapping.json")
                 ours = json.loads(subprocess.run(
                     [args.cli, "evaluate"] + common + ["--mapping", mapping, "--json"],
@@ -74,8 +95,10 @@ def main():
                 diff = first_difference(ours, tl)
                 total += 1
                 agree += diff is None
-                print("%-17s %-19s %-14s %s" % (arch_name, layer, searcher, diff or "agree"),
-                      flush=True)
+                result = json.load(open(os.path.join(d, "result.json")))
+                print("%-17s %-19s %-14s %-12s %s" % (arch_name, layer, searcher,
+                                                      result.get("stop_reason", "")[:12],
+                                                      diff or "agree"), flush=True)
     print("%d of %d agree" % (agree, total))
 
 
