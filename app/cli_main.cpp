@@ -58,7 +58,7 @@ constexpr const char* kUsage =
     "  sweep merge OUT.sqlite SHARD.sqlite...\n"
     "  bench search [--arch A.json] [--searchers a,b] [--param K=V]... [--seconds S] [--json]\n"
     "  bench optimal --arch A --workload NET [--constraints C.json] [--searchers a,b]\n"
-    "         [--seconds S] [--early S] [--prove-seconds S] [--threads T] [--json OUT.json]\n"
+    "         [--seconds S] [--early S] [--prove-seconds S] [--threads T] [--out OUT.json]\n"
     "         (per distinct layer: the proven optimum, its proof time, each searcher's\n"
     "          distance above it after --early and --seconds)\n"
     "  parity-cases --arch A --workload W [--layer L] [--random N] [--raw N] [--invalid N]\n"

@@ -130,18 +130,18 @@ int cmdBenchOptimal(const Args& args) {
         row["searchers"] = searched;
         rows.push_back(row);
     }
-    if (args.has("json"))
-        mw::writeTextFile(args.get("json"), json{{"format", "mapwright.bench-optimal"},
-                                                 {"version", mw::kFormatVersion},
-                                                 {"architecture", arch.name},
-                                                 {"objective", base.objective.name()},
-                                                 {"seconds", seconds},
-                                                 {"early_seconds", early},
-                                                 {"prove_seconds", prove},
-                                                 {"threads", threads},
-                                                 {"layers", rows}}
-                                                    .dump(1) +
-                                                "\n");
+    if (args.has("out"))
+        mw::writeTextFile(args.get("out"), json{{"format", "mapwright.bench-optimal"},
+                                                {"version", mw::kFormatVersion},
+                                                {"architecture", arch.name},
+                                                {"objective", base.objective.name()},
+                                                {"seconds", seconds},
+                                                {"early_seconds", early},
+                                                {"prove_seconds", prove},
+                                                {"threads", threads},
+                                                {"layers", rows}}
+                                                   .dump(1) +
+                                               "\n");
     return interrupted() ? kExitInterrupted : 0;
 }
 

@@ -31,7 +31,6 @@
 #include "search/searchers.h"
 
 #include "arch/architecture.h"
-#include "common/error.h"
 #include "workload/problem.h"
 
 #include <algorithm>
@@ -88,12 +87,12 @@ class OptimalSearch : public Searcher {
     double best() const { return ctx_->bestCost(); }
     // A node is visited while its bound is below this.
     double limit() const { return useBound_ ? std::min(threshold_, best()) : kNoLimit; }
-    // Drops a node of this bound (counted); false when it is to be visited.
     // The budget, with each bound computed counted as an evaluation.
     bool stopped() const {
         const std::int64_t budget = ctx_->settings().budget.evaluations;
         return ctx_->stopped() || (budget > 0 && ctx_->evaluations() + bounds_ >= budget);
     }
+    // Drops a node of this bound (counted); false when it is to be visited.
     bool drop(double bound) {
         if (bound < limit())
             return false;
