@@ -61,9 +61,11 @@ int cmdBenchOptimal(const Args& args) {
 
     std::cout << std::left << std::setw(22) << "layer" << std::right << std::setw(13) << "optimum"
               << std::setw(10) << "proof s";
+    auto after = [](const std::string& name, double s) {
+        return name + " " + fixedText(s, s < 1 ? 1 : 0) + "s";
+    };
     for (const auto& name : others)
-        std::cout << std::setw(19) << (name + " " + fixedText(early, 0) + "s") << std::setw(19)
-                  << (name + " " + fixedText(seconds, 0) + "s");
+        std::cout << std::setw(19) << after(name, early) << std::setw(19) << after(name, seconds);
     std::cout << "\n";
     json rows = json::array();
     std::vector<mw::Problem> done;

@@ -141,6 +141,7 @@ class TestCli : public QObject {
     void searchList();
     void searchWritesResults();
     void compareTable();
+    void distancesFromTheOptimum();
     void networkTotals();
     void importOnnxThenSearch();
     void sweepReportsItsFront();
@@ -411,6 +412,50 @@ void TestCli::compareTable() {
         QVERIFY2(fs::exists(tmp.path().toStdString() + f), f);
 }
 
+void TestCli::distancesFromTheOptimum() {
+    // The fully connected layer under the row-stationary constraints: the
+    // optimal searcher proves its optimum in a fraction of a second.
+    QTemporaryDir tmp;
+    const QStringList where = {"--arch", q(kSamples + "architectures/eyeriss_like.json"),
+                               "--constraints",
+                               q(kSamples + "constraints/eyeriss_row_stationary.json")};
+    const Run r = run(QStringList{"compare", "--workload", q(kSamples + "networks/resnet50.json"),
+                                  "--layer", "_outputs_3356", "--searchers", "random,optimal",
+                                  "--seeds", "2", "--budget", "400000", "--out", tmp.path()} +
+                      where);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("vs optimum") && r.out.contains("optimum      ") &&
+                 r.out.contains("(proven in"),
+             qPrintable(r.out));
+    const QStringList lines = r.out.split('\n');
+    QVERIFY(lines.size() > 2 && lines[1].startsWith("optimal")); // run first, once
+    QVERIFY2(lines[1].contains("0.0%") && lines[1].contains("1/1"), qPrintable(lines[1]));
+    const mw::Json summary = mw::readJsonFile(tmp.path().toStdString() + "/summary.json");
+    for (const auto& row : summary.at("searchers"))
+        QVERIFY(row.at("median_over_optimum").get<double>() >= 1.0);
+    // bench optimal: the same optimum, and each searcher at or above it.
+    const std::string net = tmp.path().toStdString() + "/fc.json";
+    mw::writeTextFile(net, R"({"format": "mapwright.workload", "version": 1, "layers": [
+        {"name": "fc", "kind": "conv2d", "N": 1, "G": 1, "C": 2048, "M": 1000, "P": 1,
+         "Q": 1, "R": 1, "S": 1}]})");
+    const std::string out = tmp.path().toStdString() + "/bench.json";
+    const Run b = run(QStringList{"bench", "optimal", "--workload", QString::fromStdString(net),
+                                  "--searchers", "random", "--seconds", "0.5", "--prove-seconds",
+                                  "120", "--out", QString::fromStdString(out)} +
+                      where);
+    QVERIFY2(b.exitCode == 0, qPrintable(b.err));
+    const mw::Json j = mw::readJsonFile(out);
+    QCOMPARE(j.at("layers").size(), std::size_t(1));
+    const auto& layer = j.at("layers").at(0);
+    QVERIFY2(layer.at("proven").get<bool>(), qPrintable(QString::fromStdString(layer.dump())));
+    QVERIFY(layer.at("searchers").at("random").at("best").get<double>() >=
+            layer.at("optimum").get<double>());
+    expectOneLineError(
+        run({"bench", "optimal", "--arch", q(kSamples + "architectures/eyeriss_like.json"),
+             "--workload", q(kSamples + "workloads/gemm_1024.json"), "--searchers", "hillclimb"}),
+        "unknown searcher 'hillclimb'");
+}
+
 void TestCli::networkTotals() {
     const Run r = run({"network", "--arch", q(kSamples + "architectures/eyeriss_like.json"),
                        "--workload", q(kSamples + "networks/transformer_block.json"), "--searcher",
@@ -667,7 +712,8 @@ void TestCli::badInput() {
     expectOneLineError(run({"import-timeloop", "only-one.yaml", "--out", "x"}),
                        "only-one.yaml: cannot be opened");
     expectOneLineError(run({"import-timeloop", "--out", "x"}), "expected Timeloop YAML files");
-    expectOneLineError(run({"bench", "nothing"}), "expected 'bench model' or 'bench search'");
+    expectOneLineError(run({"bench", "nothing"}),
+                       "expected 'bench model', 'bench search' or 'bench optimal'");
 }
 
 void TestCli::intrinsicMatches() {
