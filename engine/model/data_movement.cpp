@@ -565,6 +565,41 @@ void neighbourTranslations(const Problem& p, const Terms& terms, const LoopNest&
     out.erase(std::unique(out.begin(), out.end()), out.end());
 }
 
+void neighbourTranslationsAnyOrder(const Problem& p, const Architecture& a, const Mapping& m,
+                                   const Factors& f, const Terms& terms, int level, int t,
+                                   std::vector<Offset>& out) {
+    out.clear();
+    const int D = p.numDims();
+    const LevelMapping& lm = m.levels[level];
+    std::array<std::vector<std::uint8_t>, 2> axis;
+    for (int d = 0; d < D; ++d) {
+        if (lm.spatialX[d] > 1)
+            axis[0].push_back(std::uint8_t(d));
+        if (lm.spatialY[d] > 1)
+            axis[1].push_back(std::uint8_t(d));
+    }
+    Mapping ordered = m;
+    LoopNest nest;
+    std::vector<Offset> some;
+    do {
+        do {
+            // Outer to inner: the Y loops, the X loops, then the others.
+            int k = 0;
+            for (const auto& ax : {axis[1], axis[0]})
+                for (auto d : ax)
+                    ordered.levels[level].spatialOrder[k++] = d;
+            for (int d = 0; d < D; ++d)
+                if (lm.spatialX[d] <= 1 && lm.spatialY[d] <= 1)
+                    ordered.levels[level].spatialOrder[k++] = std::uint8_t(d);
+            buildLoopNest(p, a, ordered, f, nest);
+            neighbourTranslations(p, terms, nest, level, t, f.fanout[level], some);
+            out.insert(out.end(), some.begin(), some.end());
+        } while (std::next_permutation(axis[1].begin(), axis[1].end()));
+    } while (std::next_permutation(axis[0].begin(), axis[0].end()));
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+}
+
 void buildLoopNest(const Problem& p, const Architecture& a, const Mapping& m, const Factors& f,
                    LoopNest& nest) {
     const int L = a.numLevels();

@@ -104,6 +104,12 @@ i64 distinctChildOffsets(const Problem& p, const Terms& terms, const LoopNest& n
 // a neighbour only when the tile moved by one of them (see data_movement.cpp).
 void neighbourTranslations(const Problem& p, const Terms& terms, const LoopNest& nest, int level,
                            int t, i64 fanout, std::vector<Offset>& out);
+// The same over every order of each axis's spatial loops at level l of m (the
+// spatial orders a search may choose; X loops sit inside Y loops whatever
+// their order together), each translation once.
+void neighbourTranslationsAnyOrder(const Problem& p, const Architecture& a, const Mapping& m,
+                                   const Factors& f, const Terms& terms, int level, int t,
+                                   std::vector<Offset>& out);
 
 // Reads, fills and updates per instance of every level that keeps tensor t,
 // as Timeloop 0fc43fb's nest analysis and tile collapse count them (see

@@ -360,21 +360,16 @@ bool spatialOrderMatters(const Problem& p, const Architecture& a, const Mapping&
         return false;
     const model_detail::Terms terms(p);
     const LevelMapping& lm = m.levels[level];
-    // The spatial loops of each axis, in every order (X and Y apart: the nest
-    // puts X loops innermost whatever their order with Y loops).
-    std::array<std::vector<std::uint8_t>, 2> axis;
+    int x = 0, y = 0;
     for (int d = 0; d < D; ++d) {
-        if (lm.spatialX[d] > 1)
-            axis[0].push_back(static_cast<std::uint8_t>(d));
-        if (lm.spatialY[d] > 1)
-            axis[1].push_back(static_cast<std::uint8_t>(d));
+        x += lm.spatialX[d] > 1;
+        y += lm.spatialY[d] > 1;
     }
-    if (axis[0].size() < 2 && axis[1].size() < 2)
+    if (x < 2 && y < 2) // one loop per axis: a single order
         return false;
     const int c = level + 1;
     const bool macs = c == L;
-    Mapping order = m;
-    std::vector<Offset> all, some;
+    std::vector<Offset> all;
     for (int t = 0; t < T; ++t) {
         bool moved = false;
         for (int d = 0; d < D; ++d)
@@ -382,31 +377,7 @@ bool spatialOrderMatters(const Problem& p, const Architecture& a, const Mapping&
                               std::int64_t(lm.spatialX[d]) * lm.spatialY[d] > 1);
         if (!moved) // every child holds the same tile: neighbours look alike in any order
             continue;
-        all.clear();
-        std::array<std::vector<std::uint8_t>, 2> perm = axis;
-        std::sort(perm[0].begin(), perm[0].end());
-        do {
-            std::sort(perm[1].begin(), perm[1].end());
-            do {
-                // Spatial order: outer to inner; any arrangement of the two
-                // axes' loops gives the same nest.
-                int k = 0;
-                for (const auto& ax : {perm[1], perm[0]})
-                    for (auto d : ax)
-                        order.levels[level].spatialOrder[k++] = d;
-                for (int d = 0; d < D; ++d)
-                    if (std::find(perm[0].begin(), perm[0].end(), d) == perm[0].end() &&
-                        std::find(perm[1].begin(), perm[1].end(), d) == perm[1].end())
-                        order.levels[level].spatialOrder[k++] = static_cast<std::uint8_t>(d);
-                model_detail::LoopNest nest;
-                model_detail::buildLoopNest(p, a, order, f, nest);
-                model_detail::neighbourTranslations(p, terms, nest, level, t, f.fanout[level],
-                                                    some);
-                all.insert(all.end(), some.begin(), some.end());
-            } while (std::next_permutation(perm[1].begin(), perm[1].end()));
-        } while (std::next_permutation(perm[0].begin(), perm[0].end()));
-        std::sort(all.begin(), all.end());
-        all.erase(std::unique(all.begin(), all.end()), all.end());
+        model_detail::neighbourTranslationsAnyOrder(p, a, m, f, terms, level, t, all);
         model_detail::LoopNest nest;
         model_detail::buildLoopNest(p, a, m, f, nest);
         const std::vector<StepLoop> above = loopsAbove(p, terms, nest, c, t);

@@ -73,7 +73,7 @@ PartialBound::PartialBound(const MapSpace& space, const SearchObjective& objecti
 }
 
 void PartialBound::describeFanout(const Mapping& m, int level, Fanout& out) const {
-    const int D = p_.numDims(), T = p_.numTensors();
+    const int T = p_.numTensors();
     model_detail::Factors f;
     model_detail::factorize(p_, a_, m, f); // fills f for decided levels whatever it says
     out.fanout = f.fanout[level];
@@ -88,38 +88,9 @@ void PartialBound::describeFanout(const Mapping& m, int level, Fanout& out) cons
     for (int t = 0; t < T; ++t)
         out.distinct[t] =
             model_detail::distinctChildOffsets(p_, terms_, nest, level, t, out.fanout);
-    // Neighbours under every order of each axis's spatial loops.
-    const LevelMapping& lm = m.levels[level];
-    std::array<std::vector<std::uint8_t>, 2> axis;
-    for (int d = 0; d < D; ++d) {
-        if (lm.spatialX[d] > 1)
-            axis[0].push_back(std::uint8_t(d));
-        if (lm.spatialY[d] > 1)
-            axis[1].push_back(std::uint8_t(d));
-    }
-    Mapping order = m;
-    std::vector<model_detail::Offset> some;
-    do {
-        do {
-            int k = 0;
-            for (const auto& ax : {axis[1], axis[0]})
-                for (auto d : ax)
-                    order.levels[level].spatialOrder[k++] = d;
-            for (int d = 0; d < D; ++d)
-                if (lm.spatialX[d] <= 1 && lm.spatialY[d] <= 1)
-                    order.levels[level].spatialOrder[k++] = std::uint8_t(d);
-            model_detail::buildLoopNest(p_, a_, order, f, nest);
-            for (int t = 0; t < T; ++t) {
-                model_detail::neighbourTranslations(p_, terms_, nest, level, t, out.fanout, some);
-                out.translations[t].insert(out.translations[t].end(), some.begin(), some.end());
-            }
-        } while (std::next_permutation(axis[1].begin(), axis[1].end()));
-    } while (std::next_permutation(axis[0].begin(), axis[0].end()));
-    for (int t = 0; t < T; ++t) {
-        auto& tr = out.translations[t];
-        std::sort(tr.begin(), tr.end());
-        tr.erase(std::unique(tr.begin(), tr.end()), tr.end());
-    }
+    for (int t = 0; t < T; ++t)
+        model_detail::neighbourTranslationsAnyOrder(p_, a_, m, f, terms_, level, t,
+                                                    out.translations[t]);
 }
 
 PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t* remaining,

@@ -20,6 +20,20 @@ std::vector<std::uint8_t> dimsOf(std::uint32_t mask, int D) {
     return dims;
 }
 
+// An order (outer to inner) with the real loops `dims` first, in that order,
+// the other dimensions after them.
+std::array<std::uint8_t, kMaxDims> arrangement(const std::vector<std::uint8_t>& dims,
+                                               std::uint32_t real, int D) {
+    std::array<std::uint8_t, kMaxDims> o{};
+    int k = 0;
+    for (auto d : dims)
+        o[std::size_t(k++)] = d;
+    for (int d = 0; d < D; ++d)
+        if (!((real >> d) & 1u))
+            o[std::size_t(k++)] = std::uint8_t(d);
+    return o;
+}
+
 } // namespace
 
 const std::vector<OrderCandidates::Order>& OrderCandidates::temporalAll(int level,
@@ -31,14 +45,7 @@ const std::vector<OrderCandidates::Order>& OrderCandidates::temporalAll(int leve
     const OrderConstraint& oc = space_.constraints().levels[std::size_t(level)].order;
     std::vector<std::uint8_t> dims = dimsOf(real, D);
     do {
-        // The real loops in this order (outer to inner), the others after.
-        Order o{};
-        int k = 0;
-        for (auto d : dims)
-            o[std::size_t(k++)] = d;
-        for (int d = 0; d < D; ++d)
-            if (!((real >> d) & 1u))
-                o[std::size_t(k++)] = std::uint8_t(d);
+        Order o = arrangement(dims, real, D);
         if (oc.holds(o, real, D)) {
             oc.apply(o, D);
             it->second.push_back(o);
@@ -85,13 +92,7 @@ const std::vector<OrderCandidates::Order>& OrderCandidates::spatialAll(int level
     // that agree on each axis are one.
     std::vector<std::pair<std::vector<std::uint8_t>, std::vector<std::uint8_t>>> seen;
     do {
-        Order o{};
-        int k = 0;
-        for (auto d : dims)
-            o[std::size_t(k++)] = d;
-        for (int d = 0; d < D; ++d)
-            if (!((real >> d) & 1u))
-                o[std::size_t(k++)] = std::uint8_t(d);
+        Order o = arrangement(dims, real, D);
         if (!oc.holds(o, real, D))
             continue;
         std::pair<std::vector<std::uint8_t>, std::vector<std::uint8_t>> axes;
