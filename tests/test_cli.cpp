@@ -398,7 +398,7 @@ void TestCli::compareTable() {
     QTemporaryDir tmp;
     const Run r =
         run({"compare", "--arch", q(kSamples + "architectures/accel_b.json"), "--workload",
-             q(kSamples + "networks/resnet50.json"), "--layer", "_outputs_input.8", "--searchers",
+             q(kSamples + "networks/resnet50.json"), "--layer", "layer1.0.conv2", "--searchers",
              "random,gamma", "--seeds", "2", "--budget", "500", "--out", tmp.path()});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     QVERIFY(r.out.contains("median"));
@@ -708,7 +708,8 @@ void TestCli::badInput() {
     missing.removeLast();
     expectOneLineError(run(QStringList{"evaluate"} + missing), "--mapping: is required");
     QStringList layer = eyerissArgs() + QStringList{"--layer", "nope"};
-    expectOneLineError(run(QStringList{"evaluate"} + layer), "no layer named 'nope'");
+    expectOneLineError(run(QStringList{"evaluate"} + layer),
+                       "no layer named (or imported as) 'nope'");
     expectOneLineError(run({"import-timeloop", "only-one.yaml", "--out", "x"}),
                        "only-one.yaml: cannot be opened");
     expectOneLineError(run({"import-timeloop", "--out", "x"}), "expected Timeloop YAML files");
@@ -770,7 +771,7 @@ void TestCli::interruptsKeepWhatIsFinished() {
     for (const QString searcher : {"gamma", "annealing", "cosa", "reinforce"}) {
         const std::string out = d + "/search-" + searcher.toStdString();
         const Run r = interrupt({"search", "--arch", searcher == "cosa" ? simba : arch,
-                                 "--workload", net, "--layer", "_outputs_input.46", "--searcher",
+                                 "--workload", net, "--layer", "layer2.1.conv2", "--searcher",
                                  searcher, "--seconds", "30", "--threads", "2", "--out", q(out)},
                                 delay(500, 1500));
         QCOMPARE(r.exitCode, 130);
@@ -778,6 +779,7 @@ void TestCli::interruptsKeepWhatIsFinished() {
         const mw::Json result = loads(out + "/result.json");
         QCOMPARE(result.value("stopped", std::string()), std::string("interrupted"));
         QVERIFY(fs::exists(out + "/trace.csv"));
+        // (The layer by the name it was imported under: the same layer.)
         const Run e = run({"evaluate", "--arch", searcher == "cosa" ? simba : arch, "--workload",
                            net, "--layer", "_outputs_input.46", "--mapping",
                            q(out + "/best_mapping.json"), "--json"});
@@ -786,8 +788,8 @@ void TestCli::interruptsKeepWhatIsFinished() {
     {
         const std::string out = d + "/compare";
         const Run r = interrupt({"compare", "--arch", arch, "--workload", net, "--layer",
-                                 "_outputs_input.46", "--searchers", "gamma,annealing", "--seeds",
-                                 "3", "--seconds", "1", "--out", q(out)},
+                                 "layer2.1.conv2", "--searchers", "gamma,annealing", "--seeds", "3",
+                                 "--seconds", "1", "--out", q(out)},
                                 delay(1500, 4000));
         QCOMPARE(r.exitCode, 130);
         QCOMPARE(loads(out + "/summary.json").value("stopped", std::string()),
@@ -806,7 +808,7 @@ void TestCli::interruptsKeepWhatIsFinished() {
     {
         const std::string models = d + "/models";
         const Run r = interrupt({"train-surrogate", "--arch", arch, "--workload", net, "--layer",
-                                 "_outputs_input.46", "--model-dir", q(models)},
+                                 "layer2.1.conv2", "--model-dir", q(models)},
                                 delay(500, 1500));
         QCOMPARE(r.exitCode, 130);
         QVERIFY2(r.out.contains("nothing written"), qPrintable(r.out));

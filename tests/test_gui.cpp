@@ -481,6 +481,33 @@ class TestGui : public QObject {
             ++checked;
         }
         QCOMPARE(checked, 2);
+
+        // The proof's hundreds of thousands of evaluations beside random's
+        // few: a log x axis, with no key below the first evaluation, saved
+        // with the session and restored with it.
+        panel->setLogX(true);
+        QCOMPARE(panel->plot()->xAxis->scaleType(), QCPAxis::stLogarithmic);
+        QCOMPARE(panel->plot()->xAxis->range().lower, 1.0);
+        for (int i = 0; i < panel->plot()->graphCount(); ++i) {
+            const QCPGraph* g = panel->plot()->graph(i);
+            QVERIFY(!g->data()->isEmpty());
+            QVERIFY2(g->data()->begin()->key >= 1.0, qPrintable(g->name()));
+        }
+        QCOMPARE(line->data()->begin()->key, 1.0);
+        panel->setTimeAxis(true);
+        QCOMPARE(panel->plot()->xAxis->range().lower, 1e-4);
+        const QString saved = dir_.filePath("log-axis.json");
+        QVERIFY(w.saveSession(saved));
+        const mw::Session back = mw::loadSession(saved.toStdString());
+        QVERIFY(back.view.searchLogX && back.view.searchSeconds);
+        MainWindow again(testOptions(dir_.path()));
+        QVERIFY(again.openSession(saved));
+        QVERIFY(again.searchPanel()->view().searchLogX &&
+                again.searchPanel()->view().searchSeconds);
+        QCOMPARE(again.searchPanel()->plot()->xAxis->scaleType(), QCPAxis::stLogarithmic);
+        panel->setLogX(false);
+        QCOMPARE(panel->plot()->xAxis->scaleType(), QCPAxis::stLinear);
+        QCOMPARE(panel->plot()->xAxis->range().lower, 0.0);
     }
 
     void pausesAndCancelsOneRun() {

@@ -14,6 +14,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -51,6 +52,7 @@ class TestIo : public QObject {
     void architectureRoundTrip();
     void networkRoundTrip();
     void sharedLayerShapesImport();
+    void layersByNameOrSource();
     void mappingAndEvaluationRoundTrip();
     void timeloopExportReadsBack();
     void malformedJson();
@@ -101,6 +103,37 @@ void TestIo::networkRoundTrip() {
     const Network back = networkFromJson(j);
     QCOMPARE(toJson(back).dump(), j.dump());
     QCOMPARE(buildProblem(back.layers[0]).computes(), c.problem.computes());
+}
+
+// The bundled ResNet-50 names its layers by torchvision's module paths and
+// keeps the converter's names as sources; --layer takes either.
+void TestIo::layersByNameOrSource() {
+    const Network n = loadNetwork(kSamples + "networks/resnet50.json");
+    QCOMPARE(int(n.layers.size()), 54);
+    std::set<std::string> names;
+    for (const LayerSpec& l : n.layers) {
+        QVERIFY2(names.insert(l.name).second, l.name.c_str());
+        QVERIFY(!l.source.empty());
+    }
+    QCOMPARE(n.layers.front().name, std::string("conv1"));
+    QCOMPARE(n.layers.back().name, std::string("fc"));
+    const int conv3x = n.layerIndex("layer2.1.conv2");
+    QVERIFY(conv3x >= 0);
+    QCOMPARE(n.layers[std::size_t(conv3x)].param("C", 0), std::int64_t(128));
+    QCOMPARE(n.layers[std::size_t(conv3x)].param("R", 0), std::int64_t(3));
+    QCOMPARE(n.findLayer("layer2.1.conv2"), conv3x);
+    QCOMPARE(n.findLayer("_outputs_input.46"), conv3x);
+    QCOMPARE(n.layerIndex("_outputs_input.46"), -1); // a name is only a name
+    QCOMPARE(&selectLayer(n, "_outputs_input.46"), &n.layers[std::size_t(conv3x)]);
+    QVERIFY(errorOf([&] { selectLayer(n, "input.46"); }).find("--layer") == 0);
+    // A name wins over another layer's source; a source two layers share names neither.
+    Network m;
+    m.layers = {n.layers[0], n.layers[1], n.layers[2]};
+    m.layers[1].source = m.layers[0].name;
+    QCOMPARE(m.findLayer(m.layers[0].name), 0);
+    m.layers[2].source = m.layers[1].source = "shared";
+    QCOMPARE(m.findLayer("shared"), -1);
+    QCOMPARE(m.findLayer(""), -1);
 }
 
 void TestIo::sharedLayerShapesImport() {
@@ -308,6 +341,23 @@ void TestIo::fuzzFindingsAreOneLineErrors() {
         {{"searcher", "gamma"}, {"settings", {{"budget_evaluations", 10}, {"threads", 1e6}}}}};
     EXPECT_CONTAINS(errorOf([&] { sessionFromJson(session, "s.json"); }),
                     "s.json: runs[0].settings.threads: is 1000000; expected 1 to 256 threads");
+    // The chart's view: saved as written, refused when it is not one.
+    session = readJsonFile(kSamples + "sessions/default.json");
+    session["view"] = {{"search_x", "seconds"}, {"search_log_x", true}};
+    const Session viewed = sessionFromJson(session, "s.json");
+    QVERIFY(viewed.view.searchSeconds && viewed.view.searchLogX);
+    QVERIFY(toJson(viewed).at("view") == session.at("view"));
+    QVERIFY(!sessionFromJson(readJsonFile(kSamples + "sessions/default.json"), "s.json")
+                 .view.searchLogX);
+    session["view"] = {{"search_x", "cycles"}};
+    EXPECT_CONTAINS(errorOf([&] { sessionFromJson(session, "s.json"); }),
+                    "s.json: view.search_x: is 'cycles'; expected 'evaluations' or 'seconds'");
+    session["view"] = {{"search_log_x", "yes"}};
+    EXPECT_CONTAINS(errorOf([&] { sessionFromJson(session, "s.json"); }),
+                    "s.json: view.search_log_x: expected true or false, got string");
+    session["view"] = 3;
+    EXPECT_CONTAINS(errorOf([&] { sessionFromJson(session, "s.json"); }),
+                    "s.json: view: expected an object");
     // Timeloop: a mesh of 0 (was a division by zero), a range that is no number
     // (was std::stoll's exception), and quoted input with a line break.
     const std::string d = kCases + "00-model-conv1d-1level/";

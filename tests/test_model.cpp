@@ -453,7 +453,7 @@ void TestModel::bypassKeepsParentMulticast() {
 // Timeloop keeps a level's deliveries per (multicast, scatter) class and sums
 // each class's words times its multicast over the fan-out: with a spatial
 // halo and link transfers on a grid X does not fill (CoSA's best for
-// ResNet-50 input.46 on gamma_edge), the sum falls an ulp short of 25,088 and
+// ResNet-50 layer2.1.conv2, input.46, on gamma_edge), the sum falls an ulp short of 25,088 and
 // the fills, truncated, are 25,087 (a single division of the total gave
 // 25,088).
 void TestModel::fillsSumPerMulticastClass() {
@@ -461,7 +461,7 @@ void TestModel::fillsSumPerMulticastClass() {
                                             "/samples/architectures/gamma_edge.json");
     const Network net =
         loadNetwork(std::string(MAPWRIGHT_SOURCE_DIR) + "/samples/networks/resnet50.json");
-    const Problem p = buildProblem(net.layers[std::size_t(net.layerIndex("_outputs_input.46"))]);
+    const Problem p = buildProblem(net.layers[std::size_t(net.layerIndex("layer2.1.conv2"))]);
     const Mapping m = loadMapping(
         std::string(MAPWRIGHT_TEST_DATA) + "/mappings/gamma_edge_input46_cosa.json", p, a);
     const Evaluation e = evaluate(p, a, m);

@@ -138,6 +138,9 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
         networkView_->setConstraints(c);
         setDirty(true);
     });
+    // The chart's axes are saved with the session, but changing them is no edit.
+    connect(searchPanel_, &SearchPanel::viewChanged, this,
+            [this](const mw::SessionView& v) { session_.view = v; });
     connect(searchPanel_, &SearchPanel::message, this, &MainWindow::info);
     connect(inspector_, &MappingInspector::message, this, &MainWindow::info);
     connect(networkView_, &NetworkView::message, this, &MainWindow::info);
@@ -302,6 +305,7 @@ void MainWindow::setSession(const mw::Session& session) {
     archEditor_->setArchitecture(session_.arch);
     workloadEditor_->setNetwork(session_.network);
     workloadEditor_->setCurrentLayer(session_.currentLayer);
+    searchPanel_->setView(session_.view);
     loading_ = false;
     refreshViews();
     refreshTitle();

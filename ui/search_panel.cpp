@@ -159,6 +159,13 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     xAxis_ = new QComboBox;
     xAxis_->addItems({"Evaluations", "Wall time"});
     connect(xAxis_, &QComboBox::currentIndexChanged, this, [this](int i) { setTimeAxis(i == 1); });
+    logXBox_ = new QCheckBox("log");
+    logXBox_->setToolTip("Logarithmic x axis: a long run (a proof's hundreds of thousands of "
+                         "evaluations) beside short ones");
+    connect(logXBox_, &QCheckBox::toggled, this, [this](bool on) { setLogX(on); });
+    auto* xAxisRow = new QHBoxLayout;
+    xAxisRow->addWidget(xAxis_, 1);
+    xAxisRow->addWidget(logXBox_);
 
     auto* form = new QFormLayout;
     form->addRow("Budget", budgetKind_);
@@ -168,7 +175,7 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     form->addRow("Seeds", seeds_);
     form->addRow("First seed", firstSeed_);
     form->addRow("Threads / run", threads_);
-    form->addRow("X axis", xAxis_);
+    form->addRow("X axis", xAxisRow);
 
     run_ = new QPushButton("Run");
     run_->setToolTip("Run every checked searcher with every seed, side by side");
@@ -428,6 +435,35 @@ void SearchPanel::setTimeAxis(bool seconds) {
         xAxis_->setCurrentIndex(seconds ? 1 : 0);
     plot_->xAxis->setLabel(seconds ? "wall time (s)" : "evaluations");
     rebuildPlot();
+    emit viewChanged(view());
+}
+
+void SearchPanel::setLogX(bool on) {
+    logX_ = on;
+    if (logXBox_->isChecked() != on) {
+        const QSignalBlocker quiet(logXBox_);
+        logXBox_->setChecked(on);
+    }
+    plot_->xAxis->setScaleType(on ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    plot_->xAxis->setTicker(on ? QSharedPointer<QCPAxisTicker>(new QCPAxisTickerLog)
+                               : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    rebuildPlot();
+    emit viewChanged(view());
+}
+
+void SearchPanel::setView(const mw::SessionView& v) {
+    const QSignalBlocker block(this); // restoring a saved view changes nothing to save
+    setTimeAxis(v.searchSeconds);
+    setLogX(v.searchLogX);
+}
+
+QVector<double> SearchPanel::plotKeys(const QVector<double>& xs) const {
+    if (!logX_)
+        return xs;
+    QVector<double> keys = xs;
+    for (double& k : keys)
+        k = std::max(k, logFloor());
+    return keys;
 }
 
 mw::SearchSettings SearchPanel::formSettings(std::uint64_t seed) const {
@@ -599,7 +635,7 @@ void SearchPanel::refreshCurve(Curve& c) {
     g->setPen(QPen(color, 1.8));
     g->setLineStyle(QCPGraph::lsStepLeft);
     g->setName(QString::fromStdString(c.searcher));
-    g->setData(timeAxis_ ? c.seconds : c.evaluations, c.best, true);
+    g->setData(plotKeys(timeAxis_ ? c.seconds : c.evaluations), c.best, true);
 }
 
 void SearchPanel::rebuildPlot() {
@@ -646,8 +682,9 @@ void SearchPanel::refreshPlotNow() {
     refreshLiveRows();
     for (auto& [id, live] : live_)
         if (live.curve.graph)
-            live.curve.graph->setData(timeAxis_ ? live.curve.seconds : live.curve.evaluations,
-                                      live.curve.best, true);
+            live.curve.graph->setData(
+                plotKeys(timeAxis_ ? live.curve.seconds : live.curve.evaluations), live.curve.best,
+                true);
     // One legend entry per searcher, however many seeds.
     std::set<std::string> named;
     double xMax = 1.0, yMin = 1e300, yMax = 0.0;
@@ -687,7 +724,8 @@ void SearchPanel::refreshPlotNow() {
             g->setName(name);
             g->setPen(pen);
         }
-        g->setData({0.0, timeAxis_ ? std::max(xMax, 1e-3) * 1.02 : xMax * 1.02}, {y, y});
+        const double right = timeAxis_ ? std::max(xMax, 1e-3) : xMax;
+        g->setData({logX_ ? logFloor() : 0.0, logX_ ? right * 1.5 : right * 1.02}, {y, y});
         yMin = std::min(yMin, y);
         yMax = std::max(yMax, y);
     };
@@ -698,7 +736,10 @@ void SearchPanel::refreshPlotNow() {
                       mw::SearchObjective::parse(objective_->currentText().toStdString()).name());
     line("optimum", opt, QPen(searcherColor("optimal"), 1.4, Qt::DashDotLine));
     if (yMax > 0 && yMin < 1e300) {
-        plot_->xAxis->setRange(0, xMax * 1.02);
+        if (logX_)
+            plot_->xAxis->setRange(logFloor(), std::max(xMax, logFloor() * 10) * 1.5);
+        else
+            plot_->xAxis->setRange(0, xMax * 1.02);
         plot_->yAxis->setRange(yMin / 1.3, yMax * 1.3);
     }
     plot_->replot(QCustomPlot::rpQueuedReplot);

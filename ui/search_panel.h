@@ -18,6 +18,7 @@ class QListWidget;
 class QSpinBox;
 class QDoubleSpinBox;
 class QComboBox;
+class QCheckBox;
 class QPushButton;
 class QTableWidget;
 class QLabel;
@@ -74,6 +75,10 @@ class SearchPanel : public QWidget {
     void setThreads(int threads);
     void setObjective(const QString& name);
     void setTimeAxis(bool seconds); // x axis: wall time instead of evaluations
+    void setLogX(bool on);          // x axis logarithmic
+    // The chart's axes as a session saves them.
+    mw::SessionView view() const { return {timeAxis_, logX_}; }
+    void setView(const mw::SessionView& view);
     // The map-space constraints new runs search under (a mapwright.constraints
     // file as JSON; null: none). Checked against the target layer: a file that
     // names a level the architecture lacks is refused with its message.
@@ -116,6 +121,7 @@ class SearchPanel : public QWidget {
     void runActivated(int sessionRunIndex); // a results-table row was chosen
     void message(const QString& text);
     void constraintsChanged(const mw::Json& constraints); // loaded or cleared by the user
+    void viewChanged(const mw::SessionView& view);        // the chart's axes
 
   private:
     struct Curve {
@@ -135,6 +141,10 @@ class SearchPanel : public QWidget {
     void onFinished(int id, const mw::SearchResult& result);
     void onFailed(int id, const QString& message);
     void rebuildPlot();
+    // A curve's x values as the axis draws them: on a log axis, none below
+    // its floor (the first evaluation, a tenth of a millisecond).
+    QVector<double> plotKeys(const QVector<double>& xs) const;
+    double logFloor() const { return timeAxis_ ? 1e-4 : 1.0; }
     void refreshCurve(Curve& c);
     void refreshTable();
     void refreshLiveRows();
@@ -158,6 +168,7 @@ class SearchPanel : public QWidget {
     int nextId_ = 1;
     bool dirty_ = false;
     bool timeAxis_ = false;
+    bool logX_ = false;
     int replots_ = 0;
     int finishedRows_ = 0;
     QString lastError_;
@@ -172,6 +183,7 @@ class SearchPanel : public QWidget {
     QSpinBox* firstSeed_;
     QSpinBox* threads_;
     QComboBox* xAxis_;
+    QCheckBox* logXBox_;
     QPushButton* run_;
     QPushButton* pause_;
     QPushButton* cancel_;

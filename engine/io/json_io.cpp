@@ -731,9 +731,10 @@ const LayerSpec& selectLayer(const Network& n, const std::string& name) {
                                         std::to_string(n.layers.size()) +
                                         " layers; name one with --layer");
     }
-    const int i = n.layerIndex(name);
+    const int i = n.findLayer(name);
     if (i < 0)
-        throw InputError("--layer", "no layer named '" + name + "' in workload '" + n.name + "'");
+        throw InputError("--layer", "no layer named (or imported as) '" + name + "' in workload '" +
+                                        n.name + "'");
     return n.layers[static_cast<std::size_t>(i)];
 }
 

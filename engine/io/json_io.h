@@ -65,7 +65,8 @@ Architecture loadArchitecture(const std::string& path);
 Network loadNetwork(const std::string& path);
 Mapping loadMapping(const std::string& path, const Problem& p, const Architecture& a);
 
-// The layer of a network by name, or its only layer when name is empty.
+// The layer of a network by name (or by the name it was imported under, see
+// Network::findLayer), or its only layer when name is empty.
 const LayerSpec& selectLayer(const Network& n, const std::string& name);
 
 } // namespace mw

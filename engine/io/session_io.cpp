@@ -110,7 +110,10 @@ Json toJson(const Session& s) {
                 {"architecture", toJson(s.arch)},
                 {"workload", toJson(s.network)},
                 {"current_layer", s.currentLayer},
-                {"runs", runs}};
+                {"runs", runs},
+                {"view",
+                 {{"search_x", s.view.searchSeconds ? "seconds" : "evaluations"},
+                  {"search_log_x", s.view.searchLogX}}}};
     if (!s.constraints.is_null())
         out["constraints"] = s.constraints;
     return out;
@@ -156,6 +159,18 @@ Session sessionFromJson(const Json& j, const std::string& where) {
     };
     if (j.contains("constraints"))
         s.constraints = constraintsOf(j.at("constraints"), where + ": constraints");
+    if (j.contains("view")) {
+        const Json& v = j.at("view");
+        const std::string at = where + ": view";
+        if (!v.is_object())
+            throw InputError(at, "expected an object (search_x, search_log_x)");
+        const std::string x = optional<std::string>(v, "search_x", at, std::string("evaluations"));
+        if (x != "evaluations" && x != "seconds")
+            throw InputError(at + ".search_x",
+                             "is '" + x + "'; expected 'evaluations' or 'seconds'");
+        s.view.searchSeconds = x == "seconds";
+        s.view.searchLogX = optional<bool>(v, "search_log_x", at, false);
+    }
     if (!j.contains("runs"))
         return s;
     const Json& runs = j.at("runs");

@@ -27,6 +27,14 @@ struct SessionRun {
     Json constraints;      // the mapwright.constraints it ran under; null: none
 };
 
+// How the search chart was left: its x axis (evaluations or wall time) and
+// whether that axis is logarithmic (a proof's or a long run's hundreds of
+// thousands of evaluations beside others' thousands).
+struct SessionView {
+    bool searchSeconds = false;
+    bool searchLogX = false;
+};
+
 struct Session {
     std::string name;
     Architecture arch;
@@ -36,6 +44,7 @@ struct Session {
     // by level and dimension name); null: none.
     Json constraints;
     std::vector<SessionRun> runs;
+    SessionView view;
 };
 
 // The search settings a Timeloop mapper section asks for (its algorithm's

@@ -18,6 +18,19 @@ int Network::layerIndex(const std::string& n) const {
     return -1;
 }
 
+int Network::findLayer(const std::string& nameOrSource) const {
+    if (const int i = layerIndex(nameOrSource); i >= 0)
+        return i;
+    int found = -1;
+    for (int i = 0; i < static_cast<int>(layers.size()); ++i)
+        if (!nameOrSource.empty() && layers[i].source == nameOrSource) {
+            if (found >= 0)
+                return -1; // two layers came from it: a source does not name one
+            found = i;
+        }
+    return found;
+}
+
 const std::vector<PresetInfo>& presetCatalog() {
     static const std::vector<PresetInfo> catalog = {
         {"conv2d",

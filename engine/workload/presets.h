@@ -28,6 +28,9 @@ struct Network {
     std::vector<LayerSpec> layers;
 
     int layerIndex(const std::string& name) const; // -1 when unknown
+    // A layer by its name, else by its source (the ONNX or converter name it
+    // was imported under) when exactly one layer has that source; -1 when neither.
+    int findLayer(const std::string& nameOrSource) const;
 };
 
 // The preset kinds and, for each, its parameter names and defaults.

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """The searchers' best mappings, run through Timeloop: each searcher on every
-sample architecture (gamma_cloud aside) and ResNet-50 layers .2/.46/.77/.128,
+sample architecture (gamma_cloud aside) and ResNet-50 layers conv1,
+layer2.1.conv2, layer3.0.downsample.0 and layer4.0.conv2 (the converter's
+input.2/.46/.77/.128),
 its best mapping exported with export-timeloop and evaluated by timeloop-model;
 prints whether cycles, energy (0.5 %) and every level's per-tensor reads,
 fills and updates agree.
@@ -27,7 +29,7 @@ sys.path.insert(0, HERE)
 import regenerate  # noqa: E402  (run_timeloop, parse_stats)
 
 ARCHS = ["accel_a", "accel_b", "eyeriss_like", "gamma_edge", "simba_like", "tensor_core_like"]
-LAYERS = ["_outputs_input.2", "_outputs_input.46", "_outputs_input.77", "_outputs_input.128"]
+LAYERS = ["conv1", "layer2.1.conv2", "layer3.0.downsample.0", "layer4.0.conv2"]
 
 
 def first_difference(ours, tl):
