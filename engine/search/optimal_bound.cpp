@@ -48,7 +48,7 @@ namespace mw {
 using model_detail::i64;
 
 PartialBound::PartialBound(const MapSpace& space, const SearchObjective& objective)
-    : space_(space), p_(space.problem()), a_(space.arch()), objective_(objective), terms_(p_) {
+    : p_(space.problem()), a_(space.arch()), objective_(objective), terms_(p_) {
     const int L = a_.numLevels(), D = p_.numDims(), T = p_.numTensors();
     for (int t = 0; t < T; ++t) {
         touched_[t] = double(p_.touchedElements(t));

@@ -40,7 +40,6 @@ class PartialBound {
              const Fanout* const* fanouts) const;
 
   private:
-    const MapSpace& space_;
     const Problem& p_;
     const Architecture& a_;
     SearchObjective objective_;
