@@ -430,31 +430,30 @@ void SearchPanel::setObjective(const QString& name) {
 }
 
 void SearchPanel::setTimeAxis(bool seconds) {
-    timeAxis_ = seconds;
-    if (xAxis_->currentIndex() != (seconds ? 1 : 0))
-        xAxis_->setCurrentIndex(seconds ? 1 : 0);
-    plot_->xAxis->setLabel(seconds ? "wall time (s)" : "evaluations");
-    rebuildPlot();
+    setView({seconds, logX_});
     emit viewChanged(view());
 }
 
 void SearchPanel::setLogX(bool on) {
-    logX_ = on;
-    if (logXBox_->isChecked() != on) {
-        const QSignalBlocker quiet(logXBox_);
-        logXBox_->setChecked(on);
-    }
-    plot_->xAxis->setScaleType(on ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
-    plot_->xAxis->setTicker(on ? QSharedPointer<QCPAxisTicker>(new QCPAxisTickerLog)
-                               : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-    rebuildPlot();
+    setView({timeAxis_, on});
     emit viewChanged(view());
 }
 
 void SearchPanel::setView(const mw::SessionView& v) {
-    const QSignalBlocker block(this); // restoring a saved view changes nothing to save
-    setTimeAxis(v.searchSeconds);
-    setLogX(v.searchLogX);
+    // The widgets show the view without announcing it again; the plot is
+    // rebuilt once.
+    timeAxis_ = v.searchSeconds;
+    logX_ = v.searchLogX;
+    {
+        const QSignalBlocker quietAxis(xAxis_), quietLog(logXBox_);
+        xAxis_->setCurrentIndex(timeAxis_ ? 1 : 0);
+        logXBox_->setChecked(logX_);
+    }
+    plot_->xAxis->setLabel(timeAxis_ ? "wall time (s)" : "evaluations");
+    plot_->xAxis->setScaleType(logX_ ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    plot_->xAxis->setTicker(logX_ ? QSharedPointer<QCPAxisTicker>(new QCPAxisTickerLog)
+                                  : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    rebuildPlot();
 }
 
 QVector<double> SearchPanel::plotKeys(const QVector<double>& xs) const {

@@ -76,7 +76,8 @@ class SearchPanel : public QWidget {
     void setObjective(const QString& name);
     void setTimeAxis(bool seconds); // x axis: wall time instead of evaluations
     void setLogX(bool on);          // x axis logarithmic
-    // The chart's axes as a session saves them.
+    // The chart's axes as a session saves them; setView shows a saved one
+    // (the setters above also announce it: viewChanged).
     mw::SessionView view() const { return {timeAxis_, logX_}; }
     void setView(const mw::SessionView& view);
     // The map-space constraints new runs search under (a mapwright.constraints
