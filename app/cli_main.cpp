@@ -5,7 +5,7 @@
 #include "cli_interrupt.h"
 #include "common/error.h"
 #include "io/json_io.h"
-#include "io/timeloop.h"
+#include "io/timeloop/timeloop.h"
 #include "mapping/mapping.h"
 #include "model/cost_model.h"
 #include "workload/presets.h"
@@ -27,9 +27,10 @@ constexpr const char* kUsage =
     "usage: mapwright-cli <command> [options]\n"
     "commands:\n"
     "  evaluate --arch A.json --workload W.json [--layer NAME] --mapping M.json [--json]\n"
-    "  import-timeloop FILE.yaml... --out DIR   (Timeloop v0.4: arch, problem, mapping,\n"
-    "         constraints, mapper, ERT, ART as users write them, or input.yaml ERT.yaml "
-    "[map.yaml])\n"
+    "  import-timeloop FILE.yaml... [--set NAME=VALUE]... --out DIR   (Timeloop v0.4: arch,\n"
+    "         problem, mapping, constraints, mapper, ERT, ART as users write them (the\n"
+    "         front end's node lists too), input.yaml ERT.yaml [map.yaml], or a Jinja2 top\n"
+    "         file such as top.yaml.jinja2 with its parse data in --set)\n"
     "  export-timeloop --arch A.json --workload W.json [--layer NAME] [--mapping M.json]\n"
     "         [--constraints C.json] [--objective O] [--victory N] [--timeout N] --out DIR\n"
     "  estimate --arch A.json | --reference DIR... [--tolerance 0.3]\n"
@@ -202,7 +203,7 @@ int main(int argc, char** argv) {
         if (cmd == "evaluate")
             return cmdEvaluate(parseArgs(argc, argv, 2, {"json"}));
         if (cmd == "import-timeloop")
-            return cmdImportTimeloop(parseArgs(argc, argv, 2, {}));
+            return cmdImportTimeloop(parseArgs(argc, argv, 2, {}, {"set"}));
         if (cmd == "export-timeloop")
             return cmdExportTimeloop(parseArgs(argc, argv, 2, {}));
         if (cmd == "import-onnx")

@@ -6,7 +6,7 @@
 #include "cli_common.h"
 #include "common/error.h"
 #include "io/json_io.h"
-#include "io/timeloop.h"
+#include "io/timeloop/timeloop.h"
 #include "mapspace/mapspace.h"
 #include "model/cost_model.h"
 #include "search/search.h"

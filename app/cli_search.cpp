@@ -3,7 +3,7 @@
 #include "cli_common.h"
 #include "cli_interrupt.h"
 #include "io/session_io.h"
-#include "io/timeloop.h"
+#include "io/timeloop/timeloop.h"
 #include "mapspace/intrinsic.h"
 #include "model/cost_model.h"
 #include "search/network_search.h"

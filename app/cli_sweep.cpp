@@ -2,8 +2,8 @@
 #include "cli_sweep.h"
 
 #include "cli_interrupt.h"
+#include "common/atomic_file.h"
 #include "explore/design_space.h"
-#include "io/atomic_file.h"
 #include "search/search.h"
 
 #include <chrono>

@@ -4,7 +4,8 @@
 #include "estimate/estimator.h"
 #include "io/estimate_reference.h"
 #include "io/session_io.h"
-#include "io/timeloop.h"
+#include "io/timeloop/template.h"
+#include "io/timeloop/timeloop.h"
 #include "mapspace/mapspace.h"
 
 #include <cmath>
@@ -36,7 +37,10 @@ int cmdImportTimeloop(const Args& args) {
                                             "[ERT.yaml] [ART.yaml], or input.yaml ERT.yaml "
                                             "[map.yaml]) and --out DIR");
     const std::string out = args.get("out");
-    const mw::TimeloopCase c = mw::importTimeloop(args.positional);
+    std::vector<std::pair<std::string, std::string>> data;
+    for (const auto& s : args.all("set"))
+        data.push_back(mw::parseTemplateSetting(s, "--set"));
+    const mw::TimeloopCase c = mw::importTimeloop(args.positional, data);
     fs::create_directories(out);
     const mw::Session session = mw::sessionFromTimeloop(c);
     const fs::path dir(out);

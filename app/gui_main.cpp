@@ -3,6 +3,8 @@
 // the responsiveness benchmark:
 //   mapwright [--session FILE | TIMELOOP.yaml...] [--screenshot OUT.png [--view NAME]
 //             [--select LEVEL]] [--bench-gui]
+#include "common/error.h"
+#include "io/timeloop/template.h"
 #include "ui/architecture_editor.h"
 #include "ui/design_space_view.h"
 #include "ui/gui_bench.h"
@@ -56,6 +58,10 @@ int main(int argc, char** argv) {
                       "the session.",
                       "MODEL"});
     parser.addOption({"batch", "The batch of an ONNX model whose batch is dynamic.", "N"});
+    parser.addOption({"set",
+                      "Parse data for a Jinja2 top file among the Timeloop files (repeatable; "
+                      "without it the window asks).",
+                      "NAME=VALUE"});
     parser.addOption(
         {"sweep", "Open a sweep's results database in the design-space view.", "RESULTS.sqlite"});
     parser.addPositionalArgument("files",
@@ -77,7 +83,15 @@ int main(int argc, char** argv) {
     const QString session = !files.isEmpty()       ? files.join(", ")
                             : sessionArg.isEmpty() ? mw::ui::MainWindow::defaultSessionPath()
                                                    : sessionArg;
-    const bool opened = !files.isEmpty()    ? window.openTimeloop(files)
+    std::vector<std::pair<std::string, std::string>> templateData;
+    try {
+        for (const QString& s : parser.values("set"))
+            templateData.push_back(mw::parseTemplateSetting(s.toStdString(), "--set"));
+    } catch (const mw::InputError& e) {
+        std::fprintf(stderr, "mapwright: %s\n", e.what());
+        return 2;
+    }
+    const bool opened = !files.isEmpty()    ? window.openTimeloop(files, templateData, !scripted)
                         : session.isEmpty() ? true
                                             : window.openSession(session);
     if (!opened && scripted) {

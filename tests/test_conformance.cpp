@@ -6,7 +6,7 @@
 // checked in timeloop-model) import to the same architecture, problem and
 // mapping, and so meet the same figures.
 #include "io/json_io.h"
-#include "io/timeloop.h"
+#include "io/timeloop/timeloop.h"
 #include "mapping/mapping.h"
 #include "model/cost_model.h"
 

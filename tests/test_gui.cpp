@@ -7,7 +7,7 @@
 #include "explore/sweep_db.h"
 #include "io/json_io.h"
 #include "io/session_io.h"
-#include "io/timeloop.h"
+#include "io/timeloop/timeloop.h"
 #include "mapspace/mapspace.h"
 #include "model/cost_model.h"
 #include "test_support.h"
@@ -265,6 +265,31 @@ class TestGui : public QObject {
         QVERIFY(!w.searchPanel()->loadConstraints(bad) || true);
         w.searchPanel()->setConstraints(mw::Json());
         QVERIFY(w.searchPanel()->constraints().is_null());
+    }
+
+    // The exercises' Jinja2 top file: without its parse data (and no one to
+    // ask) it is refused by name and the session stays; with it, the v0.4
+    // node design opens (its levels, the layer's stride, its constraints).
+    void opensAJinjaTopFile() {
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        const std::string before = sessionText(w.session());
+        const QString top =
+            kSource + "/tests/data/timeloop-exercises/example_designs/top.yaml.jinja2";
+        QVERIFY(!w.openTimeloop({top}));
+        QVERIFY2(w.lastError().contains("'architecture' is undefined; expected it in the parse "
+                                        "data"),
+                 qPrintable(w.lastError()));
+        QCOMPARE(sessionText(w.session()), before);
+        QVERIFY2(w.openTimeloop({top}, {{"architecture", "eyeriss_like"}}),
+                 qPrintable(w.lastError()));
+        const mw::Session& s = w.session();
+        QVERIFY(s.arch.levelIndex("inter_PE_spatial") >= 0);
+        QCOMPARE(s.arch.compute.meshX * s.arch.compute.meshY, 168);
+        QVERIFY(!s.constraints.is_null());
+        // The default layer is strided: Inputs span 3 x 225 x 225 words, not 3 x 114 x 114.
+        const mw::Problem p = mw::buildProblem(s.network.layers.front());
+        QCOMPARE(p.touchedElements(p.tensorIndex("Inputs")), std::int64_t(3 * 225 * 225));
     }
 
     void badWorkloadInputChangesNothing() {

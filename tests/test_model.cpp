@@ -3,7 +3,7 @@
 #include "bench/model_bench.h"
 #include "common/error.h"
 #include "io/json_io.h"
-#include "io/timeloop.h"
+#include "io/timeloop/timeloop.h"
 #include "mapspace/mapspace.h"
 #include "model/cost_model.h"
 #include "test_support.h"

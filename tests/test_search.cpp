@@ -5,7 +5,7 @@
 // best when cancelled. Exhaustive search finds the optimum of a small space.
 #include "common/error.h"
 #include "io/json_io.h"
-#include "io/timeloop.h"
+#include "io/timeloop/timeloop.h"
 #include "learn/mlp.h"
 #include "model/cost_model.h"
 #include "search/network_search.h"

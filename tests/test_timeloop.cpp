@@ -3,7 +3,7 @@
 // errors for bad input.
 #include "common/error.h"
 #include "io/json_io.h"
-#include "io/timeloop.h"
+#include "io/timeloop/timeloop.h"
 #include "mapspace/enumerate.h"
 #include "mapspace/mapspace.h"
 #include "model/cost_model.h"
@@ -314,8 +314,18 @@ void TestTimeloop::badInputsAreOneLineErrors() {
     // No technology and no ERT: nothing to price the energies with.
     auto [e5, f5] =
         errorWith("arch.yaml", replaced(arch, "technology: 32nm", "cycle_ns: 1"), false);
-    EXPECT_CONTAINS(
-        e5, "gives no technology and no ERT; expected an attribute such as technology: 45nm");
+    EXPECT_CONTAINS(e5, "component 'shared_glb'.technology: gives no process node");
+    EXPECT_CONTAINS(e5, "no ERT entry prices component 'shared_glb'; expected a node such as "
+                        "45nm, or an ERT");
+    // A placeholder node, as the front end's files carry: accepted where an
+    // ERT prices the component, an error naming it where nothing does.
+    for (const char* placeholder : {"\"SET ME\"", "must_specify", "-1"}) {
+        auto [e5b, f5b] = errorWith("arch.yaml", replaced(arch, "32nm", placeholder), false);
+        EXPECT_CONTAINS(e5b, f5b + ":");
+        EXPECT_CONTAINS(e5b, "'.technology: gives no process node");
+        UserCase priced(c06, {{"arch.yaml", replaced(arch, "32nm", placeholder)}}, true);
+        QVERIFY(importTimeloop(priced.files).arch.numLevels() > 0);
+    }
     // A constraint naming a level or a dimension that does not exist.
     auto [e6, f6] =
         errorWith("constraints.yaml", replaced(cons, "target: psum_spad", "target: psum_pad"));

@@ -2,7 +2,7 @@
 
 #include "common/error.h"
 #include "io/onnx_import.h"
-#include "io/timeloop.h"
+#include "io/timeloop/timeloop.h"
 #include "model/cost_model.h"
 #include "search/surrogate.h"
 #include "ui/architecture_editor.h"

@@ -51,8 +51,12 @@ class MainWindow : public QMainWindow {
     // Timeloop files as users write them (or a processed input.yaml with its
     // ERT), merged as Timeloop merges them: a new session with their
     // architecture, problem, constraints, mapping (a run) and mapper (a
-    // requested run). On error the current session stays.
-    bool openTimeloop(const QStringList& files);
+    // requested run). On error the current session stays. A Jinja2 top file
+    // among them is rendered with `templateData` (NAME, VALUE); given none,
+    // an interactive window asks for the variables the template reads.
+    bool openTimeloop(const QStringList& files,
+                      const std::vector<std::pair<std::string, std::string>>& templateData = {},
+                      bool interactive = false);
     bool saveSession(const QString& path);
     void setSession(const mw::Session& session);
     const mw::Session& session() const { return session_; }

@@ -4,7 +4,8 @@
 
 #include "common/error.h"
 #include "io/onnx_import.h"
-#include "io/timeloop.h"
+#include "io/timeloop/template.h"
+#include "io/timeloop/timeloop.h"
 #include "model/cost_model.h"
 #include "search/surrogate.h"
 #include "ui/architecture_editor.h"
@@ -14,6 +15,7 @@
 #include "ui/network_view.h"
 #include "ui/plot_export.h"
 #include "ui/search_panel.h"
+#include "ui/template_data_dialog.h"
 #include "ui/workload_editor.h"
 
 #include <QAction>
@@ -53,13 +55,32 @@ constexpr int kMaxRecent = 8;
 
 } // namespace
 
-bool MainWindow::openTimeloop(const QStringList& files) {
+bool MainWindow::openTimeloop(const QStringList& files,
+                              const std::vector<std::pair<std::string, std::string>>& templateData,
+                              bool interactive) {
     mw::TimeloopCase c;
     try {
         std::vector<std::string> paths;
         for (const QString& f : files)
             paths.push_back(f.toStdString());
-        c = mw::importTimeloop(paths);
+        std::vector<std::pair<std::string, std::string>> data = templateData;
+        if (data.empty() && interactive) {
+            // A top file's parse data, asked for by name.
+            for (const QString& f : files) {
+                if (!f.endsWith(".jinja2") && !f.endsWith(".jinja") && !f.endsWith(".j2"))
+                    continue;
+                QStringList names;
+                for (const auto& v : mw::templateVariables(f.toStdString()))
+                    names << QString::fromStdString(v);
+                if (names.isEmpty())
+                    continue;
+                const auto asked = askTemplateData(this, f, names);
+                if (!asked)
+                    return false; // cancelled: the session stays as it was
+                data.insert(data.end(), asked->begin(), asked->end());
+            }
+        }
+        c = mw::importTimeloop(paths, data);
         setSession(mw::sessionFromTimeloop(c));
     } catch (const std::exception& e) {
         fail(QString::fromStdString(e.what()));
@@ -79,8 +100,9 @@ bool MainWindow::openTimeloop(const QStringList& files) {
 }
 
 bool MainWindow::openSession(const QString& path) {
-    if (path.endsWith(".yaml", Qt::CaseInsensitive) || path.endsWith(".yml", Qt::CaseInsensitive))
-        return openTimeloop({path});
+    if (path.endsWith(".yaml", Qt::CaseInsensitive) || path.endsWith(".yml", Qt::CaseInsensitive) ||
+        path.endsWith(".jinja2") || path.endsWith(".jinja") || path.endsWith(".j2"))
+        return openTimeloop({path}, {}, isVisible());
     QString error;
     try {
         const mw::Session s = mw::loadSession(path.toStdString());
@@ -164,17 +186,18 @@ void MainWindow::openDialog() {
     const QStringList paths = QFileDialog::getOpenFileNames(
         this,
         "Open a session, or Timeloop files (select them all: arch, problem, mapping, "
-        "constraints, mapper, ERT, ART)",
+        "constraints, mapper, ERT, ART; or a Jinja2 top file)",
         QString(),
-        "Session or Timeloop files (*.json *.yaml *.yml);;Mapwright session (*.json);;"
-        "Timeloop YAML (*.yaml *.yml)");
+        "Session or Timeloop files (*.json *.yaml *.yml *.jinja2 *.jinja *.j2);;"
+        "Mapwright session (*.json);;Timeloop YAML (*.yaml *.yml);;"
+        "Timeloop front-end template (*.jinja2 *.jinja *.j2)");
     if (paths.isEmpty())
         return;
     bool yaml = false;
     for (const QString& p : paths)
         yaml = yaml || !p.endsWith(".json", Qt::CaseInsensitive);
     if (yaml)
-        openTimeloop(paths);
+        openTimeloop(paths, {}, true);
     else if (paths.size() == 1)
         openSession(paths.front());
     else

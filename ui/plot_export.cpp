@@ -1,6 +1,6 @@
 #include "ui/plot_export.h"
 
-#include "io/atomic_file.h"
+#include "common/atomic_file.h"
 
 #include <qcustomplot.h>
 

@@ -3,7 +3,7 @@
 #include "ui/plot_export.h"
 
 #include "common/error.h"
-#include "io/timeloop.h"
+#include "io/timeloop/timeloop.h"
 #include "ui/event_wait.h"
 #include "ui/search_job.h"
 

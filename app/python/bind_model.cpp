@@ -3,9 +3,10 @@
 // at a time or a NumPy batch on several threads with the GIL released.
 #include "bench/model_bench.h"
 #include "common/error.h"
-#include "io/json_fields.h"
+#include "common/json_fields.h"
+#include "io/json_files.h"
 #include "io/onnx_import.h"
-#include "io/timeloop.h"
+#include "io/timeloop/timeloop.h"
 #include "model/cost_model.h"
 #include "py_json.h"
 #include "py_types.h"

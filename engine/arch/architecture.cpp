@@ -131,6 +131,9 @@ void validateArchitecture(const Architecture& a) {
                          "has a word, multiplier or adder width outside 1 to 1024 bits");
     if (!(a.technologyNm > 0))
         throw InputError(where + ".technology_nm", "expected a positive process node in nm");
+    if (a.compute.technologyNm < 0)
+        throw InputError(where + ".compute.technology_nm",
+                         "expected a positive process node in nm (or none: the architecture's)");
     for (int l = 0; l < a.numLevels(); ++l) {
         const StorageLevel& s = a.levels[l];
         const std::string lw = where + ".levels[" + std::to_string(l) + "]" +
@@ -149,6 +152,19 @@ void validateArchitecture(const Architecture& a) {
             throw InputError(lw + ".word_bits", "expected a positive number of bits");
         if (s.blockSize <= 0)
             throw InputError(lw + ".block_size", "expected a positive number of words");
+        if (s.clusterSize <= 0 || s.clusterSize > s.instances())
+            throw InputError(lw + ".cluster_size",
+                             "is " + std::to_string(s.clusterSize) +
+                                 "; expected a positive number of instances, at most the level's " +
+                                 std::to_string(s.instances()));
+        if (s.instances() % s.clusterSize != 0)
+            throw InputError(lw + ".cluster_size", "is " + std::to_string(s.clusterSize) +
+                                                       ", which does not divide the level's " +
+                                                       std::to_string(s.instances()) +
+                                                       " instances");
+        if (s.technologyNm < 0)
+            throw InputError(lw + ".technology_nm", "expected a positive process node in nm "
+                                                    "(or none: the architecture's)");
         if (s.meshX <= 0 || s.meshY <= 0)
             throw InputError(lw + ".mesh", "expected positive mesh_x and mesh_y");
         if (s.readBandwidth < 0 || s.writeBandwidth < 0)

@@ -50,6 +50,11 @@ struct StorageLevel {
     std::int64_t capacityWords = 0;  // per instance; ignored (unbounded) for DRAM
     int wordBits = 16;
     int blockSize = 1; // words per vector access
+    // Timeloop's cluster_size: instances that share one access of
+    // blockSize x clusterSize words (a wide register row feeding several
+    // MACs). Each utilized cluster pays the access once: energy is charged
+    // over min(utilized instances, instances / clusterSize).
+    int clusterSize = 1;
     int meshX = 1;
     int meshY = 1;
     double readBandwidth = 0.0;  // words per cycle per instance; 0 = unlimited
@@ -58,6 +63,8 @@ struct StorageLevel {
     ActionEnergies energy;
     double area = 0.0; // um^2 per instance
     StorageSources sources;
+    // The process node this level is estimated at; 0: the architecture's.
+    double technologyNm = 0.0;
 
     std::int64_t instances() const { return std::int64_t(meshX) * meshY; }
     bool unbounded() const { return cls == LevelClass::DRAM; }
@@ -83,6 +90,7 @@ struct ComputeLevel {
     ValueSource energySource = ValueSource::Estimated;
     ValueSource leakSource = ValueSource::Estimated;
     ValueSource areaSource = ValueSource::Estimated;
+    double technologyNm = 0.0; // the process node it is estimated at; 0: the architecture's
 
     std::int64_t instances() const { return std::int64_t(meshX) * meshY; }
     int multiplierWidth() const { return multiplierBits > 0 ? multiplierBits : wordBits; }
@@ -98,6 +106,13 @@ struct Architecture {
 
     int numLevels() const { return static_cast<int>(levels.size()); }
     int levelIndex(const std::string& name) const; // -1 when unknown
+    // The node a level (or the MACs) is estimated at: its own, else the design's.
+    double nodeOf(const StorageLevel& s) const {
+        return s.technologyNm > 0 ? s.technologyNm : technologyNm;
+    }
+    double nodeOf(const ComputeLevel& c) const {
+        return c.technologyNm > 0 ? c.technologyNm : technologyNm;
+    }
     // Fan-out from level l to its children (level l+1, or the compute level).
     int fanoutX(int l) const;
     int fanoutY(int l) const;

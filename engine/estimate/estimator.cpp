@@ -1,7 +1,7 @@
 #include "estimate/estimator.h"
 
 #include "common/error.h"
-#include "io/json_fields.h"
+#include "common/json_fields.h"
 
 #include <Eigen/Dense>
 
@@ -317,8 +317,23 @@ StorageEstimate Estimator::smartBuffer(const StorageLevel& s, double nm, bool sr
     return e;
 }
 
-StorageEstimate Estimator::storage(const StorageLevel& s, double nm,
+StorageEstimate Estimator::storage(const StorageLevel& level, double nm,
                                    const std::string& where) const {
+    if (level.clusterSize > 1) {
+        // A cluster is one array whose rows hold clusterSize instances'
+        // blocks: an access is priced at the cluster's width (as Accelergy
+        // prices the component), area and leakage shared by its instances.
+        StorageLevel array = level;
+        array.clusterSize = 1;
+        array.blockSize = level.blockSize * level.clusterSize;
+        array.capacityWords = level.capacityWords * level.clusterSize;
+        StorageEstimate e = storage(array, nm, where);
+        e.area /= level.clusterSize;
+        e.energy.leak /= level.clusterSize;
+        e.basis += ", shared by a cluster of " + std::to_string(level.clusterSize);
+        return e;
+    }
+    const StorageLevel& s = level;
     const std::string kind = componentOf(s);
     StorageEstimate e;
     if (s.cls == LevelClass::Dummy || contains(kind, "dummy")) {
@@ -444,7 +459,7 @@ void applyEstimates(Architecture& a, const Estimator& est) {
     est.energyScale(a.technologyNm, archWhere(a) + ".technology_nm"); // unknown nodes first
     for (std::size_t l = 0; l < a.levels.size(); ++l) {
         StorageLevel& s = a.levels[l];
-        const StorageEstimate e = est.storage(s, a.technologyNm, levelWhere(a, l));
+        const StorageEstimate e = est.storage(s, a.nodeOf(s), levelWhere(a, l));
         auto set = [](double& value, ValueSource src, double estimate) {
             if (src == ValueSource::Estimated)
                 value = estimate;
@@ -455,7 +470,8 @@ void applyEstimates(Architecture& a, const Estimator& est) {
         set(s.energy.leak, s.sources.leak, e.energy.leak);
         set(s.area, s.sources.area, e.area);
     }
-    const ComputeEstimate c = est.compute(a.compute, a.technologyNm, archWhere(a) + ".compute");
+    const ComputeEstimate c =
+        est.compute(a.compute, a.nodeOf(a.compute), archWhere(a) + ".compute");
     if (a.compute.energySource == ValueSource::Estimated)
         a.compute.macEnergy = c.energy;
     if (a.compute.leakSource == ValueSource::Estimated)
@@ -468,8 +484,8 @@ ArchitectureEstimate estimateArchitecture(const Architecture& a, const Estimator
     ArchitectureEstimate r;
     const int L = a.numLevels();
     for (int l = 0; l < L; ++l)
-        r.levels.push_back(est.storage(a.levels[l], a.technologyNm, levelWhere(a, l)));
-    r.compute = est.compute(a.compute, a.technologyNm, archWhere(a) + ".compute");
+        r.levels.push_back(est.storage(a.levels[l], a.nodeOf(a.levels[l]), levelWhere(a, l)));
+    r.compute = est.compute(a.compute, a.nodeOf(a.compute), archWhere(a) + ".compute");
     for (const StorageLevel& s : a.levels)
         if (s.cls != LevelClass::DRAM)
             r.storageArea += s.area * double(s.instances());

@@ -1,8 +1,9 @@
 #include "explore/design_space.h"
 
 #include "common/error.h"
+#include "common/json_fields.h"
 #include "estimate/estimator.h"
-#include "io/json_fields.h"
+#include "io/json_files.h"
 #include "io/onnx_import.h"
 #include "mapspace/mapspace.h" // Rng
 

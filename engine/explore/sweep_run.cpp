@@ -1,8 +1,8 @@
 #include "explore/sweep_run.h"
 
 #include "common/error.h"
+#include "common/json_fields.h"
 #include "estimate/estimator.h"
-#include "io/json_fields.h"
 #include "search/network_search.h"
 
 #include <chrono>

@@ -1,6 +1,7 @@
 // mapwright.constraints files (the format is described in json_io.h).
 #include "common/error.h"
-#include "io/json_fields.h"
+#include "common/json_fields.h"
+#include "io/json_files.h"
 #include "io/json_io.h"
 
 #include <algorithm>

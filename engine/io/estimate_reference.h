@@ -3,7 +3,7 @@
 // and every area its ART gives for a storage level or the MACs, beside what
 // the estimator makes of the same component from the case's attributes
 // alone (`mapwright-cli estimate --reference`, and its test).
-#include "io/timeloop.h"
+#include "io/timeloop/timeloop.h"
 
 #include <string>
 #include <vector>

@@ -1,10 +1,11 @@
 #include "io/json_io.h"
 
-#include "io/atomic_file.h"
+#include "common/atomic_file.h"
 
 #include "common/error.h"
+#include "common/json_fields.h"
 #include "estimate/estimator.h"
-#include "io/json_fields.h"
+#include "io/json_files.h"
 
 #include <cmath>
 #include <fstream>
@@ -89,6 +90,10 @@ json toJson(const Architecture& a) {
             l["component"] = s.component;
         if (s.numBanks != 1)
             l["banks"] = s.numBanks;
+        if (s.clusterSize != 1)
+            l["cluster_size"] = s.clusterSize;
+        if (s.technologyNm > 0)
+            l["technology_nm"] = s.technologyNm;
         if (s.cls == LevelClass::DRAM)
             l["dram_type"] = s.dramType;
         l["energy_pJ"] = {{"read", s.energy.read},
@@ -109,27 +114,30 @@ json toJson(const Architecture& a) {
             l["write_bandwidth"] = s.writeBandwidth;
         levels.push_back(l);
     }
-    return {{"format", "mapwright.architecture"},
-            {"version", kFormatVersion},
-            {"name", a.name},
-            {"description", a.description},
-            {"technology_nm", a.technologyNm},
-            {"levels", levels},
-            {"compute",
-             {{"name", a.compute.name},
-              {"mesh_x", a.compute.meshX},
-              {"mesh_y", a.compute.meshY},
-              {"word_bits", a.compute.wordBits},
-              {"arithmetic", toString(a.compute.arithmetic)},
-              {"multiplier_bits", a.compute.multiplierWidth()},
-              {"adder_bits", a.compute.adderWidth()},
-              {"energy_pJ", a.compute.macEnergy},
-              {"leak_pJ", a.compute.leak},
-              {"area_um2", a.compute.area},
-              {"sources",
-               {{"energy", toString(a.compute.energySource)},
-                {"leak", toString(a.compute.leakSource)},
-                {"area", toString(a.compute.areaSource)}}}}}};
+    json out = {{"format", "mapwright.architecture"},
+                {"version", kFormatVersion},
+                {"name", a.name},
+                {"description", a.description},
+                {"technology_nm", a.technologyNm},
+                {"levels", levels},
+                {"compute",
+                 {{"name", a.compute.name},
+                  {"mesh_x", a.compute.meshX},
+                  {"mesh_y", a.compute.meshY},
+                  {"word_bits", a.compute.wordBits},
+                  {"arithmetic", toString(a.compute.arithmetic)},
+                  {"multiplier_bits", a.compute.multiplierWidth()},
+                  {"adder_bits", a.compute.adderWidth()},
+                  {"energy_pJ", a.compute.macEnergy},
+                  {"leak_pJ", a.compute.leak},
+                  {"area_um2", a.compute.area},
+                  {"sources",
+                   {{"energy", toString(a.compute.energySource)},
+                    {"leak", toString(a.compute.leakSource)},
+                    {"area", toString(a.compute.areaSource)}}}}}};
+    if (a.compute.technologyNm > 0)
+        out["compute"]["technology_nm"] = a.compute.technologyNm;
+    return out;
 }
 
 namespace {
@@ -187,6 +195,8 @@ Architecture architectureFromJson(const json& j) {
         s.multipleBuffering = optNumber(lj, "multiple_buffering", path, 1.0);
         s.component = optString(lj, "component", path, "");
         s.numBanks = static_cast<int>(optPositive(lj, "banks", path, 1));
+        s.clusterSize = static_cast<int>(optPositive(lj, "cluster_size", path, 1));
+        s.technologyNm = optNumber(lj, "technology_nm", path, 0.0);
         s.dramType = optString(lj, "dram_type", path, "LPDDR4");
         bool given[4] = {false, false, false, false};
         if (lj.contains("energy_pJ")) {
@@ -236,6 +246,7 @@ Architecture architectureFromJson(const json& j) {
     a.compute.energySource = sourceOf(c, "energy", c.contains("energy_pJ"), cp);
     a.compute.leakSource = sourceOf(c, "leak", c.contains("leak_pJ"), cp);
     a.compute.areaSource = sourceOf(c, "area", c.contains("area_um2"), cp);
+    a.compute.technologyNm = optNumber(c, "technology_nm", cp, 0.0);
     validateArchitecture(a);
     applyEstimates(a);
     return a;
@@ -681,34 +692,6 @@ void writeTextFile(const std::string& path, const std::string& text) {
 
 json readJsonFile(const std::string& path) {
     return parseJsonText(readTextFile(path), path);
-}
-
-json parseJsonText(const std::string& text, const std::string& path) {
-    try {
-        return json::parse(text);
-    } catch (const json::parse_error& e) {
-        // Turn the byte offset into a line and column for people.
-        std::size_t line = 1, col = 1;
-        for (std::size_t i = 0; i < e.byte && i < text.size(); ++i) {
-            if (text[i] == '\n') {
-                ++line;
-                col = 1;
-            } else {
-                ++col;
-            }
-        }
-        std::string what = e.what();
-        const auto pos = what.find("parse error");
-        throw InputError(path + ":" + std::to_string(line) + ":" + std::to_string(col),
-                         "malformed JSON (" + (pos == std::string::npos ? what : what.substr(pos)) +
-                             ")");
-    } catch (const json::exception& e) {
-        // The parser's other complaint: a number beyond a double's range.
-        std::string what = e.what();
-        const auto pos = what.find(']');
-        throw InputError(path, "malformed JSON (" +
-                                   (pos == std::string::npos ? what : what.substr(pos + 2)) + ")");
-    }
 }
 
 Architecture loadArchitecture(const std::string& path) {

@@ -2,21 +2,17 @@
 // Mapwright's JSON files. Each carries "format" and "version"; readers report
 // errors as InputError naming the file, the JSON path and what was expected.
 #include "arch/architecture.h"
+#include "common/json.h"
 #include "mapping/mapping.h"
 #include "mapspace/mapspace.h"
 #include "model/evaluation.h"
 #include "workload/presets.h"
-
-#include <nlohmann/json.hpp>
 
 #include <string>
 
 namespace mw {
 
 inline constexpr int kFormatVersion = 1;
-
-// Keys keep the order they are written in, so files read well.
-using Json = nlohmann::ordered_json;
 
 Json toJson(const Architecture& a);
 Architecture architectureFromJson(const Json& j);
@@ -56,9 +52,8 @@ MapSpaceConstraints loadConstraints(const std::string& path, const Problem& p,
 
 // Files. Errors are prefixed with the path.
 Json readJsonFile(const std::string& path);
-// JSON text as readJsonFile reads it; errors name `where`, line and column.
-Json parseJsonText(const std::string& text, const std::string& where);
-// Written atomically (io/atomic_file.h): the old file stays if writing fails.
+// (JSON text: parseJsonText, common/json.h.)
+// Written atomically (common/atomic_file.h): the old file stays if writing fails.
 void writeTextFile(const std::string& path, const std::string& text);
 std::string readTextFile(const std::string& path);
 Architecture loadArchitecture(const std::string& path);

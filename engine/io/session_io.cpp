@@ -1,7 +1,7 @@
 #include "io/session_io.h"
 
 #include "common/error.h"
-#include "io/json_fields.h"
+#include "common/json_fields.h"
 #include "model/cost_model.h"
 
 #include <cmath>

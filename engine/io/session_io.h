@@ -5,7 +5,7 @@
 // what a scripted screenshot runs before it renders.
 #include "arch/architecture.h"
 #include "io/json_io.h"
-#include "io/timeloop.h"
+#include "io/timeloop/timeloop.h"
 #include "search/search.h"
 #include "workload/presets.h"
 

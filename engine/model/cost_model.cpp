@@ -27,7 +27,8 @@
 //   Timeloop's floating-point order so that the rounding agrees.
 // * Energy: per tensor and action, scalar accesses rounded up to whole vector
 //   accesses of blockSize words, times the vector energy, over all utilized
-//   instances; leakage per utilized instance and cycle.
+//   instances (utilized clusters, where instances share an access);
+//   leakage per utilized instance and cycle.
 
 namespace mw {
 
@@ -303,11 +304,16 @@ void evaluateImpl(const Problem& p, const Architecture& a, const Mapping& m, Eva
             return (bs == 1 || words == 0) ? double(words) : std::ceil(double(words) / dbs);
         };
         double access = 0.0;
+        // Instances that pay for accesses: each utilized cluster once
+        // (Timeloop spreads a cluster's access over its utilized instances).
+        const double n =
+            s.clusterSize == 1
+                ? double(ls.utilizedInstances)
+                : double(std::min<i64>(ls.utilizedInstances, s.instances() / s.clusterSize));
         for (int t = 0; t < T; ++t) {
             TensorLevelStats& ts = ls.tensors[t];
             if (!ts.kept)
                 continue;
-            const double n = double(ls.utilizedInstances);
             ts.readEnergy = vectors(ts.reads) * s.energy.read * n;
             ts.fillEnergy = vectors(ts.fills) * s.energy.write * n;
             ts.updateEnergy = vectors(ts.updates) * s.energy.update * n;

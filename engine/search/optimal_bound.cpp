@@ -363,7 +363,8 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
     std::array<double, kMaxLevels> reads{}, writes{};
     auto charge = [&](int l, double words, double perVector, bool read) {
         const StorageLevel& s = a_.levels[l];
-        energy += words / double(s.blockSize) * perVector;
+        // Over all instances: a cluster's access serves up to clusterSize of them.
+        energy += words / (double(s.blockSize) * double(s.clusterSize)) * perVector;
         (read ? reads : writes)[l] += words;
     };
     for (int t = 0; t < T; ++t) {

@@ -86,7 +86,8 @@ LowerBound boundAt(const Problem& p, const Architecture& a, const SearchObjectiv
             const double words = std::floor(double(p.touchedElements(t)) * p.tensors[t].density);
             (p.tensors[t].readWrite ? updates : reads) += words;
         }
-        energy += (reads * top.energy.read + updates * top.energy.update) / top.blockSize;
+        energy += (reads * top.energy.read + updates * top.energy.update) /
+                  (double(top.blockSize) * double(top.clusterSize));
         if (top.readBandwidth > 0)
             cycles = std::max(cycles, reads / (top.readBandwidth * instances));
         if (top.writeBandwidth > 0)

@@ -1,6 +1,6 @@
 #include "search/surrogate.h"
 
-#include "io/atomic_file.h"
+#include "common/atomic_file.h"
 
 #include "common/error.h"
 #include "model/cost_model.h"
@@ -56,7 +56,8 @@ std::string archKey(const Architecture& a) {
         o << s.name << int(s.cls) << ':' << s.capacityWords << ':' << s.wordBits << ':'
           << s.blockSize << ':' << s.meshX << 'x' << s.meshY << ':' << s.readBandwidth << ':'
           << s.writeBandwidth << ':' << s.multipleBuffering << ':' << s.energy.read << ':'
-          << s.energy.write << ':' << s.energy.update << ':' << s.energy.leak << ';';
+          << s.energy.write << ':' << s.energy.update << ':' << s.energy.leak
+          << (s.clusterSize != 1 ? ":c" + std::to_string(s.clusterSize) : std::string()) << ';';
     o << a.compute.meshX << 'x' << a.compute.meshY << ':' << a.compute.macEnergy;
     return o.str();
 }

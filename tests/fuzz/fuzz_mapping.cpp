@@ -3,7 +3,7 @@
 // Timeloop's mapping YAML.
 #include "fuzz_common.h"
 
-#include "io/timeloop.h"
+#include "io/timeloop/timeloop.h"
 #include "model/cost_model.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

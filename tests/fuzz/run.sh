@@ -13,11 +13,11 @@ build=$(cd "$1" && pwd)
 seconds=$2
 shift 2
 harnesses=("$@")
-[ ${#harnesses[@]} -gt 0 ] || harnesses=(architecture workload mapping constraints session timeloop onnx sweep)
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(architecture workload mapping constraints session timeloop timeloop_nodes template onnx sweep)
 
 seeds=$build/fuzz-seeds-$$ # one per run: runs may go side by side
 trap 'rm -rf "$seeds"' EXIT
-mkdir -p "$seeds"/{architecture,workload,mapping,constraints,session,timeloop,onnx,sweep} "$build/fuzz-findings"
+mkdir -p "$seeds"/{architecture,workload,mapping,constraints,session,timeloop,timeloop_nodes,template,onnx,sweep} "$build/fuzz-findings"
 cp "$root"/samples/architectures/*.json "$seeds/architecture/"
 cp "$root"/samples/networks/*.json "$root"/samples/workloads/*.json "$seeds/workload/"
 for f in "$root"/tests/data/workloads/*.json; do cp "$f" "$seeds/workload/data-$(basename "$f")"; done
@@ -26,6 +26,9 @@ cp "$root"/samples/constraints/*.json "$seeds/constraints/"
 cp "$root"/samples/sessions/*.json "$seeds/session/"
 cp "$root"/tests/data/onnx/*.onnx "$seeds/onnx/"
 cp "$root"/tests/fuzz/seeds/sweep/*.json "$seeds/sweep/"
+# The exercises' node lists and rendered top files (tests/parity/exercises.py fuzz-seeds).
+cp "$root"/tests/fuzz/seeds/timeloop_nodes/*.yaml "$seeds/timeloop_nodes/"
+cp "$root"/tests/fuzz/seeds/template/*.yaml "$seeds/template/"
 # A Timeloop case is one input: its files, each after a line "#FILE" (fuzz_timeloop.cpp):
 # the processed input.yaml with the ERT, and the files as users write them.
 for case in "$root"/tests/data/timeloop-tutorial/*/; do
@@ -44,7 +47,7 @@ for h in "${harnesses[@]}"; do
   log=$build/fuzz-findings/$h.log
   "$build/tests/fuzz/fuzz_$h" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
       -print_final_stats=1 -artifact_prefix="$build/fuzz-findings/$h-" \
-      $( [ "$h" = onnx ] || echo -dict="$root/tests/fuzz/$( [ "$h" = timeloop ] && echo yaml || echo json ).dict" ) \
+      $( [ "$h" = onnx ] || echo -dict="$root/tests/fuzz/$(case $h in timeloop*|template) echo yaml;; *) echo json;; esac).dict" ) \
       "$corpus" "$seeds/$h" "$root/tests/fuzz/regressions/$h" > "$log" 2>&1
   status=$?
   runs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -o '[0-9]*$')

@@ -1,0 +1,81 @@
+#include "common/atomic_file.h"
+
+#include "common/error.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <unistd.h>
+
+namespace mw {
+
+namespace {
+
+std::string folderOf(const std::string& path) {
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    return parent.empty() ? std::string(".") : parent.string();
+}
+
+// After a rename, the folder's entry must reach the disk too.
+void syncFolder(const std::string& path) {
+    const int fd = ::open(folderOf(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        ::fsync(fd);
+        ::close(fd);
+    }
+}
+
+} // namespace
+
+std::string temporarySibling(const std::string& path) {
+    static std::atomic<unsigned> counter{0};
+    const std::filesystem::path p(path);
+    return (p.parent_path() / ("." + p.filename().string() + ".tmp-" + std::to_string(::getpid()) +
+                               "-" + std::to_string(counter.fetch_add(1))))
+        .string();
+}
+
+void replaceWith(const std::string& temporary, const std::string& path) {
+    if (::rename(temporary.c_str(), path.c_str()) != 0) {
+        const std::string why = std::strerror(errno);
+        ::unlink(temporary.c_str());
+        throw InputError(path, "could not be replaced (" + why + "); the previous file is kept");
+    }
+    syncFolder(path);
+}
+
+void writeFileAtomically(const std::string& path, std::string_view bytes) {
+    const std::string temporary = temporarySibling(path);
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0)
+        throw InputError(path, std::string("cannot be opened for writing (") +
+                                   std::strerror(errno) + ")");
+    const char* p = bytes.data();
+    std::size_t left = bytes.size();
+    int error = 0;
+    while (left > 0) {
+        const ssize_t n = ::write(fd, p, left);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            error = n < 0 ? errno : ENOSPC;
+            break;
+        }
+        p += n;
+        left -= std::size_t(n);
+    }
+    if (error == 0 && ::fsync(fd) != 0)
+        error = errno;
+    if (::close(fd) != 0 && error == 0)
+        error = errno;
+    if (error != 0) {
+        ::unlink(temporary.c_str());
+        throw InputError(path, std::string("could not be written (") + std::strerror(error) +
+                                   "); the previous file is kept");
+    }
+    replaceWith(temporary, path);
+}
+
+} // namespace mw

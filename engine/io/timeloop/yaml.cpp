@@ -1,0 +1,363 @@
+#include "io/timeloop/yaml.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <utility>
+
+namespace mw::timeloop_yaml {
+
+namespace {
+
+YAML::Node load(const std::string& name, const std::string& text) {
+    try {
+        return YAML::Load(text);
+    } catch (const YAML::ParserException& e) {
+        throw InputError(name + ":" + std::to_string(e.mark.line + 1),
+                         "malformed YAML (" + e.msg + ")");
+    } catch (const YAML::Exception& e) {
+        throw InputError(name, std::string("cannot be read as YAML (") + e.what() + ")");
+    }
+}
+
+bool isMap(const YAML::Node& n) {
+    return n.IsDefined() && n.IsMap();
+}
+
+// A deep copy of n (anchored nodes are shared: a merge must not change them).
+YAML::Node copyOf(const YAML::Node& n) {
+    return YAML::Clone(n);
+}
+
+// The front end's <<< of `base` under `own`: keys only in base are added;
+// where both have a key, maps merge recursively, lists join (own first), and
+// own's value stays otherwise.
+YAML::Node deepMerge(const YAML::Node& own, const YAML::Node& base) {
+    if (isMap(own) && isMap(base)) {
+        YAML::Node out(YAML::NodeType::Map);
+        out.SetTag(own.Tag());
+        for (const auto& kv : own) {
+            const YAML::Node b = base[kv.first.Scalar()];
+            out[kv.first.Scalar()] = b.IsDefined() ? deepMerge(kv.second, b) : kv.second;
+        }
+        for (const auto& kv : base)
+            if (!own[kv.first.Scalar()].IsDefined())
+                out[kv.first.Scalar()] = copyOf(kv.second);
+        return out;
+    }
+    if (own.IsDefined() && own.IsSequence() && base.IsDefined() && base.IsSequence()) {
+        YAML::Node out(YAML::NodeType::Sequence);
+        for (const auto& v : own)
+            out.push_back(v);
+        for (const auto& v : base)
+            out.push_back(copyOf(v));
+        return out;
+    }
+    return own;
+}
+
+// The maps a merge key names: one map, or a list of them (earlier ones win).
+std::vector<YAML::Node> mergedMaps(const YAML::Node& value, const std::string& where,
+                                   const char* key) {
+    std::vector<YAML::Node> maps;
+    bool allMaps = true;
+    if (isMap(value)) {
+        maps.push_back(value);
+    } else if (value.IsDefined() && value.IsSequence()) {
+        for (const auto& v : value) {
+            allMaps = allMaps && isMap(v);
+            maps.push_back(v);
+        }
+    }
+    if (maps.empty() || !allMaps)
+        throw InputError(where, std::string(key) + ": expected a map (such as *anchor) or a "
+                                                   "list of maps to merge");
+    return maps;
+}
+
+struct Expander {
+    const TimeloopText& top;
+    std::map<std::string, YAML::Node> loaded; // included files, expanded, by path
+    int depth = 0;
+
+    // The included file, parsed and expanded once.
+    YAML::Node file(const std::string& path, const std::string& where) {
+        const auto it = loaded.find(path);
+        if (it != loaded.end()) {
+            if (!it->second.IsDefined())
+                throw InputError(where, "'" + path + "' includes itself; expected no include loop");
+            return it->second;
+        }
+        if (!top.included || !top.included->count(path))
+            throw InputError(where, "includes '" + path + "', which was not rendered");
+        loaded[path] = YAML::Node(YAML::NodeType::Undefined);
+        bool changed = false;
+        YAML::Node root = expand(load(path, top.included->at(path)), path, changed);
+        loaded[path] = root;
+        return root;
+    }
+
+    // The value at `key` (dotted) of an included file.
+    YAML::Node select(const std::string& path, const std::string& key, const std::string& where) {
+        YAML::Node n = file(path, where);
+        std::size_t start = 0;
+        while (start < key.size()) {
+            const std::size_t dot = std::min(key.find('.', start), key.size());
+            const std::string part = key.substr(start, dot - start);
+            const YAML::Node next = isMap(n) ? n[part] : YAML::Node(YAML::NodeType::Undefined);
+            if (!next.IsDefined())
+                throw InputError(path, "has no '" + key + "' (included by " + where +
+                                           "); expected that key in it");
+            n = next;
+            start = dot + 1;
+        }
+        return n;
+    }
+
+    YAML::Node include(const YAML::Node& n, const std::string& where) {
+        const std::string path = n["file"].as<std::string>("");
+        const std::string key = n["key"].as<std::string>("");
+        return select(path, key, where);
+    }
+
+    // n with includes in place and merges applied; `changed` says whether
+    // anything was (an unchanged node is returned as it is, marks and all).
+    YAML::Node expand(const YAML::Node& n, const std::string& name, bool& changed) {
+        if (++depth > 200)
+            throw InputError(name, "nests more than 200 levels deep; expected a smaller file");
+        struct Leave {
+            int& d;
+            ~Leave() { --d; }
+        } leave{depth};
+        const std::string where = at(name, n);
+        if (n.Tag() == "!mapwright-include") {
+            changed = true;
+            return include(n, where);
+        }
+        if (n.Tag() == "!mapwright-include-all") {
+            changed = true;
+            YAML::Node out(YAML::NodeType::Sequence);
+            const std::string key = n["key"].as<std::string>("");
+            for (const auto& f : n["files"]) {
+                const YAML::Node v = select(f.as<std::string>(""), key, where);
+                if (v.IsSequence()) // lists of lists read as one list, as the front end's
+                    for (const auto& e : v)
+                        out.push_back(e);
+                else
+                    out.push_back(v);
+            }
+            return out;
+        }
+        if (n.IsSequence()) {
+            std::vector<YAML::Node> items;
+            bool any = false;
+            for (const auto& v : n)
+                items.push_back(expand(v, name, any));
+            if (!any)
+                return n;
+            changed = true;
+            YAML::Node out(YAML::NodeType::Sequence);
+            out.SetTag(n.Tag());
+            for (const auto& v : items)
+                out.push_back(v);
+            return out;
+        }
+        if (!n.IsMap())
+            return n;
+        std::vector<std::pair<YAML::Node, YAML::Node>> items;
+        YAML::Node shallow, deep; // what << and <<< merge, where given
+        bool hasShallow = false, hasDeep = false, any = false;
+        for (const auto& kv : n) {
+            const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string();
+            if (key == "<<") {
+                shallow = expand(kv.second, name, any);
+                hasShallow = any = true;
+            } else if (key == "<<<") {
+                deep = expand(kv.second, name, any);
+                hasDeep = any = true;
+            } else {
+                items.emplace_back(kv.first, expand(kv.second, name, any));
+            }
+        }
+        if (!any)
+            return n;
+        changed = true;
+        YAML::Node out(YAML::NodeType::Map);
+        out.SetTag(n.Tag());
+        for (const auto& [k, v] : items)
+            out[k.Scalar()] = v;
+        if (hasShallow)
+            for (const YAML::Node& m : mergedMaps(shallow, where, "<<"))
+                for (const auto& kv : m)
+                    if (!std::as_const(out)[kv.first.Scalar()].IsDefined())
+                        out[kv.first.Scalar()] = copyOf(kv.second);
+        if (hasDeep) {
+            // A list of maps is combined first, earlier entries winning.
+            YAML::Node base(YAML::NodeType::Map);
+            for (const YAML::Node& m : mergedMaps(deep, where, "<<<"))
+                base = deepMerge(base, m);
+            out = deepMerge(out, base);
+        }
+        return out;
+    }
+};
+
+} // namespace
+
+YAML::Node parseText(const TimeloopText& file, std::map<std::string, std::string>* origins) {
+    Expander expander{file, {}, 0};
+    bool changed = false;
+    try {
+        const YAML::Node raw = load(file.name, file.text);
+        // A top-level key whose value is included comes from that file.
+        if (origins && raw.IsMap())
+            for (const auto& kv : raw)
+                if (kv.first.IsScalar() && kv.second.Tag() == "!mapwright-include")
+                    (*origins)[kv.first.Scalar()] = kv.second["file"].as<std::string>("");
+        if (!raw.IsMap())
+            return expander.expand(raw, file.name, changed);
+        // Top-level keys: each expanded, but for the compound component
+        // classes, which the reader notes and does not read (a top file
+        // includes every class it knows; parsing them all is most of the time).
+        YAML::Node out(YAML::NodeType::Map);
+        for (const auto& kv : raw) {
+            const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string();
+            out[kv.first] = (key == "components" || key == "compound_components")
+                                ? kv.second
+                                : expander.expand(kv.second, file.name, changed);
+        }
+        return out;
+    } catch (const YAML::Exception& e) {
+        throw InputError(file.name, std::string("cannot be read as YAML (") + e.what() + ")");
+    }
+}
+
+namespace {
+
+std::string underscores(std::string s) {
+    std::replace(s.begin(), s.end(), '-', '_');
+    return s;
+}
+
+} // namespace
+
+const Spec::Entry* Spec::find(std::initializer_list<const char*> names) const {
+    for (const char* n : names) {
+        const auto it = keys.find(n);
+        if (it != keys.end())
+            return &it->second;
+    }
+    return nullptr;
+}
+
+Spec mergeFiles(const std::vector<TimeloopText>& files) {
+    if (files.empty())
+        throw InputError("Timeloop input", "no files given; expected YAML files such as "
+                                           "arch.yaml problem.yaml mapping.yaml");
+    Spec spec;
+    for (const TimeloopText& f : files) {
+        std::map<std::string, std::string> origins;
+        const YAML::Node root = parseText(f, &origins);
+        if (root.IsNull() || !root.IsDefined())
+            continue; // an empty file adds nothing
+        if (!root.IsMap())
+            throw InputError(f.name, "expected a YAML map of top-level keys (architecture, "
+                                     "problem, mapping, ...)");
+        for (const auto& kv : root) {
+            const std::string key = underscores(kv.first.Scalar());
+            const auto origin = origins.find(kv.first.Scalar());
+            spec.keys[key] = {kv.second, origin == origins.end() ? f.name : origin->second};
+        }
+    }
+    return spec;
+}
+
+std::string at(const std::string& file, const YAML::Node& n) {
+    const YAML::Mark mark = n.Mark();
+    if (mark.line < 0)
+        return file;
+    return file + ":" + std::to_string(mark.line + 1);
+}
+
+YAML::Node child(const YAML::Node& map, const std::string& key) {
+    if (!map.IsDefined() || !map.IsMap())
+        return YAML::Node();
+    const std::string wanted = underscores(key);
+    for (const auto& kv : map)
+        if (kv.first.IsScalar() && underscores(kv.first.Scalar()) == wanted)
+            return kv.second;
+    return YAML::Node();
+}
+
+YAML::Node firstChild(const YAML::Node& map, std::initializer_list<const char*> keys) {
+    for (const char* k : keys) {
+        const YAML::Node n = child(map, k);
+        if (given(n))
+            return n;
+    }
+    return YAML::Node();
+}
+
+std::string text(const YAML::Node& n, const std::string& where) {
+    if (!n.IsScalar())
+        throw InputError(where, "expected a single value, got a list or map");
+    return n.Scalar();
+}
+
+std::int64_t parseCount(const std::string& digits, const std::string& where,
+                        const std::string& what) {
+    std::int64_t v = -1;
+    const char* end = digits.data() + digits.size();
+    const auto [stop, ec] = std::from_chars(digits.data(), end, v);
+    if (digits.empty() || ec != std::errc() || stop != end || v < 0 || v > kMaxCount)
+        throw InputError(where, what + " '" + digits + "': expected a whole number up to 10^12");
+    return v;
+}
+
+std::int64_t countProduct(std::int64_t a, std::int64_t b, const std::string& where) {
+    if (a != 0 && b > kMaxCount / a)
+        throw InputError(where, "more than 10^12 instances; expected a smaller hierarchy");
+    return a * b;
+}
+
+std::pair<std::string, std::int64_t> splitName(const std::string& full, const std::string& where) {
+    const auto open = full.find('[');
+    if (open == std::string::npos)
+        return {full, 1};
+    const auto dots = full.find("..", open);
+    const auto close = full.find(']', open);
+    if (dots == std::string::npos || close == std::string::npos || close < dots)
+        return {full.substr(0, open), 1};
+    const std::string range = "the range of '" + full + "'";
+    const std::int64_t lo = parseCount(full.substr(open + 1, dots - open - 1), where, range);
+    const std::int64_t hi = parseCount(full.substr(dots + 2, close - dots - 2), where, range);
+    if (hi < lo)
+        throw InputError(where, range + " is empty; expected [first..last] with first <= last");
+    return {full.substr(0, open), hi - lo + 1};
+}
+
+std::string tableComponentName(const std::string& full, const std::string& where) {
+    // Ranges hold dots of their own: drop them before taking the last part.
+    std::string plain;
+    int depth = 0;
+    for (char c : full) {
+        if (c == '[')
+            ++depth;
+        else if (c == ']')
+            depth = std::max(0, depth - 1);
+        else if (depth == 0)
+            plain += c;
+    }
+    if (depth != 0 || plain.empty())
+        throw InputError(where, "table name '" + full + "': expected path.component[a..b]");
+    const auto dot = plain.rfind('.');
+    return dot == std::string::npos ? plain : plain.substr(dot + 1);
+}
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
+} // namespace mw::timeloop_yaml
