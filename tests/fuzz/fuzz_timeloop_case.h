@@ -59,4 +59,12 @@ inline void importTimeloopCase(const std::vector<mw::TimeloopText>& files) {
     });
 }
 
+// One input as separate files (fuzz_timeloop, fuzz_timeloop_nodes).
+inline void importTimeloopFiles(const std::uint8_t* data, std::size_t size) {
+    std::vector<mw::TimeloopText> files;
+    for (auto& [name, body] : splitFiles(text(data, size)))
+        files.push_back({name, body, nullptr});
+    importTimeloopCase(files);
+}
+
 } // namespace fuzz

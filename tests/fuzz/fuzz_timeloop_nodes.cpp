@@ -6,9 +6,6 @@
 #include "fuzz_timeloop_case.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    std::vector<mw::TimeloopText> files;
-    for (auto& [name, body] : fuzz::splitFiles(fuzz::text(data, size)))
-        files.push_back({name, body, nullptr});
-    fuzz::importTimeloopCase(files);
+    fuzz::importTimeloopFiles(data, size);
     return 0;
 }
