@@ -185,7 +185,10 @@ int estimateReferences(const Args& args) {
     for (const auto& ref : args.all("reference")) {
         std::vector<std::string> files;
         if (fs::is_directory(ref)) {
-            for (const char* name : {"input.yaml", "ERT.yaml", "ART.yaml"})
+            // The tutorial's names, and the front end's (an exercise's ref_outputs).
+            for (const char* name :
+                 {"input.yaml", "ERT.yaml", "ART.yaml", "parsed-processed-input.yaml",
+                  "timeloop-mapper.ERT.yaml", "timeloop-mapper.ART.yaml"})
                 if (fs::exists(fs::path(ref) / name))
                     files.push_back((fs::path(ref) / name).string());
         } else {

@@ -78,6 +78,7 @@ class TestExercises : public QObject {
     void nodeFormatReadsAsTheDump_data() { designsReproduceTheirReferenceOutputs_data(); }
     void nodeFormatReadsAsTheDump();
     void clusterSizeAsTimeloop();
+    void compoundClassesPriceAsTheirErts();
     void everyLayerShapeImports();
     void sampledPairsMatchTheOracle();
     void sparseDesignsAreRefused();
@@ -179,6 +180,43 @@ void TestExercises::clusterSizeAsTimeloop() {
                                  {"problem.yaml", mw::timeloopProblemYaml(c.problem), nullptr}});
     QCOMPARE(back.arch.levels[l].clusterSize, 64);
     QCOMPARE(back.arch.levels[l].blockSize, 1);
+}
+
+// Without an ERT, each component is priced from the compound component
+// classes its case declares (as the processed dumps carry the classes the
+// reference ERTs were made from): read, write, update and compute energies
+// against those ERTs.
+void TestExercises::compoundClassesPriceAsTheirErts() {
+    int total = 0, within = 0, beyond2x = 0;
+    for (const char* d :
+         {"eyeriss_like", "simba_like", "simple_output_stationary", "simple_weight_stationary"}) {
+        const mw::TimeloopCase priced = mw::importTimeloop({ref(d, "parsed-processed-input.yaml")});
+        const mw::TimeloopCase tables = mw::importTimeloop(
+            {ref(d, "parsed-processed-input.yaml"), ref(d, "timeloop-mapper.ERT.yaml")});
+        auto compare = [&](double ours, double theirs, const std::string& what) {
+            const double ratio = theirs == 0 ? (ours == 0 ? 1.0 : 1e9) : ours / theirs;
+            ++total;
+            within += ratio >= 0.7 && ratio <= 1.3;
+            beyond2x += ratio > 2 || ratio < 0.5;
+            qInfo("%s %s: priced %.4f pJ, ERT %.4f pJ (x%.3f)", d, what.c_str(), ours, theirs,
+                  ratio);
+        };
+        for (int l = 0; l < tables.arch.numLevels(); ++l) {
+            const mw::StorageLevel& t = tables.arch.levels[l];
+            const mw::StorageLevel& o = priced.arch.levels[l];
+            if (t.cls == mw::LevelClass::Dummy)
+                continue;
+            if (t.cls != mw::LevelClass::DRAM)
+                QVERIFY2(o.sources.read == mw::ValueSource::Imported, t.name.c_str());
+            compare(o.energy.read, t.energy.read, t.name + " read");
+            compare(o.energy.write, t.energy.write, t.name + " write");
+            compare(o.energy.update, t.energy.update, t.name + " update");
+        }
+        compare(priced.arch.compute.macEnergy, tables.arch.compute.macEnergy, "compute");
+    }
+    qInfo("%d of %d within 30 %%, %d beyond 2x", within, total, beyond2x);
+    QVERIFY(within >= 0.75 * total);
+    QCOMPARE(beyond2x, 0);
 }
 
 // Every layer file of layer_shapes through the top file on Eyeriss-like, read

@@ -217,19 +217,31 @@ void TestTimeloop::partialOrdersAndAxesFollowTimeloop() {
     }
 }
 
-// Without an ERT, energies and areas come from the estimator, at the
-// technology the tree gives; with one, its values are imported and pinned.
+// Without an ERT, energies and areas come from the compound component
+// classes the case declares (components.yaml, priced as Accelergy prices
+// them, and pinned), else from the estimator at the technology the tree
+// gives; with an ERT, its values are imported and pinned.
 void TestTimeloop::estimatesWhereNoTableIsGiven() {
     UserCase noTables("06-mapper-convlayer-eyeriss", {}, /*withErt=*/false);
     const TimeloopCase e = importTimeloop(noTables.files);
     QCOMPARE(e.arch.technologyNm, 32.0);
     const StorageLevel& glb = e.arch.levels[e.arch.levelIndex("shared_glb")];
-    QVERIFY(glb.sources.read == ValueSource::Estimated);
+    QVERIFY(glb.sources.read == ValueSource::Imported);
     QVERIFY(glb.energy.read > 0.7 * 18.18 && glb.energy.read < 1.3 * 18.18); // Accelergy: 18.18
     QVERIFY(glb.area > 0);
-    bool noted = false;
+    bool priced = false;
     for (const auto& n : e.notes)
-        noted = noted || n.find("estimated at 32 nm") != std::string::npos;
+        priced = priced || n.find("priced from the compound component classes") != std::string::npos;
+    QVERIFY(priced);
+    // Without the classes, the estimator prices by class name.
+    UserCase noClasses("06-mapper-convlayer-eyeriss", {{"components.yaml", ""}}, false);
+    const TimeloopCase n = importTimeloop(noClasses.files);
+    const StorageLevel& ng = n.arch.levels[n.arch.levelIndex("shared_glb")];
+    QVERIFY(ng.sources.read == ValueSource::Estimated);
+    QVERIFY(ng.energy.read > 0.7 * 18.18 && ng.energy.read < 1.3 * 18.18);
+    bool noted = false;
+    for (const auto& note : n.notes)
+        noted = noted || note.find("estimated at 32 nm") != std::string::npos;
     QVERIFY(noted);
     UserCase withTables("06-mapper-convlayer-eyeriss");
     const TimeloopCase t = importTimeloop(withTables.files);

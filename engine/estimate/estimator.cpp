@@ -437,6 +437,85 @@ ComputeEstimate Estimator::compute(const ComputeLevel& c, double nm,
     return e;
 }
 
+bool Estimator::primitive(const std::string& cls, const std::function<double(const char*)>& attr,
+                          const std::string& dramType, double nm, PrimitiveEstimate& out,
+                          const std::string& where) const {
+    const std::string c = lower(cls);
+    // An attribute, or its fallback where the component does not give it.
+    auto get = [&](std::initializer_list<const char*> names, double fallback) {
+        for (const char* n : names) {
+            const double v = attr(n);
+            if (!std::isnan(v))
+                return v;
+        }
+        return fallback;
+    };
+    auto logic = [&](const char* name, double energyFactor, double areaFactor,
+                     std::initializer_list<const char*> actions) {
+        const Logic& l = logic_.at(name);
+        const double e = energyScale(nm, where), a = areaScale(nm, where);
+        for (const char* action : actions)
+            out.energy[action] = l.energy * energyFactor * e;
+        out.energy["leak"] = l.leak * energyFactor * e;
+        out.area = l.area * areaFactor * a;
+    };
+    if (c == "aladdin_adder" || c == "intadder") {
+        // Aladdin's 32-bit adder, linear in its width (the library plug-in's
+        // aladdin_adder and the table plug-in's intadder alike, 32 bits when
+        // no width is given).
+        const double w = get({"width", "n_bits", "precision"}, 32) / 32.0;
+        logic("int_adder_32b", w, w, {"read", "add", "compute"});
+        out.basis = "Aladdin adder, " + num(32 * w) + " bits";
+        return true;
+    }
+    if (c == "aladdin_multiplier" || c == "intmultiplier") {
+        const double w = get({"width"}, 32);
+        const double f = get({"width_a"}, w) * get({"width_b"}, w) / (32.0 * 32.0);
+        logic("int_multiplier_32b", f, f, {"read", "multiply", "compute"});
+        out.basis = "Aladdin multiplier, " + num(get({"width_a"}, w)) + " x " +
+                    num(get({"width_b"}, w)) + " bits";
+        return true;
+    }
+    if (c == "aladdin_register") {
+        // The library plug-in's register: a read costs Aladdin's per bit, a
+        // write and leakage are not characterised (0).
+        const double w = get({"width"}, 1);
+        const Logic& r = logic_.at("register_bit_lib");
+        const double e = energyScale(nm, where);
+        out.energy["read"] = r.energy * w * e;
+        out.energy["write"] = out.energy["update"] = logic_.at("register_bit_lib.write").energy;
+        out.energy["leak"] = r.leak;
+        out.area = r.area * w * areaScale(nm, where);
+        out.basis = "Aladdin register, " + num(w) + " bits";
+        return true;
+    }
+    if (c == "aladdin_comparator") {
+        // The library plug-in prices any comparator as Aladdin's 32-bit one.
+        logic("comparator_32b", 1.0, 1.0, {"compare", "read"});
+        out.basis = "Aladdin comparator";
+        return true;
+    }
+    if (c == "sram" || c == "dram" || c.find("dummy") != std::string::npos) {
+        StorageLevel s;
+        s.component = c == "sram" ? "SRAM" : c == "dram" ? "DRAM" : "dummy_storage";
+        s.cls = c == "sram"   ? LevelClass::SRAM
+                : c == "dram" ? LevelClass::DRAM
+                              : LevelClass::Dummy;
+        s.wordBits = static_cast<int>(std::max(1.0, get({"width", "datawidth"}, 16)));
+        s.capacityWords = static_cast<std::int64_t>(std::max(1.0, get({"depth"}, 1)));
+        s.dramType = dramType;
+        const StorageEstimate e = storage(s, nm, where);
+        out.energy["read"] = e.energy.read;
+        out.energy["write"] = e.energy.write;
+        out.energy["update"] = e.energy.update;
+        out.energy["leak"] = e.energy.leak;
+        out.area = e.area;
+        out.basis = e.basis;
+        return true;
+    }
+    return false;
+}
+
 double Estimator::wirePjPerBitMm(double nm, const std::string& where) const {
     return 1000.0 * logic_.at("wire_bit_um").energy * energyScale(nm, where);
 }

@@ -8,6 +8,7 @@
 // priced as Accelergy would price it (the README lists the agreement).
 #include "arch/architecture.h"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -24,6 +25,15 @@ struct ComputeEstimate {
     double energy = 0.0; // pJ per MAC
     double leak = 0.0;   // pJ per instance per cycle
     double area = 0.0;   // um^2 per instance
+    std::string basis;
+};
+
+// One of the primitive components Accelergy's plug-ins price, the parts that
+// compound component classes are built of: energy per action (pJ) and area
+// per instance (um^2).
+struct PrimitiveEstimate {
+    std::map<std::string, double> energy; // by action name
+    double area = 0.0;
     std::string basis;
 };
 
@@ -44,6 +54,14 @@ class Estimator {
     // names the level in errors (an unknown component or DRAM type).
     StorageEstimate storage(const StorageLevel& s, double nm, const std::string& where) const;
     ComputeEstimate compute(const ComputeLevel& c, double nm, const std::string& where) const;
+    // A primitive class (aladdin_adder, intadder, aladdin_multiplier,
+    // intmultiplier, aladdin_register, aladdin_comparator, SRAM, DRAM, dummy)
+    // with its attributes (attr(name) gives one, or NaN when not given), as
+    // the plug-ins Accelergy picks for it price it; false when `cls` is none
+    // of them. `where` names the component in errors.
+    bool primitive(const std::string& cls, const std::function<double(const char*)>& attr,
+                   const std::string& dramType, double nm, PrimitiveEstimate& out,
+                   const std::string& where) const;
     // Moving one bit over one mm of on-chip wire.
     double wirePjPerBitMm(double nm, const std::string& where) const;
 

@@ -300,10 +300,15 @@ bool MapSpace::drawTiling(Rng& rng, Mapping& m, bool stopAtFullFanout) const {
                 (used[s.level][s.kind - 1] *= prime) > fanRoom_[s.level][s.kind - 1])
                 return false;
         }
-    const std::uint64_t keepBits = rng();
-    for (int l = 0; l < arch_->numLevels(); ++l)
-        m.levels[l].keepMask =
-            static_cast<std::uint8_t>((keepBits >> (8 * l)) & ((1u << problem_->numTensors()) - 1));
+    // Eight bits a level from each draw: a hierarchy of more than eight
+    // levels (the front end's dummy levels make Simba's nine) draws again.
+    std::uint64_t keepBits = 0;
+    for (int l = 0; l < arch_->numLevels(); ++l) {
+        if (l % 8 == 0)
+            keepBits = rng();
+        m.levels[l].keepMask = static_cast<std::uint8_t>((keepBits >> (8 * (l % 8))) &
+                                                         ((1u << problem_->numTensors()) - 1));
+    }
     applyFixed(m);
     return true;
 }

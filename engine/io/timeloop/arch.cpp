@@ -127,8 +127,6 @@ double parseTechnology(const YAML::Node& n, const std::string& where) {
     throw InputError(where, "is '" + n.Scalar() + "'; expected a process node such as 45nm");
 }
 
-// Energies per action of each component in the ERT, by component name.
-using EnergyTable = std::map<std::string, std::map<std::string, double>>;
 
 EnergyTable readErt(const Spec::Entry& e) {
     EnergyTable table;
@@ -221,9 +219,36 @@ Architecture readArchitecture(const Spec& spec, std::vector<std::string>& notes)
 
     const Spec::Entry* ertEntry = spec.find({"ERT"});
     const Spec::Entry* artEntry = spec.find({"ART"});
-    const EnergyTable ert = ertEntry ? readErt(*ertEntry) : EnergyTable{};
-    const std::map<std::string, double> art =
+    EnergyTable ert = ertEntry ? readErt(*ertEntry) : EnergyTable{};
+    std::map<std::string, double> art =
         artEntry ? readArt(*artEntry) : std::map<std::string, double>{};
+
+    // What the tables leave out, priced from the user's compound component
+    // classes as Accelergy would price it (their ERT and ART, made here).
+    std::vector<ComponentToPrice> toPrice;
+    for (const auto& c : comps) {
+        if (ert.count(c.name)) // an ERT's energies are the case's own (its areas too)
+            continue;
+        ComponentToPrice p;
+        p.name = c.name;
+        const YAML::Node subclass = child(c.node, "subclass");
+        p.cls = given(subclass) && subclass.IsScalar() ? subclass.Scalar() : c.cls;
+        YAML::Node inherited(YAML::NodeType::Map);
+        for (const auto& [k, v] : c.inherited)
+            inherited[k] = v;
+        p.where = at(c.file, c.node) + ": component '" + c.name + "'";
+        p.attributes.push(inherited, p.where + ".attributes");
+        p.attributes.push(c.attributes, p.where + ".attributes");
+        const YAML::Node tech = p.attributes.find("technology");
+        if (tech.IsDefined() && tech.IsScalar())
+            p.nm = parseTechnology(tech, p.where + ".technology");
+        toPrice.push_back(std::move(p));
+    }
+    const PricedComponents priced = priceFromClasses(spec, toPrice, notes);
+    for (const auto& [name, actions] : priced.energy)
+        ert.emplace(name, actions);
+    for (const auto& [name, area] : priced.area)
+        art.emplace(name, area);
 
     Architecture a;
     a.name = "timeloop-import";

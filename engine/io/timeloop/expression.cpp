@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <sstream>
@@ -19,16 +20,17 @@ bool numberText(const std::string& s, double& out) {
     return in && in.peek() == std::char_traits<char>::eof();
 }
 
-// Recursive descent over Python's arithmetic, lowest precedence first:
-// + -, then * / // %, then unary -, then ** (right-associative), then atoms
-// (numbers, names, calls of the math functions, parentheses).
+// Recursive descent over the part of Python the front end's files use,
+// lowest precedence first: `a if c else b`, or, and, not, comparisons,
+// + -, * / // %, unary -, ** (right-associative), then atoms (numbers, names,
+// calls of the math functions, parentheses). Truth is 1 and 0.
 class Parser {
   public:
     Parser(const std::string& text, const AttributeScope& scope, int depth)
         : s_(text), scope_(scope), depth_(depth) {}
 
     double parse() {
-        const double v = sum();
+        const double v = conditional();
         skip();
         if (i_ != s_.size())
             fail("unexpected '" + s_.substr(i_, 1) + "'");
@@ -40,8 +42,19 @@ class Parser {
     const AttributeScope& scope_;
     int depth_;
     std::size_t i_ = 0;
+    int nest_ = 0;
 
     [[noreturn]] static void fail(const std::string& why) { throw std::runtime_error(why); }
+
+    // Nesting past this is no attribute anyone writes: refused, not recursed.
+    struct Nest {
+        int& n;
+        explicit Nest(int& nest) : n(nest) {
+            if (++n > 200)
+                fail("nests too deeply");
+        }
+        ~Nest() { --n; }
+    };
 
     void skip() {
         while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_])))
@@ -52,13 +65,79 @@ class Parser {
         const std::string o(op);
         if (s_.compare(i_, o.size(), o) != 0)
             return false;
-        // "*" is not the start of "**", "/" not of "//".
+        // "*" is not the start of "**", "/" not of "//", "<" not of "<=".
         if ((o == "*" || o == "/") && i_ + 1 < s_.size() && s_[i_ + 1] == o[0])
+            return false;
+        if ((o == "<" || o == ">") && i_ + 1 < s_.size() && s_[i_ + 1] == '=')
             return false;
         i_ += o.size();
         return true;
     }
+    // A keyword as a whole word.
+    bool word(const char* w) {
+        skip();
+        const std::string k(w);
+        if (s_.compare(i_, k.size(), k) != 0)
+            return false;
+        const std::size_t end = i_ + k.size();
+        if (end < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[end])) || s_[end] == '_'))
+            return false;
+        i_ = end;
+        return true;
+    }
 
+    double conditional() {
+        Nest nest(nest_);
+        const double v = either();
+        const std::size_t mark = i_;
+        if (!word("if")) {
+            i_ = mark;
+            return v;
+        }
+        const double condition = either();
+        if (!word("else"))
+            fail("expected 'else' after 'if'");
+        const double otherwise = conditional();
+        return condition != 0 ? v : otherwise;
+    }
+    double either() {
+        double v = both();
+        while (word("or")) {
+            const double w = both();
+            v = (v != 0 || w != 0) ? 1 : 0;
+        }
+        return v;
+    }
+    double both() {
+        double v = negation();
+        while (word("and")) {
+            const double w = negation();
+            v = (v != 0 && w != 0) ? 1 : 0;
+        }
+        return v;
+    }
+    double negation() {
+        Nest nest(nest_);
+        if (word("not"))
+            return negation() == 0 ? 1 : 0;
+        return comparison();
+    }
+    double comparison() {
+        const double v = sum();
+        if (eat("<="))
+            return v <= sum() ? 1 : 0;
+        if (eat(">="))
+            return v >= sum() ? 1 : 0;
+        if (eat("=="))
+            return v == sum() ? 1 : 0;
+        if (eat("!="))
+            return v != sum() ? 1 : 0;
+        if (eat("<"))
+            return v < sum() ? 1 : 0;
+        if (eat(">"))
+            return v > sum() ? 1 : 0;
+        return v;
+    }
     double sum() {
         double v = product();
         for (;;) {
@@ -96,6 +175,7 @@ class Parser {
         }
     }
     double unary() {
+        Nest nest(nest_);
         if (eat("-"))
             return -unary();
         if (eat("+"))
@@ -111,7 +191,7 @@ class Parser {
     double atom() {
         skip();
         if (eat("(")) {
-            const double v = sum();
+            const double v = conditional();
             if (!eat(")"))
                 fail("expected ')'");
             return v;
@@ -141,7 +221,7 @@ class Parser {
         std::vector<double> args;
         if (!eat(")")) {
             do
-                args.push_back(sum());
+                args.push_back(conditional());
             while (eat(","));
             if (!eat(")"))
                 fail("expected ')' after the arguments of " + f);
@@ -210,6 +290,12 @@ bool looksLikeExpression(const YAML::Node& v) {
     return true;
 }
 
+bool isName(const std::string& s) {
+    return !s.empty() && !std::isdigit(static_cast<unsigned char>(s[0])) &&
+           std::all_of(s.begin(), s.end(),
+                       [](unsigned char c) { return std::isalnum(c) || c == '_'; });
+}
+
 YAML::Node numberNode(double v) {
     if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e15)
         return YAML::Node(static_cast<long long>(v));
@@ -249,9 +335,15 @@ void AttributeScope::push(const YAML::Node& attributes, const std::string& where
         YAML::Node value = kv.second;
         double number = 0;
         std::string ignored;
-        if (looksLikeExpression(value) &&
-            evaluateExpression(value.Scalar(), *this, number, ignored))
-            value = numberNode(number);
+        if (looksLikeExpression(value)) {
+            // A bare name takes the value it names, text or number
+            // (technology: technology); anything else is arithmetic.
+            const YAML::Node named = isName(value.Scalar()) ? find(value.Scalar()) : YAML::Node();
+            if (named.IsDefined() && named.IsScalar())
+                value.reset(named);
+            else if (evaluateExpression(value.Scalar(), *this, number, ignored))
+                value.reset(numberNode(number));
+        }
         levels_.back().emplace_back(kv.first.Scalar(), value);
     }
 }
@@ -261,7 +353,15 @@ YAML::Node AttributeScope::find(const std::string& name) const {
         for (auto it = level->rbegin(); it != level->rend(); ++it)
             if (it->first == name)
                 return it->second;
-    return YAML::Node();
+    return YAML::Node(YAML::NodeType::Undefined);
+}
+
+YAML::Node AttributeScope::innermost() const {
+    YAML::Node out(YAML::NodeType::Map);
+    if (!levels_.empty())
+        for (const auto& [key, value] : levels_.back())
+            out[key] = value;
+    return out;
 }
 
 YAML::Node

@@ -24,6 +24,8 @@ class AttributeScope {
     int depth() const { return static_cast<int>(levels_.size()); }
     // The value of a name, innermost first; a null node when out of scope.
     YAML::Node find(const std::string& name) const;
+    // The attributes pushed last, as evaluated.
+    YAML::Node innermost() const;
     // Every attribute, inner ones winning, where keep(key, depth) holds.
     YAML::Node flattened(const std::function<bool(const std::string&, int)>& keep) const;
 

@@ -405,7 +405,7 @@ class NodeWalker {
                 if (given(keep))
                     for (const auto& k : keep)
                         kept.insert(text(k, nw + ".constraints.dataspace.keep"));
-                bypass = YAML::Node(YAML::NodeType::Sequence);
+                bypass.reset(YAML::Node(YAML::NodeType::Sequence));
                 for (const auto& s : names_.spaces)
                     if (!kept.count(s))
                         bypass.push_back(s);
@@ -475,7 +475,7 @@ void expandNodeArchitecture(Spec& spec, std::vector<std::string>& notes) {
     YAML::Node arch(YAML::NodeType::Map);
     arch["version"] = "0.4";
     arch["subtree"] = subtrees;
-    entry->node = arch;
+    entry->node.reset(arch);
 
     // The nodes' constraints join any given apart (the front end's
     // constraints.targets and the top file's extra_mapping_constraints).
@@ -501,7 +501,7 @@ void expandNodeArchitecture(Spec& spec, std::vector<std::string>& notes) {
         list.push_back(t);
     YAML::Node section(YAML::NodeType::Map);
     section["targets"] = list;
-    cons.node = section;
+    cons.node.reset(section);
 }
 
 } // namespace mw::timeloop_read

@@ -108,7 +108,7 @@ struct Expander {
             if (!next.IsDefined())
                 throw InputError(path, "has no '" + key + "' (included by " + where +
                                            "); expected that key in it");
-            n = next;
+            n.reset(next);
             start = dot + 1;
         }
         return n;
@@ -195,14 +195,25 @@ struct Expander {
             // A list of maps is combined first, earlier entries winning.
             YAML::Node base(YAML::NodeType::Map);
             for (const YAML::Node& m : mergedMaps(deep, where, "<<<"))
-                base = deepMerge(base, m);
-            out = deepMerge(out, base);
+                base.reset(deepMerge(base, m));
+            out.reset(deepMerge(out, base));
         }
         return out;
     }
 };
 
 } // namespace
+
+YAML::Node expandEntry(const Spec::Entry& entry) {
+    const TimeloopText file{entry.file, "", entry.included};
+    Expander expander{file, {}, 0};
+    bool changed = false;
+    try {
+        return expander.expand(entry.node, entry.file, changed);
+    } catch (const YAML::Exception& e) {
+        throw InputError(entry.file, std::string("cannot be read as YAML (") + e.what() + ")");
+    }
+}
 
 YAML::Node parseText(const TimeloopText& file, std::map<std::string, std::string>* origins) {
     Expander expander{file, {}, 0};
@@ -266,7 +277,8 @@ Spec mergeFiles(const std::vector<TimeloopText>& files) {
         for (const auto& kv : root) {
             const std::string key = underscores(kv.first.Scalar());
             const auto origin = origins.find(kv.first.Scalar());
-            spec.keys[key] = {kv.second, origin == origins.end() ? f.name : origin->second};
+            spec.keys[key] = {kv.second, origin == origins.end() ? f.name : origin->second,
+                              f.included};
         }
     }
     return spec;

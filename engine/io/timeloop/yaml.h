@@ -4,6 +4,7 @@
 // of files as one document; here each file is parsed on its own, so errors
 // name the file and line, and their top-level keys are merged.
 #include "common/error.h"
+#include "io/timeloop/expression.h"
 #include "io/timeloop/timeloop.h"
 
 #include <yaml-cpp/yaml.h>
@@ -24,6 +25,8 @@ struct Spec {
     struct Entry {
         YAML::Node node;
         std::string file;
+        // The files its template included (rendered), for values left unexpanded.
+        std::shared_ptr<const std::map<std::string, std::string>> included = nullptr;
     };
     std::map<std::string, Entry> keys;
     // The first of `names` present, or null.
@@ -34,6 +37,9 @@ struct Spec {
 // none) and the front end's <<< (the same, recursively: maps merge, lists
 // join, the map's own values win).
 Spec mergeFiles(const std::vector<TimeloopText>& files);
+// A top-level value the reader left unexpanded (the compound component
+// classes, read only when something is priced from them), expanded.
+YAML::Node expandEntry(const Spec::Entry& entry);
 // origins, when given: the file each top-level key's value was included from.
 YAML::Node parseText(const TimeloopText& file,
                      std::map<std::string, std::string>* origins = nullptr);
@@ -84,6 +90,30 @@ std::string lower(std::string s);
 namespace mw::timeloop_read {
 
 using timeloop_yaml::Spec;
+
+// Energies per action of each component (an ERT's), by component name.
+using EnergyTable = std::map<std::string, std::map<std::string, double>>;
+
+// A component the compound classes may price: its name, the class Accelergy
+// prices it by (its subclass, else its class), its attributes (its own and
+// what it inherits, evaluated) and its process node (0: none).
+struct ComponentToPrice {
+    std::string name;
+    std::string cls;
+    AttributeScope attributes;
+    double nm = 0.0;
+    std::string where;
+};
+struct PricedComponents {
+    EnergyTable energy;
+    std::map<std::string, double> area;
+};
+// What the spec's compound component classes (components.classes) make of
+// the components, as an ERT and an ART would say it (components.cpp); only
+// components whose class is defined there (or is an Accelergy primitive
+// given directly) and that have a node.
+PricedComponents priceFromClasses(const Spec& spec, const std::vector<ComponentToPrice>& components,
+                                  std::vector<std::string>& notes);
 
 // Each reader is in its own file (arch.cpp, problem.cpp, directives.cpp);
 // notes collect one line per thing estimated or ignored.
