@@ -94,16 +94,6 @@ SearchSettings budget(std::int64_t evaluations, std::uint64_t seed = 1, int thre
     return s;
 }
 
-// Under ThreadSanitizer CBC runs ~15x slower: the tests of what CoSA's
-// decode steps find (one thread, two 400-node solves each: ~110 s there) run
-// in the release and AddressSanitizer builds; CoSA's budgets, determinism and
-// cancellation are still tested under it.
-#if defined(__SANITIZE_THREAD__)
-constexpr bool kThreadSanitizer = true;
-#else
-constexpr bool kThreadSanitizer = false;
-#endif
-
 // CoSA at maxNodes nodes per solve with one of its decode steps off, then on.
 std::pair<SearchResult, SearchResult> cosaWithoutAndWith(const MapSpace& space, const char* step,
                                                          int maxNodes) {
@@ -588,8 +578,6 @@ void TestSearch::cosaSchedules() {
 // and wins. (Since the MIP decodes into Timeloop's space, one axis per
 // dimension and level, conv2_x's decode no longer shows the effect.)
 void TestSearch::cosaKeepsOperandsInRegisters() {
-    if (kThreadSanitizer)
-        QSKIP("a single-threaded decode check, ~110 s under ThreadSanitizer");
     const Architecture a = loadArchitecture(kSamples + "architectures/simba_like.json");
     const Problem p = conv2dProblem("conv4_x-1x1", 1, 1, 1024, 512, 14, 14, 1, 1);
     const MapSpace space(p, a);
@@ -607,8 +595,6 @@ void TestSearch::cosaKeepsOperandsInRegisters() {
 }
 
 void TestSearch::cosaKeepsInputsOnChip() {
-    if (kThreadSanitizer)
-        QSKIP("a single-threaded decode check, ~110 s under ThreadSanitizer");
     // ResNet-50's layer4.0.conv1 (input.125: 1x1, C = 1024, M = 512, P = Q = 14) on
     // Simba-like: the MIP's decode steps DRAM through M outside C, so every M
     // step reads the inputs again. The DRAM-reuse decodes (dram_reuse) move
