@@ -9,6 +9,7 @@
 // - sampled (design, layer) pairs, each a searcher's best mapping, evaluate as
 //   timeloop-model evaluated them from Timeloop's own inputs;
 // - sparse designs are refused in one line; bad node files and templates too.
+#include "estimate/estimator.h"
 #include "io/json_io.h"
 #include "io/timeloop/template.h"
 #include "io/timeloop/timeloop.h"
@@ -84,6 +85,7 @@ class TestExercises : public QObject {
     void sparseDesignsAreRefused();
     void instanceCoefficientsReachTheProjection();
     void mergeKeysAndExpressions();
+    void componentsAtTheirOwnNodes();
     void badNodeFilesAndTemplatesAreOneLineErrors();
 };
 
@@ -424,6 +426,41 @@ problem:
     QCOMPARE(a.levels[3].blockSize, 2);                        // width 16 / 8
     QCOMPARE(a.levels[3].capacityWords, std::int64_t(64 * 2)); // depth 64 from <<<
     QCOMPARE(a.compute.meshX * a.compute.meshY, 8);
+}
+
+// Real designs mix nodes: each component is estimated at its own (the
+// design's is the one most components give), and keeps it through our JSON
+// and Timeloop's YAML.
+void TestExercises::componentsAtTheirOwnNodes() {
+    const std::string text = R"(architecture:
+  nodes:
+  - !Container {name: system, attributes: {technology: 45nm, datawidth: 8}}
+  - !Component {name: DRAM, class: DRAM, attributes: {type: LPDDR4, width: 64}}
+  - !Component {name: glb, class: smartbuffer_SRAM, attributes: {depth: 4096, width: 64}}
+  - !Container {name: PE, spatial: {meshX: 4}, attributes: {technology: "16nm"}}
+  - !Component {name: reg, class: smartbuffer_RF, attributes: {depth: 16, width: 8}}
+  - !Component {name: mac, class: intmac, attributes: {multiplier_width: 8, adder_width: 16}}
+problem: {shape: cnn-layer, instance: {C: 4, M: 4, P: 2, Q: 2}}
+)";
+    const mw::TimeloopCase c = mw::importTimeloopTexts({{"mixed.yaml", text, nullptr}});
+    const mw::Architecture& a = c.arch;
+    QCOMPARE(a.technologyNm, 16.0); // reg and the MACs
+    const mw::StorageLevel& glb = a.levels[a.levelIndex("glb")];
+    const mw::StorageLevel& reg = a.levels[a.levelIndex("reg")];
+    QCOMPARE(glb.technologyNm, 45.0);
+    QCOMPARE(reg.technologyNm, 0.0);
+    QCOMPARE(a.compute.technologyNm, 0.0);
+    const auto at45 = mw::Estimator::builtIn().storage(glb, 45.0, "glb");
+    const auto at16 = mw::Estimator::builtIn().storage(glb, 16.0, "glb");
+    QCOMPARE(glb.energy.read, at45.energy.read);
+    QVERIFY(at16.energy.read < 0.8 * at45.energy.read);
+    const mw::Architecture back = mw::architectureFromJson(mw::toJson(a));
+    QCOMPARE(back.levels[std::size_t(a.levelIndex("glb"))].technologyNm, 45.0);
+    const mw::TimeloopCase again = mw::importTimeloopTexts(
+        {{"arch.yaml", mw::timeloopArchitectureYaml(a), nullptr},
+         {"problem.yaml", mw::timeloopProblemYaml(c.problem), nullptr}});
+    QCOMPARE(again.arch.levels[std::size_t(a.levelIndex("glb"))].technologyNm, 45.0);
+    QCOMPARE(again.arch.technologyNm, 16.0);
 }
 
 void TestExercises::badNodeFilesAndTemplatesAreOneLineErrors() {

@@ -89,6 +89,8 @@ std::string timeloopArchitectureYaml(const Architecture& a) {
             if (s.numBanks != 1)
                 out << YAML::Key << "n_banks" << YAML::Value << s.numBanks;
         }
+        if (s.technologyNm > 0) // its own node (the design's is the tree's)
+            out << YAML::Key << "technology" << YAML::Value << technologyText(s.technologyNm);
         if (s.readBandwidth > 0)
             out << YAML::Key << "read_bandwidth" << YAML::Value << s.readBandwidth;
         if (s.writeBandwidth > 0)
@@ -107,7 +109,10 @@ std::string timeloopArchitectureYaml(const Architecture& a) {
         << YAML::Value << c.wordBits << YAML::Key << "multiplier_width" << YAML::Value
         << c.multiplierWidth() << YAML::Key << "adder_width" << YAML::Value << c.adderWidth()
         << YAML::Key << "meshX" << YAML::Value << c.meshX << YAML::Key << "meshY" << YAML::Value
-        << c.meshY << YAML::EndMap;
+        << c.meshY;
+    if (c.technologyNm > 0)
+        out << YAML::Key << "technology" << YAML::Value << technologyText(c.technologyNm);
+    out << YAML::EndMap;
     out << YAML::EndMap;
     out << YAML::EndSeq << YAML::EndMap << YAML::EndSeq << YAML::EndMap << YAML::EndMap;
     return std::string(out.c_str()) + "\n";
