@@ -456,9 +456,9 @@ problem: {shape: cnn-layer, instance: {C: 4, M: 4, P: 2, Q: 2}}
     QVERIFY(at16.energy.read < 0.8 * at45.energy.read);
     const mw::Architecture back = mw::architectureFromJson(mw::toJson(a));
     QCOMPARE(back.levels[std::size_t(a.levelIndex("glb"))].technologyNm, 45.0);
-    const mw::TimeloopCase again = mw::importTimeloopTexts(
-        {{"arch.yaml", mw::timeloopArchitectureYaml(a), nullptr},
-         {"problem.yaml", mw::timeloopProblemYaml(c.problem), nullptr}});
+    const mw::TimeloopCase again =
+        mw::importTimeloopTexts({{"arch.yaml", mw::timeloopArchitectureYaml(a), nullptr},
+                                 {"problem.yaml", mw::timeloopProblemYaml(c.problem), nullptr}});
     QCOMPARE(again.arch.levels[std::size_t(a.levelIndex("glb"))].technologyNm, 45.0);
     QCOMPARE(again.arch.technologyNm, 16.0);
 }

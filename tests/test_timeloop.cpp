@@ -231,7 +231,8 @@ void TestTimeloop::estimatesWhereNoTableIsGiven() {
     QVERIFY(glb.area > 0);
     bool priced = false;
     for (const auto& n : e.notes)
-        priced = priced || n.find("priced from the compound component classes") != std::string::npos;
+        priced =
+            priced || n.find("priced from the compound component classes") != std::string::npos;
     QVERIFY(priced);
     // Without the classes, the estimator prices by class name.
     UserCase noClasses("06-mapper-convlayer-eyeriss", {{"components.yaml", ""}}, false);

@@ -498,9 +498,7 @@ bool Estimator::primitive(const std::string& cls, const std::function<double(con
     if (c == "sram" || c == "dram" || c.find("dummy") != std::string::npos) {
         StorageLevel s;
         s.component = c == "sram" ? "SRAM" : c == "dram" ? "DRAM" : "dummy_storage";
-        s.cls = c == "sram"   ? LevelClass::SRAM
-                : c == "dram" ? LevelClass::DRAM
-                              : LevelClass::Dummy;
+        s.cls = c == "sram" ? LevelClass::SRAM : c == "dram" ? LevelClass::DRAM : LevelClass::Dummy;
         s.wordBits = static_cast<int>(std::max(1.0, get({"width", "datawidth"}, 16)));
         s.capacityWords = static_cast<std::int64_t>(std::max(1.0, get({"depth"}, 1)));
         s.dramType = dramType;

@@ -127,7 +127,6 @@ double parseTechnology(const YAML::Node& n, const std::string& where) {
     throw InputError(where, "is '" + n.Scalar() + "'; expected a process node such as 45nm");
 }
 
-
 EnergyTable readErt(const Spec::Entry& e) {
     EnergyTable table;
     const YAML::Node tables = child(e.node, "tables");

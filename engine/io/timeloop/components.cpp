@@ -77,7 +77,8 @@ class ClassLibrary {
                 const YAML::Node v = attributes.find(name);
                 double x = 0;
                 std::string why;
-                if (v.IsDefined() && v.IsScalar() && evaluateExpression(v.Scalar(), attributes, x, why))
+                if (v.IsDefined() && v.IsScalar() &&
+                    evaluateExpression(v.Scalar(), attributes, x, why))
                     return x;
                 return std::numeric_limits<double>::quiet_NaN();
             };

@@ -80,7 +80,8 @@ class Parser {
         if (s_.compare(i_, k.size(), k) != 0)
             return false;
         const std::size_t end = i_ + k.size();
-        if (end < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[end])) || s_[end] == '_'))
+        if (end < s_.size() &&
+            (std::isalnum(static_cast<unsigned char>(s_[end])) || s_[end] == '_'))
             return false;
         i_ = end;
         return true;
