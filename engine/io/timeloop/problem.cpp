@@ -4,6 +4,8 @@
 #include "io/timeloop/yaml.h"
 
 #include <algorithm>
+#include <cctype>
+#include <filesystem>
 #include <map>
 
 namespace mw::timeloop_read {
@@ -54,7 +56,13 @@ Problem readProblem(const Spec& spec, std::vector<std::string>& notes) {
     std::vector<std::string> dimNames;
     std::map<std::string, std::int64_t> coef;
     std::vector<TensorSpec> tensors;
-    std::string name = "problem";
+    // Unnamed shapes take their file's name ("resnet18/01" for a layer file
+    // named by its number alone).
+    const std::filesystem::path path(file);
+    std::string name = path.stem().string().empty() ? "problem" : path.stem().string();
+    if (!name.empty() && std::isdigit(static_cast<unsigned char>(name[0])) &&
+        !path.parent_path().filename().empty())
+        name = path.parent_path().filename().string() + "/" + name;
     if (shape.IsScalar()) {
         const std::string s = lower(shape.Scalar());
         if (s != "cnn-layer" && s != "cnn_layer")

@@ -134,9 +134,8 @@ TimeloopCase importTimeloopTexts(const std::vector<TimeloopText>& files) {
     refuseSparse(spec);
     for (const auto& [key, entry] : spec.keys) {
         if (key == "compound_components" || key == "components")
-            c.notes.push_back("compound component classes (" + entry.file +
-                              ") are not read: the estimator prices components by class name");
-        else if (key.find("ignore") != std::string::npos)
+            continue; // read where they price a component (components.cpp notes which)
+        if (key.find("ignore") != std::string::npos)
             continue; // the front end's convention: a key to hold anchors, not read
         else if (key != "architecture" && key != "arch" && key != "problem" && key != "mapping" &&
                  key != "architecture_constraints" && key != "arch_constraints" &&
