@@ -85,21 +85,6 @@ void collectComponents(const YAML::Node& node, const std::string& file,
     }
 }
 
-// Timeloop's class families (substrings, as topology.hpp lists them).
-bool isStorageClass(const std::string& cls) {
-    const std::string c = lower(cls);
-    for (const char* s : {"dram", "sram", "regfile", "smartbuffer", "storage"})
-        if (c.find(s) != std::string::npos)
-            return true;
-    return false;
-}
-bool isComputeClass(const std::string& cls) {
-    const std::string c = lower(cls);
-    for (const char* s : {"mac", "compute"})
-        if (c.find(s) != std::string::npos)
-            return true;
-    return false;
-}
 bool isNetworkClass(const std::string& cls) {
     const std::string c = lower(cls);
     for (const char* s : {"xy_noc", "legacy", "reductiontree", "simplemulticast", "noc"})

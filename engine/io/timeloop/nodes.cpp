@@ -100,40 +100,25 @@ Names problemNames(const Spec& spec) {
     if (shape.IsDefined() && shape.IsScalar()) { // the built-in CNN layer
         n.dims = {"C", "M", "R", "S", "N", "P", "Q"};
         n.spaces = {"Weights", "Inputs", "Outputs"};
-        const YAML::Node inst = child(e->node, "instance");
-        for (const auto& d : n.dims) {
-            const YAML::Node b = child(inst, d);
-            if (!given(b) || (b.IsScalar() && b.Scalar() == "1"))
-                n.unitDims.insert(d);
-        }
-        return n;
+    } else {
+        const YAML::Node dims = child(shape, "dimensions");
+        if (dims.IsDefined() && dims.IsSequence())
+            for (const auto& d : dims)
+                if (d.IsScalar())
+                    n.dims.push_back(d.Scalar());
+        const YAML::Node spaces = child(shape, "data_spaces");
+        if (spaces.IsDefined() && spaces.IsSequence())
+            for (const auto& s : spaces)
+                if (given(child(s, "name")) && child(s, "name").IsScalar())
+                    n.spaces.push_back(child(s, "name").Scalar());
     }
-    const YAML::Node dims = child(shape, "dimensions");
-    if (dims.IsDefined() && dims.IsSequence())
-        for (const auto& d : dims)
-            if (d.IsScalar())
-                n.dims.push_back(d.Scalar());
     const YAML::Node inst = child(e->node, "instance");
     for (const auto& d : n.dims) {
         const YAML::Node b = child(inst, d);
         if (!given(b) || (b.IsScalar() && b.Scalar() == "1"))
             n.unitDims.insert(d);
     }
-    const YAML::Node spaces = child(shape, "data_spaces");
-    if (spaces.IsDefined() && spaces.IsSequence())
-        for (const auto& s : spaces)
-            if (given(child(s, "name")) && child(s, "name").IsScalar())
-                n.spaces.push_back(child(s, "name").Scalar());
     return n;
-}
-
-bool isStorage(const YAML::Node& component) {
-    std::string cls = component["class"].IsDefined() ? component["class"].Scalar() : "";
-    cls = lower(cls);
-    for (const char* k : {"dram", "sram", "regfile", "smartbuffer", "storage"})
-        if (cls.find(k) != std::string::npos)
-            return true;
-    return false;
 }
 
 class NodeWalker {
@@ -416,7 +401,7 @@ class NodeWalker {
                 d["bypass"] = bypass;
             addTarget(name, "bypass", d, {"keep", "bypass"});
         }
-        if (isStorage(c))
+        if (isStorageClass(c["class"].Scalar()))
             addTarget(name, "temporal", child(constraints, "temporal"),
                       {"factors", "permutation", "no_reuse", "no_link_transfer"}, true);
     }

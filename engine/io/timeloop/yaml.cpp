@@ -366,6 +366,20 @@ std::string tableComponentName(const std::string& full, const std::string& where
     return dot == std::string::npos ? plain : plain.substr(dot + 1);
 }
 
+bool isStorageClass(const std::string& cls) {
+    const std::string c = lower(cls);
+    for (const char* s : {"dram", "sram", "regfile", "smartbuffer", "storage"})
+        if (c.find(s) != std::string::npos)
+            return true;
+    return false;
+}
+bool isComputeClass(const std::string& cls) {
+    const std::string c = lower(cls);
+    for (const char* s : {"mac", "compute"})
+        if (c.find(s) != std::string::npos)
+            return true;
+    return false;
+}
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });

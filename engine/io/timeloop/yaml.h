@@ -85,6 +85,10 @@ std::string tableComponentName(const std::string& full, const std::string& where
 
 std::string lower(std::string s);
 
+// Timeloop's class families (substrings, as topology.hpp lists them).
+bool isStorageClass(const std::string& cls);
+bool isComputeClass(const std::string& cls);
+
 } // namespace mw::timeloop_yaml
 
 namespace mw::timeloop_read {
