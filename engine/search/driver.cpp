@@ -334,6 +334,9 @@ SearchContext::SearchContext(const MapSpace& space, const SearchSettings& settin
             densityProblems_.push_back(q);
         }
     }
+    exhaustedAfter_ = std::int64_t(param("exhausted_after", double(exhaustedAfter_)));
+    if (exhaustedAfter_ < 1)
+        throw InputError("exhausted_after", "expected at least 1 proposal");
     pool_ = std::make_unique<WorkerPool>(settings_.threads);
     start_ = now();
     result_.bestCost = kInfinity;
@@ -558,12 +561,8 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const NotingGenerato
         unchargedStreak_ = 0;
         ++charged;
     }
-    // A million repeats in a row (about a second of hashing) means the
-    // searcher cannot find a new mapping: without this, a budget larger than
-    // the space would never be spent.
-    constexpr std::int64_t kMaxUnchargedStreak = 1'000'000;
-    if (unchargedStreak_ >= kMaxUnchargedStreak)
-        stop("no new mapping in " + std::to_string(kMaxUnchargedStreak) +
+    if (unchargedStreak_ >= exhaustedAfter_)
+        stop("no new mapping in " + std::to_string(exhaustedAfter_) +
              " proposals in a row: the space looks exhausted (" +
              std::to_string(result_.evaluations) + " distinct mappings evaluated)");
     for (std::size_t i = limit; i < n; ++i)

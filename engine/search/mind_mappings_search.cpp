@@ -17,7 +17,8 @@
 //   The true model is charged only to re-check candidates: every
 //   `steps_per_evaluation` surrogate steps (default 20) the best predicted
 //   mapping not yet checked is evaluated. Stats record surrogate steps and
-//   true evaluations separately.
+//   true evaluations separately. `idle_steps` steps (default 20,000) without
+//   a new candidate end the search: the space is spent.
 #include "common/error.h"
 #include "search/searchers.h"
 #include "search/surrogate.h"
@@ -119,7 +120,9 @@ class MindMappingsSearch : public Searcher {
         };
         consider(current, currentCost);
         std::int64_t steps = 0, injections = 0, checks = 0, idleCheckpoints = 0;
-        constexpr std::int64_t kMaxIdleCheckpoints = 1000;
+        // Steps without a new candidate that end the search (param idle_steps).
+        const std::int64_t maxIdleCheckpoints =
+            std::max<std::int64_t>(1, std::int64_t(ctx.param("idle_steps", 20000)) / stepsPerEval);
         // The comparison: what a surrogate step costs against a true
         // evaluation (both in microseconds, from the same clock).
         using Clock = std::chrono::steady_clock;
@@ -167,9 +170,9 @@ class MindMappingsSearch : public Searcher {
             // empty queue at many checkpoints in a row means the space is spent.
             if (steps % stepsPerEval == 0)
                 idleCheckpoints = pending.empty() ? idleCheckpoints + 1 : 0;
-            if (idleCheckpoints >= kMaxIdleCheckpoints) {
+            if (idleCheckpoints >= maxIdleCheckpoints) {
                 ctx.stop("Mind Mappings: no new mapping in " +
-                         std::to_string(kMaxIdleCheckpoints * stepsPerEval) +
+                         std::to_string(maxIdleCheckpoints * stepsPerEval) +
                          " steps: the space looks exhausted");
                 break;
             }

@@ -225,6 +225,9 @@ class SearchContext {
     // Candidates proposed in a row without a charge (all seen before): a space
     // with fewer legal mappings than the budget ends the search here.
     std::int64_t unchargedStreak_ = 0;
+    // The streak that ends it (param exhausted_after): a million repeats, about
+    // a second of hashing, means the searcher cannot find a new mapping.
+    std::int64_t exhaustedAfter_ = 1'000'000;
     std::int64_t traceStride_ = 1; // a power of 2 (a mask, not a division, per charge)
     double lastProgress_ = -1.0;
     double start_ = 0.0;

@@ -39,17 +39,29 @@ for case in "$root"/tests/data/timeloop-tutorial/*/; do
       > "$seeds/timeloop/user-$name.yaml"
 done
 
-failed=0
-printf '%-24s %12s %10s %8s %8s %8s  %s\n' harness executions "per s" cov ft corpus result
-for h in "${harnesses[@]}"; do
-  corpus=$build/fuzz-corpus/$h
+# Harnesses run side by side, one per core (FUZZ_JOBS overrides): each still
+# fuzzes for SECONDS of its own, on a core of its own.
+jobs=${FUZZ_JOBS:-$(nproc)}
+fuzz_one() {
+  local h=$1 corpus=$build/fuzz-corpus/$1 log=$build/fuzz-findings/$1.log
   mkdir -p "$corpus" "$root/tests/fuzz/regressions/$h"
-  log=$build/fuzz-findings/$h.log
   "$build/tests/fuzz/fuzz_$h" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
       -print_final_stats=1 -artifact_prefix="$build/fuzz-findings/$h-" \
       $( [ "$h" = onnx ] || echo -dict="$root/tests/fuzz/$(case $h in timeloop*|template) echo yaml;; *) echo json;; esac).dict" ) \
       "$corpus" "$seeds/$h" "$root/tests/fuzz/regressions/$h" > "$log" 2>&1
-  status=$?
+  echo $? > "$log.status"
+}
+for h in "${harnesses[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+  fuzz_one "$h" &
+done
+wait
+
+failed=0
+printf '%-24s %12s %10s %8s %8s %8s  %s\n' harness executions "per s" cov ft corpus result
+for h in "${harnesses[@]}"; do
+  log=$build/fuzz-findings/$h.log
+  status=$(cat "$log.status" 2>/dev/null || echo 1)
   runs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -o '[0-9]*$')
   rate=$(grep -Eo 'stat::average_exec_per_sec: *[0-9]+' "$log" | grep -o '[0-9]*$')
   last=$(grep -E '^#[0-9]+' "$log" | tail -1)
@@ -57,7 +69,7 @@ for h in "${harnesses[@]}"; do
   ft=$(echo "$last" | grep -o 'ft: [0-9]*' | grep -o '[0-9]*')
   corp=$(echo "$last" | grep -o 'corp: [0-9]*' | grep -o '[0-9]*')
   result=ok
-  if [ $status -ne 0 ]; then result="FINDING (see $log)"; failed=1; fi
+  if [ "$status" -ne 0 ]; then result="FINDING (see $log)"; failed=1; fi
   printf '%-24s %12s %10s %8s %8s %8s  %s\n' "fuzz_$h" "${runs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$result"
 done
 exit $failed

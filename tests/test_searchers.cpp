@@ -1,0 +1,419 @@
+// What the searchers find: CoSA's schedules and their decode steps, the
+// exhaustive optimum that nothing beats, the sparsity-aware score, Mind
+// Mappings' surrogate, the network search, and the lower bound no search
+// goes below. Single-threaded apart from what the driver does (test_search).
+#include "common/error.h"
+#include "learn/mlp.h"
+#include "model/cost_model.h"
+#include "search/network_search.h"
+#include "search/surrogate.h"
+#include "search_support.h"
+
+#include <QtTest>
+
+#include <atomic>
+#include <cmath>
+
+using namespace mw;
+using namespace mw::test;
+
+namespace {
+
+// CoSA at maxNodes nodes per solve with one of its decode steps off, then on.
+std::pair<SearchResult, SearchResult> cosaWithoutAndWith(const MapSpace& space, const char* step,
+                                                         int maxNodes) {
+    SearchSettings s = budget(30);
+    s.params["max_nodes"] = maxNodes;
+    s.params[step] = 0;
+    SearchResult without = runSearch(space, "cosa", s);
+    s.params[step] = 1;
+    SearchResult with = runSearch(space, "cosa", s);
+    for (const SearchResult* r : {&without, &with})
+        qInfo("%s=%d: %.1f s in the solver, %.0f nodes, time limited %.0f", step,
+              r == &with ? 1 : 0, r->stats.at("solve_seconds"), r->stats.at("mip_nodes"),
+              r->stats.at("time_limited"));
+    return {std::move(without), std::move(with)};
+}
+
+} // namespace
+
+class TestSearchers : public QObject {
+    Q_OBJECT
+  private slots:
+    void cosaSchedules();
+    void cosaReportsInfeasibleMip();
+    void cosaKeepsOperandsInRegisters();
+    void cosaKeepsInputsOnChip();
+    void exhaustiveFindsOptimum();
+    void sparsityAwareScore();
+    void networkSearch();
+    void lowerBoundHolds();
+    void mindMappingsNeedsSurrogate();
+    void surrogateSavesAndPredicts();
+    void mlpInputGradient();
+};
+
+// CoSA on a 3x3 and a strided 1x1 layer: the node limit makes the schedule
+// reproducible (the clock never ends a solve here), the schedule is legal, and
+// the stats report the solve.
+void TestSearchers::cosaSchedules() {
+    const Architecture a = loadArchitecture(kSamples + "architectures/simba_like.json");
+    const std::vector<Problem> problems = {
+        conv3x3(), conv2dProblem("1x1/2", 1, 1, 256, 512, 14, 14, 1, 1, 2, 2)};
+    for (const Problem& p : problems) {
+        const MapSpace space(p, a);
+        const SearchResult one = runSearch(space, "cosa", budget(20));
+        const QString where = QString::fromStdString(p.name);
+        QVERIFY2(one.found, qPrintable(where + ": " + QString::fromStdString(one.stopReason)));
+        QVERIFY2(evaluate(p, a, one.best).valid, qPrintable(where));
+        QCOMPARE(one.stats.at("time_limited"), 0.0);
+        QVERIFY(one.stats.at("mip_nodes") > 0 && one.stats.at("mip_nodes") <= 5 * 50);
+        QVERIFY(one.stats.at("solve_seconds") > 0);
+        QVERIFY(one.evaluations >= 1 && one.evaluations <= 20);
+        if (&p == &problems.front()) {
+            const SearchResult again = runSearch(space, "cosa", budget(20));
+            QVERIFY2(sameTrace(one, again), qPrintable(where));
+            QCOMPARE(space.hash(one.best), space.hash(again.best));
+        }
+    }
+}
+
+// A keep and a factor fixed so that a buffer cannot hold its tile: CBC proves
+// the MIP infeasible, and the message names the level.
+void TestSearchers::cosaReportsInfeasibleMip() {
+    const Architecture a = eyeriss();
+    const Problem p = conv3x3();
+    MapSpaceConstraints c;
+    c.levels.resize(static_cast<std::size_t>(a.numLevels()));
+    const int psum = a.levelIndex("psum_spad");
+    c.levels[psum].keepFixed = c.levels[psum].keepValue = 1u << p.tensorIndex("Outputs");
+    c.levels[psum].temporal[p.dimIndex("M")] = 32; // 32 partial sums, 16 words
+    const MapSpace space(p, a, c);
+    const SearchResult r = runSearch(space, "cosa", budget(20));
+    QVERIFY(!r.found);
+    QVERIFY2(r.stopReason.find("CoSA: the MIP is infeasible") != std::string::npos &&
+                 r.stopReason.find("psum_spad") != std::string::npos,
+             r.stopReason.c_str());
+}
+
+// ResNet-50's layer4.0.conv1 (input.125: 1x1, C = 1024, M = 512, P = Q = 14) on Simba-like:
+// the MIP's decode leaves the 1-word registers keeping nothing, so every MAC
+// reads its weight from a buffer further out, although the loops just above
+// would let a register hold it. The decode with that keep added is a candidate
+// and wins. (Since the MIP decodes into Timeloop's space, one axis per
+// dimension and level, conv2_x's decode no longer shows the effect.)
+void TestSearchers::cosaKeepsOperandsInRegisters() {
+    const Architecture a = loadArchitecture(kSamples + "architectures/simba_like.json");
+    const Problem p = conv2dProblem("conv4_x-1x1", 1, 1, 1024, 512, 14, 14, 1, 1);
+    const MapSpace space(p, a);
+    // (The effect needs a decode near CBC's 1,000-node one.)
+    const auto [without, with] = cosaWithoutAndWith(space, "operand_keeps", 400);
+    QVERIFY(without.found && with.found);
+    QCOMPARE(without.stats.at("time_limited"), 0.0);
+    QCOMPARE(with.stats.at("time_limited"), 0.0);
+    QVERIFY2(with.bestCost < 0.8 * without.bestCost,
+             qPrintable(QString("%1 vs %2").arg(with.bestCost).arg(without.bestCost)));
+    QVERIFY(evaluate(p, a, with.best).valid);
+    const int registers = a.numLevels() - 1;
+    QVERIFY(without.best.levels[registers].keepMask == 0);
+    QVERIFY(with.best.levels[registers].keepMask != 0);
+}
+
+void TestSearchers::cosaKeepsInputsOnChip() {
+    // ResNet-50's layer4.0.conv1 (input.125: 1x1, C = 1024, M = 512, P = Q = 14) on
+    // Simba-like: the MIP's decode steps DRAM through M outside C, so every M
+    // step reads the inputs again. The DRAM-reuse decodes (dram_reuse) move
+    // the C loop into the global buffer, which then holds all inputs: each is
+    // read once. (layer3.1.conv2, 3x3, showed it before the MIP decoded into
+    // Timeloop's space, one axis per dimension and level.)
+    const Architecture a = loadArchitecture(kSamples + "architectures/simba_like.json");
+    const Problem p = conv2dProblem("conv4_x-1x1", 1, 1, 1024, 512, 14, 14, 1, 1);
+    const MapSpace space(p, a);
+    const auto [without, with] = cosaWithoutAndWith(space, "dram_reuse", 400);
+    QVERIFY(without.found && with.found);
+    QCOMPARE(without.stats.at("time_limited"), 0.0);
+    QCOMPARE(with.stats.at("time_limited"), 0.0);
+    QVERIFY2(with.bestCost < 0.85 * without.bestCost,
+             qPrintable(QString("%1 vs %2").arg(with.bestCost).arg(without.bestCost)));
+    const int in = p.tensorIndex("Inputs");
+    const Evaluation e = evaluate(p, a, with.best);
+    QVERIFY(e.valid);
+    QCOMPARE(e.levels[0].tensors[in].reads, e.levels[0].tensors[in].tile); // each word once
+    const Evaluation before = evaluate(p, a, without.best);
+    QVERIFY(before.levels[0].tensors[in].reads > 2 * before.levels[0].tensors[in].tile);
+}
+
+void TestSearchers::exhaustiveFindsOptimum() {
+    const auto c = smallCase();
+    const MapSpace space(c.problem, c.arch);
+    SearchSettings s = budget(100'000'000);
+    const SearchResult ex = runSearch(space, "exhaustive", s);
+    QCOMPARE(ex.stopReason, std::string("space exhausted"));
+    QVERIFY(ex.found);
+    // Nothing the other searchers find beats the exhaustive optimum.
+    for (const char* name : {"random", "annealing", "genetic", "gamma"}) {
+        const SearchResult r = runSearch(space, name, budget(3000, 5));
+        QVERIFY2(r.bestCost >= ex.bestCost * (1 - 1e-12), name);
+    }
+    // GAMMA reaches the optimum within 2,000 evaluations on every seed (all of
+    // the first 40 when measured).
+    for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+        const SearchResult g = runSearch(space, "gamma", budget(2000, seed));
+        QVERIFY2(
+            std::abs(g.bestCost - ex.bestCost) <= 1e-9 * ex.bestCost,
+            qPrintable(QString("seed %1: %2 vs %3").arg(seed).arg(g.bestCost).arg(ex.bestCost)));
+    }
+}
+
+void TestSearchers::sparsityAwareScore() {
+    const Architecture a = eyeriss();
+    const Problem p = conv3x3();
+    const MapSpace space(p, a);
+    SearchSettings s = budget(300);
+    s.objective = SearchObjective::parse("edp@Inputs");
+    QCOMPARE(s.objective.densities.size(), std::size_t(5));
+    const SearchResult r = runSearch(space, "gamma", s);
+    QVERIFY(r.found);
+    // The score is the sum over the imposed densities of EDP_d / d.
+    double expected = 0.0;
+    for (double d : {1.0, 0.8, 0.5, 0.2, 0.1}) {
+        Problem q = p;
+        q.tensors[std::size_t(p.tensorIndex("Inputs"))].density = d;
+        expected += evaluate(q, a, r.best).edp / d;
+    }
+    QVERIFY(std::abs(r.bestCost - expected) <= 1e-9 * expected);
+    // The reported bound is a bound of the score, not of the dense EDP alone.
+    const LowerBound lb = lowerBound(p, a, s.objective);
+    const double dense = lowerBound(p, a, SearchObjective{}).objective;
+    QVERIFY2(
+        lb.objective <= r.bestCost && lb.objective > 2 * dense,
+        qPrintable(
+            QString("bound %1, dense %2, score %3").arg(lb.objective).arg(dense).arg(r.bestCost)));
+    QVERIFY_THROWS_EXCEPTION(InputError, SearchObjective::parse("edp@Inputs=0.5,0"));
+    s.objective = SearchObjective::parse("edp@Activations");
+    QVERIFY_THROWS_EXCEPTION(InputError, runSearch(space, "random", s));
+}
+
+void TestSearchers::networkSearch() {
+    const Architecture a = eyeriss();
+    Network net;
+    net.name = "tiny";
+    for (const char* name : {"a", "b", "c"}) {
+        LayerSpec l = presetLayer("conv2d", name);
+        l.params = {{"C", 64}, {"M", 64}, {"P", 28}, {"Q", 28}, {"R", 3}, {"S", 3}};
+        net.layers.push_back(l);
+    }
+    net.layers[2].params[1].second = 128; // c differs from a in M only
+    NetworkSearchOptions o;
+    o.searcher = "gamma";
+    o.settings = budget(600);
+    const NetworkOutcome cold = searchNetwork(net, a, o);
+    QCOMPARE(cold.uniqueLayers, 2);
+    QCOMPARE(cold.layers[1].sameAs, 0);
+    QCOMPARE(cold.evaluations, 1200LL);
+    double energy = 0.0;
+    for (const auto& l : cold.layers)
+        energy += l.result.bestEvaluation.energy;
+    QCOMPARE(cold.energy, energy);
+    o.warmStart = true;
+    const NetworkOutcome warm = searchNetwork(net, a, o);
+    QCOMPARE(warm.layers[2].warmFrom, 0);
+    // The transferred mapping is legal after repair and keeps the orders.
+    const Problem pa = buildProblem(net.layers[0]), pc = buildProblem(net.layers[2]);
+    Mapping t = transferMapping(cold.layers[0].result.best, pa, pc, a);
+    for (int d = 0; d < pc.numDims(); ++d) {
+        std::int64_t prod = 1;
+        for (int l = 0; l < a.numLevels(); ++l)
+            prod *= std::int64_t(t.levels[l].temporal[d]) * t.levels[l].spatialX[d] *
+                    t.levels[l].spatialY[d];
+        QCOMPARE(prod, pc.dims[d].bound);
+    }
+    QCOMPARE(shapeDistance(pa, pc), 1);
+}
+
+// Touched elements count what strides skip; the lower bound is one: no mapping
+// a search can return (bypass included) costs less in energy or cycles.
+void TestSearchers::lowerBoundHolds() {
+    const auto inputs = [](const Problem& p) { return p.tensorIndex("Inputs"); };
+    {
+        const Problem p = conv2dProblem("1x1/2", 1, 1, 64, 128, 14, 14, 1, 1, 2, 2);
+        QCOMPARE(p.touchedElements(inputs(p)), std::int64_t(64 * 14 * 14));
+        QCOMPARE(p.tensorSize(inputs(p)), std::int64_t(64 * 27 * 27));
+        QCOMPARE(p.touchedElements(p.tensorIndex("Weights")), std::int64_t(64 * 128));
+    }
+    {
+        // Stride 3, 2-wide filter: rows {3p + r} = 0,1,3,4,6,7,9,10 (8 of 11).
+        const Problem p = conv2dProblem("s3", 1, 1, 1, 1, 4, 1, 2, 1, 3, 1);
+        QCOMPARE(p.touchedElements(inputs(p)), std::int64_t(8));
+        QCOMPARE(p.tensorSize(inputs(p)), std::int64_t(11));
+        // Stride 2 under a 3-wide filter, and dilation 2: every row is touched.
+        const Problem q = conv2dProblem("s2", 1, 1, 1, 1, 4, 1, 3, 1, 2, 1);
+        QCOMPARE(q.touchedElements(inputs(q)), q.tensorSize(inputs(q)));
+        const Problem r = conv2dProblem("d2", 1, 1, 1, 1, 5, 1, 3, 1, 1, 1, 2, 1);
+        QCOMPARE(r.touchedElements(inputs(r)), std::int64_t(9));
+    }
+    {
+        // One dimension twice in a coordinate: P + 3P takes the 64 values 4p,
+        // though its bounding box has 253 coordinates.
+        const Problem p = makeProblem(
+            "P+3P", {{"P", 64}},
+            {{"Inputs", {{{"P", 1}, {"P", 3}}}, false}, {"Outputs", {{{"P", 1}}}, true}});
+        QCOMPARE(p.touchedElements(inputs(p)), std::int64_t(64));
+        QCOMPARE(p.tensorSize(inputs(p)), std::int64_t(253));
+        const Architecture a = eyeriss();
+        SearchSettings s = budget(3000);
+        s.objective = SearchObjective::parse("energy");
+        const SearchResult g = runSearch(MapSpace(p, a), "gamma", s);
+        QVERIFY(g.found && g.bestEvaluation.energy >= lowerBound(p, a, s.objective).energy);
+    }
+    std::vector<Problem> problems = {conv3x3(), conv2dProblem("1x1", 1, 1, 512, 1024, 14, 14, 1, 1),
+                                     conv2dProblem("1x1/2", 1, 1, 256, 512, 28, 28, 1, 1, 2, 2)};
+    problems.push_back(conv3x3());
+    problems.back().name = "conv3_x, sparse inputs";
+    problems.back().tensors[std::size_t(inputs(problems.back()))].density = 0.3;
+    int checked = 0;
+    for (const char* file : {"eyeriss_like", "simba_like", "accel_b", "tensor_core_like"}) {
+        const Architecture a = loadArchitecture(kSamples + "architectures/" + file + ".json");
+        for (const Problem& p : problems) {
+            const MapSpace space(p, a);
+            const LowerBound lb = lowerBound(p, a, SearchObjective{});
+            QVERIFY(lb.energy > 0 && lb.cycles > 0 && lb.objective == lb.edp);
+            const auto check = [&](const Evaluation& e) {
+                ++checked;
+                QVERIFY2(e.energy >= lb.energy && double(e.cycles) >= lb.cycles && e.edp >= lb.edp,
+                         qPrintable(QString("%1 on %2: energy %3 (bound %4), cycles %5 (%6)")
+                                        .arg(QString::fromStdString(p.name), file)
+                                        .arg(e.energy)
+                                        .arg(lb.energy)
+                                        .arg(e.cycles)
+                                        .arg(lb.cycles)));
+            };
+            Rng rng(5);
+            Evaluation e;
+            for (int i = 0; i < 200; ++i) {
+                Mapping m = space.sample(rng);
+                if (space.repair(m, rng, e)) {
+                    evaluate(p, a, m, e);
+                    check(e);
+                }
+            }
+            // Good mappings bypass most levels, which is where a bound that
+            // charges every level fails.
+            const SearchResult g = runSearch(space, "gamma", budget(10000));
+            QVERIFY(g.found);
+            check(g.bestEvaluation);
+        }
+    }
+    QVERIFY(checked > 3000);
+}
+
+void TestSearchers::mindMappingsNeedsSurrogate() {
+    const Architecture a = eyeriss();
+    const Problem p = conv3x3();
+    const MapSpace space(p, a);
+    const QTemporaryDir empty;
+    SearchSettings s = budget(100);
+    s.modelDir = empty.path().toStdString();
+    s.params["train"] = 0;
+    const SearchResult r = runSearch(space, "mind-mappings", s);
+    QVERIFY(!r.found);
+    QCOMPARE(r.evaluations, 0LL);
+    QVERIFY2(r.stopReason.find("no trained surrogate") != std::string::npos, r.stopReason.c_str());
+    QVERIFY(r.stopReason.find(empty.path().toStdString()) != std::string::npos);
+
+    // A time budget that ends during training says how to get a surrogate; a
+    // cancel says it was cancelled.
+    // The stop comes within a shape of data, not after all of it (these
+    // samples take about 7 s to generate on one core).
+    s.params["train"] = 1;
+    s.params["samples"] = 500000;
+    s.budget = {};
+    s.budget.seconds = 0.2;
+    const SearchResult late = runSearch(space, "mind-mappings", s);
+    QCOMPARE(late.evaluations, 0LL);
+    QVERIFY2(late.seconds < 3.0, QByteArray::number(late.seconds));
+    QVERIFY2(late.stopReason.find("budget ran out while training") != std::string::npos &&
+                 late.stopReason.find("train-surrogate") != std::string::npos,
+             late.stopReason.c_str());
+    std::atomic<bool> cancel{true};
+    s.budget.seconds = 0;
+    s.budget.evaluations = 100;
+    const SearchResult cancelled = runSearch(space, "mind-mappings", s, {}, &cancel);
+    QCOMPARE(cancelled.evaluations, 0LL);
+    QVERIFY(cancelled.cancelled);
+    QCOMPARE(cancelled.stopReason, std::string("cancelled"));
+}
+
+void TestSearchers::surrogateSavesAndPredicts() {
+    const Architecture a = eyeriss();
+    const Problem p = conv3x3();
+    SurrogateOptions o;
+    o.samples = 3000;
+    o.epochs = 3;
+    SurrogateReport report;
+    Surrogate s = Surrogate::train(p, a, o, report);
+    QCOMPARE(report.samples, 3000);
+    QVERIFY(report.rankCorrelation > -1.0 && report.rankCorrelation <= 1.0);
+    const QTemporaryDir dir;
+    const std::string path = dir.filePath("s.surrogate").toStdString();
+    s.save(path);
+    Surrogate again = Surrogate::load(path, p, a);
+    // Same prediction and gradient after the round trip.
+    const MapSpace space(p, a);
+    Rng rng(5);
+    Evaluation e;
+    Mapping m;
+    QVERIFY(space.sampleLegal(rng, m, e));
+    std::vector<float> x(std::size_t(s.codec().features()));
+    s.codec().encodeProblem(p, x.data());
+    s.codec().encode(m, x.data() + s.codec().problemFeatures());
+    std::vector<float> g1(x.size()), g2(x.size());
+    QCOMPARE(s.predict(x.data(), g1.data()), again.predict(x.data(), g2.data()));
+    QVERIFY(g1 == g2);
+    // Projection of an encoded legal mapping gives a legal mapping.
+    Mapping back;
+    QVERIFY(s.codec().project(x.data(), space, back, rng, e));
+    QVERIFY(evaluate(p, a, back).valid);
+    // Another family or a broken file is refused with the file named.
+    const Problem gemm = gemmProblem("g", 64, 64, 64);
+    try {
+        Surrogate::load(path, gemm, a);
+        QFAIL("a conv surrogate loaded for a GEMM");
+    } catch (const InputError& err) {
+        QVERIFY(std::string(err.what()).find(path) != std::string::npos);
+    }
+    QVERIFY_THROWS_EXCEPTION(InputError, Surrogate::load(dir.filePath("none").toStdString(), p, a));
+}
+
+void TestSearchers::mlpInputGradient() {
+    Rng rng(3);
+    Mlp net({5, 8, 8, 3}, rng);
+    Eigen::MatrixXf x(5, 1);
+    x << 0.3f, -1.2f, 0.7f, 2.0f, -0.4f;
+    Eigen::MatrixXf dy(3, 1);
+    dy << 1.0f, -0.5f, 0.25f;
+    const Eigen::MatrixXf y0 = net.forward(x);
+    const Eigen::MatrixXf dx = net.inputGradient(dy);
+    // It matches finite differences of dy . output.
+    for (int i = 0; i < 5; ++i) {
+        Eigen::MatrixXf xp = x, xm = x;
+        xp(i, 0) += 1e-2f;
+        xm(i, 0) -= 1e-2f;
+        const float up = (dy.transpose() * net.forward(xp))(0, 0);
+        const float down = (dy.transpose() * net.forward(xm))(0, 0);
+        QVERIFY(std::abs((up - down) / 2e-2f - dx(i, 0)) < 1e-2f * (1.0f + std::abs(dx(i, 0))));
+    }
+    // It leaves the parameters' gradients alone: a step after it changes nothing...
+    net.forward(x);
+    net.inputGradient(dy);
+    net.step(1.0f, 0.0f);
+    QVERIFY(net.forward(x) == y0);
+    // ...while backward() gives the same input gradient and accumulates them.
+    const Eigen::MatrixXf dxb = net.backward(dy);
+    QVERIFY(dxb == dx);
+    net.step(1.0f, 0.0f);
+    QVERIFY(net.forward(x) != y0);
+}
+
+QTEST_GUILESS_MAIN(TestSearchers)
+#include "test_searchers.moc"
