@@ -14,6 +14,7 @@
 #include <chrono>
 #include <random>
 #include <thread>
+#include <utility>
 
 using namespace mw;
 using namespace mw::test;
@@ -191,6 +192,20 @@ void TestSearch::timeBudget() {
     // far past it depends on the machine, so it is not asserted).
     QVERIFY(r.seconds >= 0.3);
     QVERIFY(r.evaluations > 0);
+    // The time a progress callback takes is not the search's (the GUI pauses a
+    // run by blocking in it): a 1.5 s pause in a 0.3 s search leaves it 0.3 s.
+    bool paused = false;
+    const auto t0 = std::chrono::steady_clock::now();
+    const SearchResult p2 = runSearch(space, "gamma", s, [&](const SearchProgress&) {
+        if (!std::exchange(paused, true))
+            std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    });
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    QVERIFY(paused && wall >= 1.8);
+    QCOMPARE(p2.stopReason, std::string("time budget spent"));
+    QVERIFY2(p2.seconds >= 0.3 && p2.seconds < 1.5, QByteArray::number(p2.seconds));
+    QVERIFY(p2.trace.back().seconds <= p2.seconds);
 }
 
 void TestSearch::badSettings() {

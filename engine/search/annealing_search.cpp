@@ -8,7 +8,6 @@
 #include "search/searchers.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 namespace mw {
@@ -76,7 +75,7 @@ class AnnealingSearch : public Searcher {
                                        ? double(ctx.settings().budget.evaluations - startEvals)
                                        : 0.0;
         const double budgetSeconds = ctx.settings().budget.seconds;
-        const auto t0 = std::chrono::steady_clock::now();
+        const double t0 = ctx.elapsed();
 
         while (!ctx.stopped()) {
             // Progress through the budget sets the temperature.
@@ -84,10 +83,7 @@ class AnnealingSearch : public Searcher {
             if (budgetEvals > 0)
                 progress = double(ctx.evaluations() - startEvals) / budgetEvals;
             if (budgetSeconds > 0)
-                progress = std::max(
-                    progress,
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
-                        budgetSeconds);
+                progress = std::max(progress, (ctx.elapsed() - t0) / budgetSeconds);
             const double T = tMax * std::pow(tMin / tMax, std::min(1.0, progress));
             ctx.evaluateGenerated(
                 width,

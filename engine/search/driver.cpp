@@ -350,7 +350,7 @@ double SearchContext::param(const std::string& name, double fallback) const {
 }
 
 double SearchContext::elapsed() const {
-    return now() - start_;
+    return now() - start_ - inProgressCalls_;
 }
 
 bool SearchContext::timeUp() const {
@@ -444,7 +444,9 @@ void SearchContext::reportProgress(bool finished) {
     if (!finished && lastProgress_ >= 0 && t - lastProgress_ < settings_.progressInterval)
         return;
     lastProgress_ = t;
+    const double called = now();
     progress_({result_.evaluations, t, result_.found ? result_.bestCost : kInfinity, finished});
+    inProgressCalls_ += now() - called;
 }
 
 std::size_t SearchContext::evaluateGenerated(std::size_t n, const Generator& gen, Mapping* out,
@@ -468,7 +470,8 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const NotingGenerato
         workerScratch_.resize(static_cast<std::size_t>(pool_->size()));
     const bool dedup = settings_.deduplicate;
     const std::atomic<bool>* cancel = cancel_;
-    const double deadline = settings_.budget.seconds > 0 ? start_ + settings_.budget.seconds : 0.0;
+    const double deadline =
+        settings_.budget.seconds > 0 ? start_ + inProgressCalls_ + settings_.budget.seconds : 0.0;
     // Candidates past the evaluation budget are not generated: a batch never
     // overspends, and the charge order is the index order.
     // (A few extra stand in for duplicates, which are not charged.)

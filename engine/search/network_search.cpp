@@ -86,6 +86,7 @@ NetworkOutcome searchNetwork(const Network& net, const Architecture& a,
                              const std::atomic<bool>* cancel) {
     NetworkOutcome out;
     const auto t0 = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::duration inProgressCalls{};
     std::vector<Problem> problems;
     for (const auto& l : net.layers)
         problems.push_back(buildProblem(l));
@@ -128,11 +129,15 @@ NetworkOutcome searchNetwork(const Network& net, const Architecture& a,
             const MapSpace space(problems[i], a,
                                  options.constraints ? options.constraints(problems[i])
                                                      : MapSpaceConstraints{});
-            lo.result = runSearch(
-                space, options.searcher, s,
-                progress ? ProgressFn([&, i](const SearchProgress& p) { progress(int(i), p); })
-                         : ProgressFn(),
-                cancel);
+            // (The time in the caller's callback is not the search's: a pause.)
+            lo.result = runSearch(space, options.searcher, s,
+                                  progress ? ProgressFn([&, i](const SearchProgress& p) {
+                                      const auto called = std::chrono::steady_clock::now();
+                                      progress(int(i), p);
+                                      inProgressCalls += std::chrono::steady_clock::now() - called;
+                                  })
+                                           : ProgressFn(),
+                                  cancel);
             out.evaluations += lo.result.evaluations;
             out.cancelled = out.cancelled || lo.result.cancelled;
             ++out.uniqueLayers;
@@ -146,7 +151,9 @@ NetworkOutcome searchNetwork(const Network& net, const Architecture& a,
         out.layers.push_back(std::move(lo));
     }
     out.edp = out.energy * 1e-12 * out.cycles;
-    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    out.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0 - inProgressCalls)
+            .count();
     return out;
 }
 

@@ -66,6 +66,9 @@ struct SearchProgress {
     double best = 0.0;
     bool finished = false;
 };
+// The time a progress callback takes is not the search's: it is left out of
+// the time budget and of every reported second, so a caller that pauses a run
+// by blocking in its callback (the GUI's Pause) stops the run's clock.
 using ProgressFn = std::function<void(const SearchProgress&)>;
 
 struct SearchResult {
@@ -198,6 +201,9 @@ class SearchContext {
     bool hasBest() const { return result_.found; }
     const Mapping& best() const { return result_.best; }
     double bestCost() const { return result_.found ? result_.bestCost : kInfinity; }
+    // Seconds of search so far: the clock the time budget runs on (the time
+    // in progress callbacks is left out, see ProgressFn).
+    double elapsed() const;
 
     SearchResult finish();
 
@@ -208,7 +214,6 @@ class SearchContext {
     // Evaluates m for the objective (at every imposed density when sparsity-
     // aware); e receives the evaluation of the space's own problem.
     bool score(const Mapping& m, Evaluation& e, double& cost) const;
-    double elapsed() const;
     bool timeUp() const;
     void reportProgress(bool finished);
 
@@ -231,6 +236,7 @@ class SearchContext {
     std::int64_t traceStride_ = 1; // a power of 2 (a mask, not a division, per charge)
     double lastProgress_ = -1.0;
     double start_ = 0.0;
+    double inProgressCalls_ = 0.0; // seconds spent in progress_, not the search's
     bool stopRequested_ = false;
     Evaluation scratch_;
     struct CandidateSlot {
