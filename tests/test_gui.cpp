@@ -24,8 +24,12 @@
 #include <qcustomplot.h>
 
 #include <QElapsedTimer>
+#include <QFileDialog>
 #include <QFileInfo>
+#include <QImage>
 #include <QProcess>
+#include <QProgressBar>
+#include <QScopeGuard>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QUndoStack>
@@ -328,8 +332,8 @@ class TestGui : public QObject {
             QVERIFY(g->dataCount() > 0);
             names << g->name();
         }
-        QVERIFY(names.contains("gamma"));
-        QVERIFY(names.contains("random"));
+        QVERIFY(names.contains("gamma · seed 7"));
+        QVERIFY(names.contains("random · seed 7"));
         QVERIFY(names.contains("lower bound"));
         QCOMPARE(panel->resultsTable()->rowCount(), 2);
         // The inspector shows the better of the two best mappings, legal.
@@ -345,6 +349,261 @@ class TestGui : public QObject {
             QCOMPARE(r.result.evaluations, std::int64_t(2000));
             QVERIFY(r.result.bestEvaluation.valid);
         }
+    }
+
+    // Issue 31, item 4: a paused run's clock stops. A 1 s run paused for 2.5 s
+    // is still running when resumed, and reports about 1 s of search; while
+    // paused, the status bar says so.
+    void pauseStopsTheClock() {
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        auto* panel = w.searchPanel();
+        panel->setSearchers({"random"});
+        panel->setBudget(0, 1.0);
+        QCOMPARE(panel->runSelected(), 1);
+        panel->setPausedAll(true);
+        auto* status = w.findChild<QLabel*>("runningSearches");
+        QVERIFY(status);
+        QCOMPARE(status->text(), QString("1 search paused"));
+        QElapsedTimer wall;
+        wall.start();
+        QTest::qWait(2500);
+        QCOMPARE(panel->runningCount(), 1); // still there: its second is not spent
+        panel->setPausedAll(false);
+        QCOMPARE(status->text(), QString("1 search running"));
+        QVERIFY(w.waitForSearches(60000));
+        QVERIFY(wall.elapsed() >= 2500);
+        const mw::SearchResult& r = w.session().runs.at(0).result;
+        QCOMPARE(r.stopReason, std::string("time budget spent"));
+        QVERIFY2(r.seconds >= 1.0 && r.seconds < 2.0, qPrintable(QString::number(r.seconds)));
+        QCOMPARE(status->text(), QString("No search running"));
+    }
+
+    // Issue 31, item 7: Save on a bundled sample asks where to save it; the
+    // sample stays as shipped (it is put back if a regression wrote it).
+    void bundledSamplesAreReadOnly() {
+        const QString sample = MainWindow::defaultSessionPath();
+        QFile in(sample);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        const QByteArray shipped = in.readAll();
+        in.close();
+        const auto restore = qScopeGuard([&] {
+            QFile out(sample);
+            if (out.open(QIODevice::ReadOnly) && out.readAll() != shipped) {
+                out.close();
+                if (out.open(QIODevice::WriteOnly | QIODevice::Truncate))
+                    out.write(shipped);
+            }
+        });
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(MainWindow::isBundledSample(sample));
+        QVERIFY(!MainWindow::isBundledSample(dir_.filePath("mine.json")));
+        QVERIFY(w.openSession(sample));
+        QVERIFY(w.windowTitle().contains("read-only"));
+        QVERIFY(w.workloadEditor()->setCell(0, "M", "32")); // something to save
+        QAction* save = nullptr;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->shortcut() == QKeySequence(QKeySequence::Save))
+                save = a;
+        QVERIFY(save);
+        bool asked = false;
+        QTimer answer; // the file dialog: cancelled
+        connect(&answer, &QTimer::timeout, &w, [&] {
+            if (QWidget* dialog = QApplication::activeModalWidget()) {
+                asked = qobject_cast<QFileDialog*>(dialog) != nullptr;
+                if (auto* d = qobject_cast<QDialog*>(dialog))
+                    d->reject();
+            }
+        });
+        answer.start(50);
+        save->trigger();
+        answer.stop();
+        QVERIFY(asked);
+        QFile after(sample);
+        QVERIFY(after.open(QIODevice::ReadOnly));
+        QVERIFY2(after.readAll() == shipped, "the bundled session was overwritten");
+        QCOMPARE(w.sessionPath(), sample);
+    }
+
+    // Issue 31, item 3: the design-space view's default axes come from the
+    // session that is open (its largest buffer, its PE array), are worked out
+    // again when another opens, and the bar counts the points they make.
+    void designSpaceDefaultsFollowTheSession() {
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        const auto meshOf = [](const mw::Architecture& a) {
+            return std::to_string(a.compute.meshX) + "x" + std::to_string(a.compute.meshY);
+        };
+        const auto check = [&](const mw::Architecture& a, const std::string& buffer) {
+            const auto axes = w.designView()->axes();
+            int points = 1;
+            bool mesh = false, capacity = false;
+            for (const auto& axis : axes) {
+                points *= int(axis.values.size());
+                mesh = mesh || (axis.parameter == "pe_mesh" && axis.values.front() == meshOf(a));
+                capacity = capacity || axis.parameter == buffer + ".capacity_words";
+            }
+            QString listed;
+            for (const auto& axis : axes)
+                listed += QString::fromStdString(axis.parameter) + " ";
+            QVERIFY2(mesh && capacity, qPrintable(listed));
+            auto* bar = w.designView()->findChild<QProgressBar*>();
+            QVERIFY(bar);
+            QCOMPARE(bar->maximum(), points);
+        };
+        check(w.session().arch, "shared_glb");
+        QVERIFY(w.designView()->plot()->minimumHeight() >= 200);
+        mw::Session other = w.session();
+        other.arch = mw::loadArchitecture(
+            (kSource + "/samples/architectures/simba_like.json").toStdString());
+        other.runs.clear();
+        w.setSession(other);
+        QVERIFY(meshOf(other.arch) != "14x12");
+        check(other.arch, "WeightBuffer"); // 128 x 4,096 words: its largest
+    }
+
+    // Issue 31, item 1: a workload edit keeps every run. Runs that no longer
+    // fit are marked stale (greyed, figures as computed, not drawn); the edit
+    // is undone with Undo, and a stale run runs again on the current design.
+    void workloadEditsKeepRunsAndUndo() {
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        const int layer = w.session().currentLayer;
+        const int other = layer == 0 ? 1 : 0;
+        auto* panel = w.searchPanel();
+        panel->setSearchers({"gamma"});
+        panel->setBudget(300, 0);
+        w.selectLayer(other);
+        QCOMPARE(panel->runSelected(), 1);
+        QVERIFY(w.waitForSearches(60000));
+        w.selectLayer(layer);
+        QCOMPARE(panel->runSelected(), 1);
+        QVERIFY(w.waitForSearches(60000));
+        QCOMPARE(w.session().runs.size(), std::size_t(2));
+        const mw::SessionRun computed = w.session().runs[1];
+        const int graphs = panel->plot()->graphCount();
+        const std::int64_t c = w.session().network.layers[std::size_t(layer)].param("C", 0);
+        QVERIFY(w.workloadEditor()->setCell(layer, "C", QString::number(c / 2)));
+        QCOMPARE(w.session().runs.size(), std::size_t(2)); // nothing deleted
+        QVERIFY(w.session().runs[0].stale.empty());        // the untouched layer's run
+        QVERIFY(!w.session().runs[1].stale.empty());
+        QCOMPARE(w.session().runs[1].result.bestEvaluation.edp, computed.result.bestEvaluation.edp);
+        QCOMPARE(panel->plot()->graphCount(), graphs - 1); // its curve is not drawn
+        QVERIFY(panel->resultsTable()->item(1, 0)->toolTip().startsWith("Stale"));
+        QVERIFY(w.undoStack()->canUndo());
+        w.undoStack()->undo();
+        QCOMPARE(w.session().network.layers[std::size_t(layer)].param("C", 0), c);
+        QVERIFY(w.session().runs[1].stale.empty());
+        QCOMPARE(panel->plot()->graphCount(), graphs);
+        w.undoStack()->redo();
+        QVERIFY(!w.session().runs[1].stale.empty());
+        // Run again on the current design: a new, current run.
+        QVERIFY(panel->rerun(1));
+        QVERIFY(w.waitForSearches(60000));
+        QCOMPARE(w.session().runs.size(), std::size_t(3));
+        QVERIFY(w.session().runs[2].stale.empty() && w.session().runs[2].result.found);
+    }
+
+    // Issue 31, item 2: undoing a design point leaves its runs stale, with the
+    // figures they were computed with, and no view takes them as a best.
+    void undoneDesignPointLeavesNoWrongNumbers() {
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        const int layer = w.session().currentLayer;
+        mw::SweepSpec spec;
+        spec.base = w.session().arch;
+        spec.network = w.session().network;
+        spec.searcher = "gamma";
+        mw::Architecture big = spec.base;
+        QVERIFY(w.architectureEditor()->setPeArray(16, 16)); // the point's design, as an edit
+        big = w.session().arch;
+        w.undoStack()->undo();
+        const mw::Problem p = mw::buildProblem(spec.network.layers[std::size_t(layer)]);
+        mw::SearchSettings s;
+        s.budget.evaluations = 3000;
+        const mw::SearchResult found = mw::runSearch(mw::MapSpace(p, big), "gamma", s);
+        QVERIFY(found.found);
+        QVERIFY2(!mw::evaluate(p, spec.base, found.best).valid,
+                 "the point's mapping must need its 16 x 16 array");
+        mw::PointRecord point;
+        point.index = 3;
+        point.valid = true;
+        point.architecture = mw::toJson(big);
+        point.layers.resize(spec.network.layers.size());
+        point.layers[std::size_t(layer)].mapping = mw::toJson(found.best, p, big);
+        w.openDesignPoint(spec, point);
+        QCOMPARE(w.session().runs.size(), std::size_t(1));
+        const mw::Evaluation computed = w.session().runs[0].result.bestEvaluation;
+        QVERIFY(computed.valid && computed.energy > 0);
+        w.undoStack()->undo();
+        QCOMPARE(w.session().arch.compute.instances(), std::int64_t(168));
+        const mw::SessionRun& run = w.session().runs.at(0);
+        QVERIFY(!run.stale.empty());
+        QCOMPARE(run.result.bestEvaluation.energy, computed.energy); // not 0.00
+        QCOMPARE(run.result.bestEvaluation.cycles, computed.cycles);
+        // The table shows its figures, greyed; no curve, no best of the energy view.
+        QTableWidget* table = w.searchPanel()->resultsTable();
+        QVERIFY(table->item(0, mw::ui::SearchPanel::ColCycles)->text() != "0");
+        QVERIFY(table->item(0, 0)->toolTip().startsWith("Stale"));
+        for (int i = 0; i < w.searchPanel()->plot()->graphCount(); ++i)
+            QVERIFY(!w.searchPanel()->plot()->graph(i)->name().startsWith("gamma"));
+    }
+
+    // Issue 31, item 6: runs tell apart. Each run has its own legend entry and
+    // look, numbered labels, and a row that does not move when another run
+    // finishes.
+    void runsTellApart() {
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        auto* panel = w.searchPanel();
+        panel->setSearchers({"random"});
+        panel->setBudget(0, 3.0); // the first run outlasts the second
+        panel->setSeeds(1, 1);
+        QCOMPARE(panel->runSelected(), 1);
+        panel->setBudget(0, 0.3);
+        panel->setSeeds(1, 2);
+        QCOMPARE(panel->runSelected(), 1);
+        QTableWidget* table = panel->resultsTable();
+        const auto seedAt = [&](int row) { return table->item(row, mw::ui::SearchPanel::ColSeed)->text(); };
+        QCOMPARE(seedAt(0), QString("1"));
+        QCOMPARE(seedAt(1), QString("2"));
+        QTRY_VERIFY_WITH_TIMEOUT(panel->runningCount() == 1, 30000); // seed 2 finished
+        QCOMPARE(seedAt(0), QString("1"));                           // the running one kept its row
+        QCOMPARE(seedAt(1), QString("2"));
+        QVERIFY(table->item(0, mw::ui::SearchPanel::ColStatus)->text().startsWith("running"));
+        QVERIFY(w.waitForSearches(60000));
+        QCOMPARE(seedAt(0), QString("1"));
+        QStringList names;
+        QSet<QString> looks;
+        for (int i = 0; i < panel->plot()->graphCount(); ++i) {
+            QCPGraph* g = panel->plot()->graph(i);
+            if (!g->name().startsWith("random"))
+                continue;
+            names << g->name();
+            looks << g->pen().color().name() + QString::number(int(g->pen().style()));
+            QVERIFY(panel->plot()->legend->hasItemWithPlottable(g));
+        }
+        names.sort();
+        QCOMPARE(names, QStringList({"random · seed 1", "random · seed 2"}));
+        QCOMPARE(looks.size(), 2);
+    }
+
+    // Issue 31, item 5: a first Run with the defaults lasts long enough to
+    // watch its curve grow, on a wall-time axis.
+    void firstRunShowsALiveCurve() {
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        auto* panel = w.searchPanel();
+        panel->setSearchers({"gamma"});
+        QCOMPARE(panel->runSelected(), 1); // the default budget
+        QCOMPARE(panel->plot()->xAxis->label(), QString("wall time (s)"));
+        QVERIFY(panel->plot()->yAxis->label().contains("J × cycles"));
+        QTest::qWait(1500);
+        QCOMPARE(panel->runningCount(), 1); // still growing after 1.5 s
+        QVERIFY(panel->plot()->graph(0)->dataCount() > 0);
+        panel->cancelAll();
+        QVERIFY(w.waitForSearches(60000));
+        QVERIFY(w.session().runs.at(0).result.seconds >= 1.0);
     }
 
     void inspectorEditsReevaluate() {
@@ -607,6 +866,12 @@ class TestGui : public QObject {
         QVERIFY(w.exportPlot(path("convergence.pdf")));
         w.showView("energy");
         QVERIFY(w.exportPlot(path("energy.png")));
+        // A view without a chart says so instead of saving another view's.
+        w.showView("inspector");
+        QVERIFY(!w.exportPlot(path("inspector.png")));
+        QVERIFY2(w.lastError().contains("no chart"), qPrintable(w.lastError()));
+        QVERIFY(!QFileInfo::exists(path("inspector.png")));
+        QVERIFY(QImage(path("convergence.png")).width() >= 1200); // full size, whatever the widget
         for (const char* f :
              {"best.yaml", "traces.csv", "convergence.png", "convergence.pdf", "energy.png"})
             QVERIFY2(QFileInfo(path(f)).size() > 100, f);

@@ -531,7 +531,7 @@ QWidget* ArchitectureEditor::buildPanel() {
     pages_->addWidget(buildFieldPage(true));
     layout->addWidget(pages_);
     layout->addStretch();
-    panel->setMinimumWidth(340);
+    panel->setMinimumWidth(400);
     return panel;
 }
 
@@ -553,6 +553,8 @@ QWidget* ArchitectureEditor::buildFieldPage(bool compute) {
             row.widget = row.combo;
         } else {
             row.edit = new QLineEdit;
+            // Room for an area in µm² of a large buffer (217,363.36892) in full.
+            row.edit->setMinimumWidth(row.edit->fontMetrics().horizontalAdvance("0000000.000000"));
             connect(row.edit, &QLineEdit::editingFinished, this,
                     [this, key, compute] { commitFromPanel(key, compute); });
             row.widget = row.edit;
@@ -626,10 +628,12 @@ void ArchitectureEditor::refreshPanel() {
     // Texts are set before the page switches so that a field losing focus on the
     // switch finds its own value and commits nothing.
     auto show = [](Row& row, const QString& text) {
-        if (row.combo)
+        if (row.combo) {
             row.combo->setCurrentIndex(row.combo->findText(text, Qt::MatchFixedString));
-        else
-            row.edit->setText(text); // (and no longer modified)
+        } else {
+            row.edit->setText(text);        // (and no longer modified)
+            row.edit->setCursorPosition(0); // a long value shows its leading digits
+        }
     };
     // Estimates to four digits; values someone gave, as given.
     auto shownValue = [](double v, ValueSource s) {

@@ -28,6 +28,7 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <thread>
 
@@ -99,9 +100,12 @@ DesignSpaceView::DesignSpaceView(QWidget* parent) : QWidget(parent) {
     auto* addAxis = new QPushButton("+ Axis");
     auto* removeAxis = new QPushButton("− Axis");
     connect(addAxis, &QPushButton::clicked, this, [this] { addAxisRow("", ""); });
+    // The bar counts the points the axes make before a sweep runs.
+    connect(axesTable_, &QTableWidget::itemChanged, this, [this] { refreshPlanned(); });
     connect(removeAxis, &QPushButton::clicked, this, [this] {
         const int row = axesTable_->currentRow();
         axesTable_->removeRow(row >= 0 ? row : axesTable_->rowCount() - 1);
+        refreshPlanned();
     });
     auto* axisButtons = new QVBoxLayout;
     axisButtons->addWidget(addAxis);
@@ -185,6 +189,7 @@ DesignSpaceView::DesignSpaceView(QWidget* parent) : QWidget(parent) {
     choices->addStretch(1);
 
     plot_ = new QCustomPlot;
+    plot_->setMinimumHeight(260); // an empty plot keeps its size beside the table
     prepareSweepPlot(plot_);
     plot_->setMouseTracking(true);
     connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
@@ -244,7 +249,22 @@ void DesignSpaceView::setBase(const mw::Architecture& arch, const mw::Network& n
     network_ = network;
     constraints_ = constraints;
     if (first && axesTable_->rowCount() == 0)
-        setAxes(defaultAxes(arch));
+        resetAxes();
+}
+
+void DesignSpaceView::resetAxes() {
+    if (!running())
+        setAxes(defaultAxes(base_));
+}
+
+void DesignSpaceView::refreshPlanned() {
+    if (running())
+        return;
+    std::int64_t points = 1;
+    for (const auto& axis : axes())
+        points *= std::int64_t(axis.values.size());
+    progress_->setRange(0, int(std::min<std::int64_t>(points, 1 << 30)));
+    progress_->setValue(0);
 }
 
 void DesignSpaceView::setAxes(const std::vector<mw::SweepAxis>& axes) {
@@ -255,6 +275,7 @@ void DesignSpaceView::setAxes(const std::vector<mw::SweepAxis>& axes) {
             values << qs(v);
         addAxisRow(qs(a.parameter), values.join(","));
     }
+    refreshPlanned();
 }
 
 std::vector<mw::SweepAxis> DesignSpaceView::axes() const {
@@ -495,18 +516,29 @@ void DesignSpaceView::fillTable() {
 int DesignSpaceView::pointAt(const QPointF& pixel) const {
     const auto x = mw::SweepMetric(x_->currentData().toInt());
     const auto y = mw::SweepMetric(y_->currentData().toInt());
-    int best = -1;
-    double bestDistance = 12.0;
+    std::vector<double> distance(points_.size(), 1e300);
+    double nearest = 12.0;
     for (std::size_t i = 0; i < points_.size(); ++i) {
         if (!points_[i].valid)
             continue;
         const double px = plot_->xAxis->coordToPixel(metricValue(points_[i], x));
         const double py = plot_->yAxis->coordToPixel(metricValue(points_[i], y));
-        const double d = std::hypot(px - pixel.x(), py - pixel.y());
-        if (d < bestDistance) {
-            bestDistance = d;
+        distance[i] = std::hypot(px - pixel.x(), py - pixel.y());
+        nearest = std::min(nearest, distance[i]);
+    }
+    // Of the points under the cursor (markers overlap within a few pixels),
+    // the one drawn on top: a Pareto point before the points behind it.
+    constexpr double kOverlap = 4.0;
+    int best = -1;
+    for (std::size_t i = 0; i < points_.size(); ++i) {
+        if (distance[i] > nearest + kOverlap || distance[i] >= 12.0)
+            continue;
+        const bool onFront = std::find(front_.begin(), front_.end(), i) != front_.end();
+        const bool bestOnFront =
+            best >= 0 && std::find(front_.begin(), front_.end(), std::size_t(best)) != front_.end();
+        if (best < 0 || (onFront && !bestOnFront) ||
+            (onFront == bestOnFront && distance[i] < distance[std::size_t(best)]))
             best = int(i);
-        }
     }
     return best;
 }

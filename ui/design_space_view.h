@@ -34,6 +34,9 @@ class DesignSpaceView : public QWidget {
     void setBase(const mw::Architecture& arch, const mw::Network& network,
                  const mw::Json& constraints);
     void setAxes(const std::vector<mw::SweepAxis>& axes);
+    // The axes a new sweep starts from, worked out from the base architecture:
+    // its largest buffer, its PE array, its DRAM (a session was opened).
+    void resetAxes();
     std::vector<mw::SweepAxis> axes() const; // as the table holds them
     void setSearcher(const QString& name);
     void setBudget(int evaluationsPerLayer);
@@ -70,6 +73,7 @@ class DesignSpaceView : public QWidget {
     void redraw();
     void fillTable();
     void refreshChoices(); // the colour combo follows the sweep's axes
+    void refreshPlanned(); // the progress bar counts the points the axes make
     void onMail();
 
     mw::Architecture base_;

@@ -24,13 +24,31 @@ const QColor kSeries[] = {QColor(0x00, 0x72, 0xb2), QColor(0xe6, 0x9f, 0x00),
                           QColor(0x56, 0xb4, 0xe9), QColor(0xd5, 0x5e, 0x00),
                           QColor(0x99, 0x99, 0x99), QColor(0x44, 0x44, 0x44)};
 
+// The MACs: one colour in every chart.
+const QColor kMac(0x33, 0x33, 0x33);
+
+// The memory levels' colours: one hue family of their own, darker outwards,
+// so no level shares a colour with a tensor (kSeries) in the other chart.
+QColor levelColor(int level, int levels) {
+    const double depth = levels > 1 ? double(level) / double(levels - 1) : 0.0;
+    return QColor::fromHsv(285 - int(40 * depth), 110, 110 + int(120 * depth));
+}
+
 void styleAxes(QCustomPlot* p, const QString& yLabel) {
     p->yAxis->setLabel(yLabel);
     p->xAxis->setTickLabelRotation(30);
     p->xAxis->grid()->setVisible(false);
     p->legend->setVisible(true);
     p->legend->setFont(QFont(p->font().family(), 8));
-    p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    // The legend beside the bars, never over them: a column of its own, the
+    // legend at its top.
+    p->axisRect()->insetLayout()->take(p->legend);
+    auto* side = new QCPLayoutGrid;
+    p->plotLayout()->addElement(0, 1, side);
+    p->plotLayout()->setColumnStretchFactor(1, 0.001);
+    side->addElement(0, 0, p->legend);
+    side->addElement(1, 0, new QCPLayoutElement(p));
+    side->setRowStretchFactor(0, 0.001);
 }
 
 // Stacked bars: series[s][x] values, named, over the x labels.
@@ -176,7 +194,7 @@ void EnergyView::drawArea() {
     labels << QString::fromStdString(arch_.compute.name);
     series[0] << 0.0;
     series[1] << arch_.compute.area * double(arch_.compute.instances()) * 1e-6;
-    stackedBars(area_, labels, {"storage", "MACs"}, series, {kSeries[0], kSeries[5]});
+    stackedBars(area_, labels, {"storage", "MACs"}, series, {levelColor(0, 2), kMac});
 }
 
 void EnergyView::drawLevels() {
@@ -212,7 +230,7 @@ void EnergyView::drawLevels() {
     if (byAction_) {
         const auto read = add("read", kSeries[0]), fill = add("fill", kSeries[1]),
                    update = add("update", kSeries[2]), leak = add("leak", kSeries[6]),
-                   mac = add("MAC", kSeries[5]);
+                   mac = add("MAC", kMac);
         for (int l = 0; l < L; ++l) {
             for (int t = 0; t < p.numTensors(); ++t) {
                 const auto& ts = e.levels[std::size_t(l)].tensors[std::size_t(t)];
@@ -228,7 +246,7 @@ void EnergyView::drawLevels() {
         for (int t = 0; t < p.numTensors(); ++t)
             index.push_back(
                 add(QString::fromStdString(p.tensors[std::size_t(t)].name), kSeries[t % 6]));
-        const auto leak = add("leak", kSeries[6]), mac = add("MAC", kSeries[5].darker(120));
+        const auto leak = add("leak", kSeries[6]), mac = add("MAC", kMac);
         for (int l = 0; l < L; ++l) {
             for (int t = 0; t < p.numTensors(); ++t)
                 series[index[std::size_t(t)]][l] =
@@ -286,8 +304,8 @@ void EnergyView::drawComparison() {
         run_ >= 0 && run_ < int(runs_.size()) ? runs_[std::size_t(run_)].layer : std::string();
     for (std::size_t i = 0; i < runs_.size(); ++i) {
         const mw::SessionRun& r = runs_[i];
-        if (!r.finished || !r.result.found || r.layer != layer)
-            continue;
+        if (!r.finished || !r.result.found || !r.stale.empty() || r.layer != layer)
+            continue; // (a stale run's best was of another design)
         const auto it = best.find(r.searcher);
         if (it == best.end() ||
             r.result.bestEvaluation.edp < runs_[std::size_t(it->second)].result.bestEvaluation.edp)
@@ -302,10 +320,10 @@ void EnergyView::drawComparison() {
     std::vector<QColor> colors;
     for (int l = 0; l < L; ++l) {
         names << QString::fromStdString(arch_.levels[std::size_t(l)].name);
-        colors.push_back(kSeries[l % 8]);
+        colors.push_back(levelColor(l, L));
     }
     names << "MAC";
-    colors.push_back(QColor(0x33, 0x33, 0x33));
+    colors.push_back(kMac);
     int x = 0;
     for (const auto& [name, index] : best) {
         const mw::Evaluation& e = runs_[std::size_t(index)].result.bestEvaluation;

@@ -23,7 +23,9 @@
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QInputDialog>
+#include <QKeyEvent>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -36,7 +38,11 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QTreeWidget>
+#include <QUndoCommand>
 #include <QUndoStack>
+
+#include <functional>
+#include <utility>
 
 #include <atomic>
 #include <optional>
@@ -94,6 +100,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
 
     explorer_ = new QTreeWidget;
     explorer_->setHeaderHidden(true);
+    explorer_->setTextElideMode(Qt::ElideMiddle); // run labels differ at their ends
     explorer_->setMinimumWidth(220);
     auto* dock = new QDockWidget("Project", this);
     dock->setObjectName("project");
@@ -116,6 +123,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     });
 
     running_ = new QLabel("No search running");
+    running_->setObjectName("runningSearches");
     statusBar()->addPermanentWidget(running_);
 
     connect(archEditor_, &ArchitectureEditor::architectureChanged, this,
@@ -128,9 +136,15 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
             selectLayer(i);
     });
     connect(searchPanel_, &SearchPanel::runFinished, this, &MainWindow::onRunFinished);
-    connect(searchPanel_, &SearchPanel::runningChanged, this, [this](int n) {
-        running_->setText(n == 0 ? QString("No search running")
-                                 : QString("%1 search%2 running").arg(n).arg(n == 1 ? "" : "es"));
+    connect(searchPanel_, &SearchPanel::runningChanged, this, [this](int n, int paused) {
+        const auto searches = [](int k) {
+            return QString("%1 search%2").arg(k).arg(k == 1 ? "" : "es");
+        };
+        running_->setText(
+            n == 0        ? QString("No search running")
+            : paused == 0 ? searches(n) + " running"
+            : paused == n ? searches(n) + " paused"
+                          : QString("%1 running, %2 paused").arg(searches(n - paused)).arg(paused));
     });
     connect(searchPanel_, &SearchPanel::runActivated, this, &MainWindow::showRun);
     connect(searchPanel_, &SearchPanel::constraintsChanged, this, [this](const mw::Json& c) {
@@ -149,6 +163,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
 
     searchPanel_->addSearchers(options_.searchers);
     buildActions();
+    qApp->installEventFilter(this); // ShortcutOverride reaches the focused field first
 
     autosave_ = new QTimer(this);
     autosave_->setInterval(options_.autosaveIntervalMs);
@@ -181,6 +196,16 @@ QString MainWindow::defaultSessionPath() {
     return {};
 }
 
+bool MainWindow::isBundledSample(const QString& path) {
+    const QString session = defaultSessionPath(); // <root>/samples/sessions/default.json
+    if (session.isEmpty())
+        return false;
+    const QString samples = QFileInfo(session).dir().absolutePath() + "/..";
+    const QString root = QFileInfo(samples).canonicalFilePath() + "/";
+    const QString file = QFileInfo(path).canonicalFilePath();
+    return !file.isEmpty() && file.startsWith(root);
+}
+
 QStringList MainWindow::viewNames() {
     return kViews;
 }
@@ -208,7 +233,7 @@ void MainWindow::buildActions() {
     recentMenu_ = file->addMenu("Open &recent");
     rebuildRecentMenu();
     auto* save = file->addAction(QIcon::fromTheme("document-save"), "&Save session", this, [this] {
-        if (path_.isEmpty())
+        if (path_.isEmpty() || isBundledSample(path_)) // the samples stay as shipped
             saveDialog();
         else
             saveSession(path_);
@@ -284,13 +309,36 @@ void MainWindow::buildActions() {
     bar->addAction(open);
     bar->addAction(save);
     bar->addSeparator();
-    bar->addAction(undo);
-    bar->addAction(redo);
+    // The toolbar's Undo and Redo keep their labels (the toolbar does not
+    // shift as the edit's name changes); the tooltip names the edit.
+    for (QAction* menuAction : {undo, redo}) {
+        const bool isUndo = menuAction == undo;
+        auto* steady = bar->addAction(menuAction->icon(), isUndo ? "Undo" : "Redo", undo_,
+                                      isUndo ? &QUndoStack::undo : &QUndoStack::redo);
+        steady->setEnabled(menuAction->isEnabled());
+        connect(menuAction, &QAction::changed, steady, [steady, menuAction] {
+            steady->setEnabled(menuAction->isEnabled());
+            steady->setToolTip(menuAction->text().remove('&'));
+        });
+    }
     bar->addSeparator();
     bar->addAction(run);
     bar->addAction(cancel);
     bar->addSeparator();
     bar->addAction(exportMap);
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+    if (event->type() == QEvent::ShortcutOverride) {
+        auto* field = qobject_cast<QLineEdit*>(watched);
+        const auto* key = static_cast<QKeyEvent*>(event);
+        if (field && field->window() == this && !field->isModified() &&
+            (key->matches(QKeySequence::Undo) || key->matches(QKeySequence::Redo))) {
+            event->ignore(); // not the field's: the shortcut goes to the undo stack
+            return true;
+        }
+    }
+    return QMainWindow::eventFilter(watched, event);
 }
 
 void MainWindow::setSession(const mw::Session& session) {
@@ -307,7 +355,9 @@ void MainWindow::setSession(const mw::Session& session) {
     workloadEditor_->setCurrentLayer(session_.currentLayer);
     searchPanel_->setView(session_.view);
     loading_ = false;
+    refreshRunStates();
     refreshViews();
+    designView_->resetAxes(); // from this session's design, not the last one's
     refreshTitle();
 }
 
@@ -435,7 +485,8 @@ void MainWindow::setDirty(bool dirty) {
 void MainWindow::refreshTitle() {
     const QString name =
         path_.isEmpty() ? QString::fromStdString(session_.name) : QFileInfo(path_).fileName();
-    setWindowTitle(QString("Mapwright — %1%2").arg(name, dirty_ ? " *" : ""));
+    const QString sample = isBundledSample(path_) ? " (bundled sample, read-only)" : "";
+    setWindowTitle(QString("Mapwright — %1%2%3").arg(name, sample, dirty_ ? " *" : ""));
 }
 
 void MainWindow::refreshViews() {
@@ -463,7 +514,7 @@ void MainWindow::refreshArchitectureTotals() {
     int best = -1;
     for (std::size_t i = 0; i < session_.runs.size(); ++i) {
         const mw::SessionRun& r = session_.runs[i];
-        if (r.layer != layer || !r.result.found || !r.result.bestEvaluation.valid)
+        if (r.layer != layer || !r.result.found || !r.stale.empty())
             continue;
         if (best < 0 || r.result.bestEvaluation.edp <
                             session_.runs[std::size_t(best)].result.bestEvaluation.edp)
@@ -531,14 +582,18 @@ void MainWindow::refreshExplorer() {
     runs->setData(0, Qt::UserRole, "runs");
     for (std::size_t i = 0; i < session_.runs.size(); ++i) {
         const mw::SessionRun& r = session_.runs[i];
+        // runLabel numbers the runs (#3 gamma · seed 2 · layer): repeats differ.
         auto* item = new QTreeWidgetItem(
-            runs, {QString("%1 · seed %2 · %3 — %4")
-                       .arg(QString::fromStdString(r.searcher))
-                       .arg(r.settings.seed)
-                       .arg(QString::fromStdString(r.layer))
+            runs, {QString("%1 — %2")
+                       .arg(runLabel(r, int(i)))
                        .arg(r.result.found ? QString::number(r.result.bestCost, 'g', 4)
                                            : QString("none"))});
-        item->setForeground(0, searcherColor(r.searcher));
+        item->setToolTip(0, item->text(0));
+        item->setForeground(0, r.stale.empty()
+                                   ? QBrush(searcherColor(r.searcher))
+                                   : palette().brush(QPalette::Disabled, QPalette::Text));
+        if (!r.stale.empty())
+            item->setToolTip(0, QString("Stale: %1").arg(QString::fromStdString(r.stale)));
         item->setData(0, Qt::UserRole, "run");
         item->setData(0, Qt::UserRole + 1, int(i));
     }
@@ -594,43 +649,96 @@ bool MainWindow::waitForSearches(int timeoutMs) {
 
 void MainWindow::onArchitectureChanged(const mw::Architecture& a) {
     session_.arch = a;
-    // Finished runs keep their mappings; their costs follow the new hardware.
-    for (mw::SessionRun& r : session_.runs) {
-        const int li = session_.network.layerIndex(r.layer);
-        if (!r.result.found || li < 0)
-            continue;
-        try {
-            mw::evaluate(mw::buildProblem(session_.network.layers[std::size_t(li)]), a,
-                         r.result.best, r.result.bestEvaluation);
-        } catch (const mw::InputError&) {
-            r.result.bestEvaluation.valid = false;
-        }
-    }
+    const int stale = refreshRunStates();
+    if (stale > 0)
+        info(QString("%1 run(s) do not fit the architecture as it is now: kept, marked stale "
+                     "(Undo restores them; right-click one to run it again)")
+                 .arg(stale));
     refreshViews();
     setDirty(true);
 }
 
+int MainWindow::refreshRunStates() {
+    int newlyStale = 0;
+    for (mw::SessionRun& r : session_.runs) {
+        const bool wasStale = !r.stale.empty();
+        r.stale.clear();
+        const int li = session_.network.layerIndex(r.layer);
+        if (li < 0) {
+            r.stale = "its layer is no longer in the workload";
+        } else if (r.result.found) {
+            // Costs follow the hardware while the mapping fits it; otherwise the
+            // figures stay as they were last computed.
+            try {
+                const mw::Problem p = mw::buildProblem(session_.network.layers[std::size_t(li)]);
+                mw::Evaluation e;
+                mw::evaluate(p, session_.arch, r.result.best, e);
+                if (e.valid)
+                    r.result.bestEvaluation = e;
+                else
+                    r.stale = "no longer legal: " +
+                              (e.numViolations > 0 ? mw::describe(e.violations[0], p, session_.arch)
+                                                   : std::string("the model refuses it"));
+            } catch (const mw::InputError& e) {
+                r.stale = std::string("no longer fits: ") + e.what();
+            }
+        }
+        newlyStale += !wasStale && !r.stale.empty();
+    }
+    return newlyStale;
+}
+
+namespace {
+
+// A workload edit, undoable as the architecture's are: undo and redo put the
+// network back, and the runs' states follow it.
+class NetworkEditCommand : public QUndoCommand {
+  public:
+    NetworkEditCommand(std::function<void(const mw::Network&)> apply, mw::Network before,
+                       mw::Network after)
+        : QUndoCommand("workload edit"), apply_(std::move(apply)), before_(std::move(before)),
+          after_(std::move(after)) {}
+    void undo() override { apply_(before_); }
+    void redo() override {
+        if (!std::exchange(pushed_, true))
+            return; // pushed after the edit was applied
+        apply_(after_);
+    }
+
+  private:
+    std::function<void(const mw::Network&)> apply_;
+    mw::Network before_, after_;
+    bool pushed_ = false;
+};
+
+} // namespace
+
 void MainWindow::onNetworkChanged(const mw::Network& n) {
+    if (loading_)
+        return;
+    undo_->push(new NetworkEditCommand(
+        [this](const mw::Network& net) {
+            const int layer = session_.currentLayer;
+            loading_ = true;
+            workloadEditor_->setNetwork(net);
+            loading_ = false;
+            applyNetwork(net);
+            selectLayer(std::min(layer, int(net.layers.size()) - 1));
+        },
+        session_.network, n));
+    applyNetwork(n);
+}
+
+void MainWindow::applyNetwork(const mw::Network& n) {
     session_.network = n;
     if (session_.currentLayer >= int(n.layers.size()))
         session_.currentLayer = std::max(0, int(n.layers.size()) - 1);
-    // Runs of layers that no longer exist (or changed shape) cannot be shown.
-    std::vector<mw::SessionRun> kept;
-    for (const mw::SessionRun& r : session_.runs) {
-        const int li = n.layerIndex(r.layer);
-        if (li < 0)
-            continue;
-        try {
-            const mw::Problem p = mw::buildProblem(n.layers[std::size_t(li)]);
-            if (!r.result.found || mw::evaluate(p, session_.arch, r.result.best).valid)
-                kept.push_back(r);
-        } catch (const mw::InputError&) {
-        }
-    }
-    if (kept.size() != session_.runs.size())
-        info(QString("%1 run(s) no longer match the edited workload and were set aside")
-                 .arg(session_.runs.size() - kept.size()));
-    session_.runs = kept;
+    // Runs of layers that are gone or reshaped are kept, marked stale.
+    const int stale = refreshRunStates();
+    if (stale > 0)
+        info(QString("%1 run(s) no longer fit the edited workload: kept, marked stale "
+                     "(Undo restores them; right-click one to run it again)")
+                 .arg(stale));
     refreshViews();
     setDirty(true);
 }
@@ -645,7 +753,7 @@ void MainWindow::onRunFinished(const mw::SessionRun& run) {
     int best = index;
     for (std::size_t i = 0; i < session_.runs.size(); ++i) {
         const auto& r = session_.runs[i];
-        if (r.layer == run.layer && r.result.found &&
+        if (r.layer == run.layer && r.result.found && r.stale.empty() &&
             (!session_.runs[std::size_t(best)].result.found ||
              r.result.bestCost < session_.runs[std::size_t(best)].result.bestCost))
             best = int(i);

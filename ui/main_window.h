@@ -44,6 +44,9 @@ class MainWindow : public QMainWindow {
     // The bundled default session (Eyeriss-like, ResNet-50), found next to the
     // executable or in the source tree; empty when missing.
     static QString defaultSessionPath();
+    // A file among the bundled samples: Save asks where to save it instead of
+    // overwriting it.
+    static bool isBundledSample(const QString& path);
 
     // Opening never loses the current session: on error it stays as it was and
     // the message (file, field, what was expected) is shown and kept in lastError().
@@ -106,6 +109,9 @@ class MainWindow : public QMainWindow {
 
   protected:
     void closeEvent(QCloseEvent* event) override;
+    // Ctrl+Z in a field that holds nothing of its own to undo (its edit was
+    // just committed) undoes the session's last edit.
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
   private:
     void buildActions();
@@ -113,8 +119,12 @@ class MainWindow : public QMainWindow {
     void refreshExplorer();
     void refreshTitle();
     void onArchitectureChanged(const mw::Architecture& a);
-    void refreshArchitectureTotals(); // the best mapping's energy per MAC, in the editor
-    void onNetworkChanged(const mw::Network& n);
+    void refreshArchitectureTotals();            // the best mapping's energy per MAC, in the editor
+    void onNetworkChanged(const mw::Network& n); // an edit: undoable
+    void applyNetwork(const mw::Network& n);
+    // Marks the runs that no longer fit the design stale (and clears the mark
+    // where they fit again, re-costing them); returns how many became stale.
+    int refreshRunStates();
     void onRunFinished(const mw::SessionRun& run);
     void showRun(int runIndex);
     void fail(const QString& message);

@@ -162,8 +162,10 @@ void MainWindow::addRecent(const QString& path) {
         return;
     QSettings settings;
     QStringList recent = settings.value("recentSessions").toStringList();
-    recent.removeAll(path);
-    recent.prepend(QFileInfo(path).absoluteFilePath());
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    recent.removeAll(absolute);
+    recent.prepend(absolute);
+    recent.removeDuplicates(); // lists written before paths were made absolute
     while (recent.size() > kMaxRecent)
         recent.removeLast();
     settings.setValue("recentSessions", recent);
@@ -174,7 +176,10 @@ void MainWindow::rebuildRecentMenu() {
     if (!recentMenu_)
         return;
     recentMenu_->clear();
-    const QStringList recent = QSettings().value("recentSessions").toStringList();
+    QStringList recent;
+    for (const QString& path : QSettings().value("recentSessions").toStringList())
+        recent << QFileInfo(path).absoluteFilePath();
+    recent.removeDuplicates(); // one entry per file, however it was named
     for (const QString& path : recent)
         recentMenu_
             ->addAction(QFileInfo(path).fileName(), this, [this, path] { openSession(path); })
@@ -205,8 +210,14 @@ void MainWindow::openDialog() {
 }
 
 bool MainWindow::saveDialog() {
+    // A bundled sample is offered under its name in the user's documents.
+    const QString suggested =
+        isBundledSample(path_)
+            ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation) + "/" +
+                  QFileInfo(path_).fileName()
+            : path_;
     QString path =
-        QFileDialog::getSaveFileName(this, "Save session", path_, "Mapwright session (*.json)");
+        QFileDialog::getSaveFileName(this, "Save session", suggested, "Mapwright session (*.json)");
     if (path.isEmpty())
         return false;
     if (!path.endsWith(".json"))
@@ -356,9 +367,16 @@ bool MainWindow::exportTraces(const QString& path) {
 
 bool MainWindow::exportPlot(const QString& path) {
     const QString view = currentView();
-    const bool ok = view == "energy"   ? energyView_->exportPlot(path)
-                    : view == "design" ? savePlot(designView_->plot(), path)
-                                       : searchPanel_->exportPlot(path);
+    if (view != "search" && view != "energy" && view != "design" && view != "network") {
+        fail(QString("The %1 view has no chart to export; the search, energy, network and "
+                     "design views have (File → Export mapping saves the inspected mapping)")
+                 .arg(view));
+        return false;
+    }
+    const bool ok = view == "energy"    ? energyView_->exportPlot(path)
+                    : view == "design"  ? savePlot(designView_->plot(), path)
+                    : view == "network" ? savePlot(networkView_->energyPlot(), path)
+                                        : searchPanel_->exportPlot(path);
     if (!ok)
         fail(QString("Could not write the plot to %1").arg(path));
     return ok;

@@ -122,7 +122,11 @@ void MappingInspector::setSession(const mw::Architecture& arch, const mw::Networ
     // Keep the shown runs when they still exist (an architecture edit re-evaluates them).
     const int a = runA_ >= 0 && runA_ < int(runs_.size()) ? runA_ : -1;
     const int b = runB_ >= 0 && runB_ < int(runs_.size()) ? runB_ : -1;
-    showRun(a >= 0 ? a : (pickA_->count() > 0 ? pickA_->itemData(0).toInt() : -1));
+    int firstCurrent = -1; // a stale run (another design's) is shown only when chosen
+    for (int i = 0; i < pickA_->count() && firstCurrent < 0; ++i)
+        if (runs_[std::size_t(pickA_->itemData(i).toInt())].stale.empty())
+            firstCurrent = pickA_->itemData(i).toInt();
+    showRun(a >= 0 ? a : firstCurrent);
     compareWith(b);
 }
 
@@ -252,9 +256,12 @@ void MappingInspector::fillBuffers() {
                 auto* item = new QTableWidgetItem(cells[c]);
                 if (c >= 2)
                     item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-                if (c == 4 && bounded) // green to red with the share of the buffer used
+                if (c == 4 && bounded) { // deeper blue the fuller: full is good use, not an error
                     item->setBackground(
-                        QColor::fromHsv(int(120 * (1.0 - std::min(1.0, share))), 90, 245));
+                        QColor::fromHsv(210, int(25 + 110 * std::min(1.0, share)), 245));
+                    item->setToolTip("The share of the buffer this tile fills; a mapping "
+                                     "never overfills one (it would be illegal)");
+                }
                 buffers_->setItem(row, c, item);
             }
             ++row;

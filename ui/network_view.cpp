@@ -45,7 +45,7 @@ NetworkView::NetworkView(QWidget* parent) : QWidget(parent) {
     searcher_->setCurrentText("gamma");
     budget_ = new QSpinBox;
     budget_->setRange(10, 10'000'000);
-    budget_->setValue(1000);
+    budget_->setValue(20'000); // a whole network in seconds, its progress visible
     budget_->setSuffix(" evaluations / layer");
     threads_ = new QSpinBox;
     threads_->setRange(1, std::max(1, int(std::thread::hardware_concurrency())));

@@ -4,16 +4,21 @@
 
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace mw::ui {
+
+// A chart exported from a small or hidden widget still reads well.
+constexpr int kMinWidth = 1200, kMinHeight = 700;
 
 bool savePlot(QCustomPlot* plot, const QString& path) {
     const std::string target = path.toStdString();
     const QString temporary = QString::fromStdString(temporarySibling(target));
     const bool written = path.endsWith(".pdf", Qt::CaseInsensitive)
                              ? plot->savePdf(temporary)
-                             : plot->savePng(temporary, 0, 0, 1.0, -1, 150);
+                             : plot->savePng(temporary, std::max(plot->width(), kMinWidth),
+                                             std::max(plot->height(), kMinHeight), 1.0, -1, 150);
     if (!written) {
         std::remove(temporary.toStdString().c_str());
         return false;

@@ -32,7 +32,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 #include <thread>
 
 namespace mw::ui {
@@ -56,11 +55,12 @@ QColor searcherColor(const std::string& searcher) {
 }
 
 QString runLabel(const mw::SessionRun& r, int index) {
-    return QString("#%1 %2 · seed %3 · %4")
+    return QString("#%1 %2 · seed %3 · %4%5")
         .arg(index + 1)
         .arg(QString::fromStdString(r.searcher))
         .arg(r.settings.seed)
-        .arg(QString::fromStdString(r.layer));
+        .arg(QString::fromStdString(r.layer))
+        .arg(r.stale.empty() ? QString() : QString(" (stale)"));
 }
 
 QString searcherFigures(const mw::SearchResult& r, const QString& sep, bool all) {
@@ -84,6 +84,41 @@ QString searcherFigures(const mw::SearchResult& r, const QString& sep, bool all)
 }
 
 namespace {
+
+// What each searcher is, for its tooltip.
+QString searcherSummary(const std::string& name) {
+    static const std::map<std::string, QString> kSummary = {
+        {"random", "Uniformly random legal mappings: the baseline every method must beat."},
+        {"random-pruned", "Timeloop's random-pruned mapper: random tilings, permutations pruned, "
+                          "stopping after 500 mappings without improvement."},
+        {"exhaustive", "Every mapping of the space once, in canonical order (small spaces)."},
+        {"annealing", "Simulated annealing over the map space's moves."},
+        {"genetic", "A plain genetic algorithm: crossover and mutation of whole mappings."},
+        {"gamma", "GAMMA (Kao & Krishna, ICCAD 2020): a genetic algorithm with map-space-aware "
+                  "crossover, mutation, growth and aging."},
+        {"cosa", "CoSA (Huang et al., ISCA 2021): one mixed-integer program solved by CBC, "
+                 "decoded into a schedule. One shot: the budget is not spent."},
+        {"mind-mappings",
+         "Mind Mappings (Hegde et al., ASPLOS 2021): gradient descent on a learned "
+         "surrogate of the cost model; trains one first when none is cached."},
+        {"reinforce", "REINFORCE (after ConfuciuX, Kao et al., MICRO 2020): a policy that builds a "
+                      "mapping decision by decision."},
+        {"optimal", "Branch and bound with lower bounds: proves the optimum of the space, or "
+                    "reports the gap it proved when stopped."}};
+    const auto it = kSummary.find(name);
+    return it == kSummary.end() ? QString("A searcher registered from Python.") : it->second;
+}
+
+// The unit of an objective's values: EDP in joules x cycles, energy in joules.
+QString objectiveUnit(const mw::SearchObjective& o) {
+    if (o.energyExponent == 1.0 && o.cycleExponent == 1.0)
+        return "J × cycles";
+    if (o.cycleExponent == 0.0)
+        return o.energyExponent == 1.0 ? "J" : QString("J^%1").arg(o.energyExponent);
+    if (o.energyExponent == 0.0)
+        return o.cycleExponent == 1.0 ? "cycles" : QString("cycles^%1").arg(o.cycleExponent);
+    return QString("J^%1 × cycles^%2").arg(o.energyExponent).arg(o.cycleExponent);
+}
 
 QString formatCost(double v) {
     return v >= mw::SearchContext::kInfinity ? QString("—") : QString::number(v, 'g', 5);
@@ -125,6 +160,7 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
         item->setCheckState(name == "gamma" || name == "annealing" || name == "random"
                                 ? Qt::Checked
                                 : Qt::Unchecked);
+        item->setToolTip(searcherSummary(name));
         QPixmap swatch(12, 12);
         swatch.fill(searcherColor(name));
         item->setIcon(QIcon(swatch));
@@ -138,9 +174,12 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     evaluations_->setGroupSeparatorShown(true);
     seconds_ = new QDoubleSpinBox;
     seconds_->setRange(0.1, 86400.0);
-    seconds_->setValue(3.0);
+    // A first run lasts long enough to watch its curve grow (the CLI keeps an
+    // evaluation budget, for reproducibility).
+    seconds_->setValue(5.0);
     seconds_->setSuffix(" s");
-    seconds_->setEnabled(false);
+    budgetKind_->setCurrentIndex(1);
+    evaluations_->setEnabled(false);
     connect(budgetKind_, &QComboBox::currentIndexChanged, this, [this](int i) {
         evaluations_->setEnabled(i == 0);
         seconds_->setEnabled(i == 1);
@@ -236,7 +275,7 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     plot_->yAxis->setNumberFormat("g");
     plot_->yAxis->setNumberPrecision(3);
     plot_->xAxis->setLabel("evaluations");
-    plot_->yAxis->setLabel("best objective so far");
+    plot_->yAxis->setLabel("best EDP so far (J × cycles)");
     plot_->legend->setVisible(true);
     plot_->legend->setFont(QFont(font().family(), 8));
     plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
@@ -249,6 +288,11 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     table_->setHorizontalHeaderLabels({"Searcher", "Layer", "Seed", "Objective", "Final",
                                        "Energy (µJ)", "Cycles", "EDP / bound", "Over optimum",
                                        "Evaluations", "Time (s)", "Status", "Searcher figures"});
+    table_->horizontalHeaderItem(ColFinal)->setToolTip(
+        "The run's best objective (EDP in J × cycles, energy in J, or cycles)");
+    table_->horizontalHeaderItem(ColEdpOverBound)
+        ->setToolTip("The best mapping's EDP over the layer's lower bound (no legal mapping "
+                     "costs less in energy or cycles): 1.00 could not be beaten");
     table_->horizontalHeaderItem(ColOverOptimum)
         ->setToolTip("How far the final objective lies above the optimum a run of the optimal "
                      "searcher proved for the layer and objective (≤: that run's own proven "
@@ -258,7 +302,7 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     // A status can be a long message (why CoSA's MIP is infeasible): the column
     // keeps a fixed width and the cell's tooltip has all of it.
     table_->horizontalHeader()->setSectionResizeMode(ColStatus, QHeaderView::Interactive);
-    table_->horizontalHeader()->resizeSection(ColStatus, 170);
+    table_->horizontalHeader()->resizeSection(ColStatus, 260);
     table_->verticalHeader()->setVisible(false);
     table_->setWordWrap(false);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -305,6 +349,13 @@ void SearchPanel::setTarget(const mw::Architecture& arch, const mw::Network& net
     network_ = network;
     layer_ = layer;
     lowerBound_ = 0.0;
+    const mw::SearchObjective objective =
+        mw::SearchObjective::parse(objective_->currentText().toStdString());
+    plot_->yAxis->setLabel(QString("best %1 so far (%2)")
+                               .arg(QString::fromStdString(objective.name()).toUpper() == "EDP"
+                                        ? QString("EDP")
+                                        : QString::fromStdString(objective.name()))
+                               .arg(objectiveUnit(objective)));
     try {
         if (layer >= 0 && layer < int(network.layers.size())) {
             const mw::Problem p = mw::buildProblem(network.layers[std::size_t(layer)]);
@@ -367,8 +418,15 @@ bool SearchPanel::loadConstraints(const QString& path) {
 void SearchPanel::refreshConstraints() {
     clearConstraints_->setEnabled(!constraints_.is_null());
     if (constraints_.is_null()) {
-        constraintsLabel_->setText("none: the whole map space");
-        constraintsLabel_->setToolTip(QString());
+        // Said plainly: a design's own dataflow (Eyeriss' row stationary) is a
+        // constraint the user loads, or the searchers roam every dataflow.
+        constraintsLabel_->setText("none: the whole map space, any dataflow (Load… "
+                                   "samples/constraints/eyeriss_row_stationary.json for "
+                                   "Eyeriss' row stationary)");
+        constraintsLabel_->setToolTip(
+            "Without constraints a searcher may keep any tensor in any buffer (the best "
+            "mapping may leave weights_spad and psum_spad empty on Eyeriss-like). The "
+            "samples/constraints folder holds each sample design's dataflow.");
         return;
     }
     QStringList levels;
@@ -387,6 +445,19 @@ void SearchPanel::refreshConstraints() {
 }
 
 void SearchPanel::setRuns(const std::vector<mw::SessionRun>& runs) {
+    // Each run keeps its place in the table: by when it started (runs of
+    // another session, or fewer runs than before: in the session's order).
+    if (runs.size() < rowKeys_.size())
+        rowKeys_.clear();
+    for (std::size_t i = rowKeys_.size(); i < runs.size(); ++i) {
+        if (!finishedIds_.empty()) { // a run that finished here: where it ran
+            rowKeys_.push_back(kLiveKeys + finishedIds_.front());
+            finishedIds_.erase(finishedIds_.begin());
+        } else {
+            rowKeys_.push_back(runs_.empty() && i < runs.size() ? std::int64_t(i)
+                                                                : kLiveKeys + nextId_++);
+        }
+    }
     runs_ = runs;
     rebuildPlot();
     refreshTable();
@@ -489,6 +560,10 @@ int SearchPanel::runSelected() {
         emit message(lastError_);
         return 0;
     }
+    // The x axis follows the budget: wall time for seconds, evaluations for a count.
+    const bool seconds = budgetKind_->currentIndex() == 1;
+    if (seconds != timeAxis_)
+        setTimeAxis(seconds);
     int started = 0;
     for (const QString& name : names)
         for (int k = 0; k < seeds_->value(); ++k) {
@@ -503,8 +578,34 @@ int SearchPanel::runSelected() {
     return started;
 }
 
+int SearchPanel::nextVariant(const std::string& searcher, std::uint64_t seed) const {
+    // By seed, so a run keeps its look when another finishes; a repeated seed
+    // takes the next look.
+    int repeats = 0;
+    for (const Curve& c : finishedCurves_)
+        repeats += c.graph && c.searcher == searcher && c.seed == seed;
+    for (const auto& [id, live] : live_)
+        repeats += live.curve.graph && live.curve.searcher == searcher && live.curve.seed == seed;
+    return int((seed + 24) % 25) + repeats;
+}
+
 void SearchPanel::startRun(const mw::SessionRun& request) {
     start(request);
+}
+
+bool SearchPanel::rerun(int sessionRunIndex) {
+    if (sessionRunIndex < 0 || sessionRunIndex >= int(runs_.size()))
+        return false;
+    mw::SessionRun request = runs_[std::size_t(sessionRunIndex)];
+    request.finished = false;
+    request.result = {};
+    request.stale.clear();
+    if (network_.layerIndex(request.layer) < 0 && layer_ >= 0 &&
+        layer_ < int(network_.layers.size()))
+        request.layer = network_.layers[std::size_t(layer_)].name; // its layer is gone
+    const std::size_t before = live_.size();
+    start(request);
+    return live_.size() > before;
 }
 
 void SearchPanel::start(mw::SessionRun request) {
@@ -535,6 +636,7 @@ void SearchPanel::start(mw::SessionRun request) {
             live.job->setSearcherFactory(f.make);
     connect(live.job.get(), &SearchJob::mailArrived, this, [this, id] { onMail(id); });
     if (li == layer_) {
+        live.curve.variant = nextVariant(request.searcher, request.settings.seed);
         live.curve.graph = plot_->addGraph();
         refreshCurve(live.curve);
     }
@@ -543,7 +645,10 @@ void SearchPanel::start(mw::SessionRun request) {
         live.job->setPaused(true);
     status_->setText(QString("%1 running").arg(live_.size()));
     refreshTable();
-    emit runningChanged(runningCount());
+    for (int row = 0; row < table_->rowCount(); ++row) // the new row, in view
+        if (table_->item(row, ColSearcher)->data(Qt::UserRole).toInt() == -id)
+            table_->scrollToItem(table_->item(row, ColSearcher));
+    emit runningChanged(runningCount(), pausedCount());
 }
 
 void SearchPanel::onProgress(int id, qint64 evaluations, double seconds, double best) {
@@ -583,8 +688,9 @@ void SearchPanel::onFinished(int id, const mw::SearchResult& result) {
     it->second.job->wait();
     live_.erase(it);
     status_->setText(live_.empty() ? QString("Idle") : QString("%1 running").arg(live_.size()));
-    emit runFinished(run); // the owner adds it to the session and calls setRuns
-    emit runningChanged(runningCount());
+    finishedIds_.push_back(id); // its row stays where it was
+    emit runFinished(run);      // the owner adds it to the session and calls setRuns
+    emit runningChanged(runningCount(), pausedCount());
 }
 
 void SearchPanel::onFailed(int id, const QString& message) {
@@ -599,7 +705,7 @@ void SearchPanel::onFailed(int id, const QString& message) {
     status_->setText(message);
     refreshTable();
     emit this->message(message);
-    emit runningChanged(runningCount());
+    emit runningChanged(runningCount(), pausedCount());
     dirty_ = true;
 }
 
@@ -616,10 +722,18 @@ void SearchPanel::setPausedAll(bool paused) {
         pause_->setChecked(paused);
     status_->setText(paused ? QString("Paused (%1 runs)").arg(live_.size())
                             : QString("%1 running").arg(live_.size()));
+    emit runningChanged(runningCount(), pausedCount());
 }
 
 int SearchPanel::runningCount() const {
     return int(live_.size());
+}
+
+int SearchPanel::pausedCount() const {
+    int paused = 0;
+    for (const auto& [id, live] : live_)
+        paused += live.job->paused();
+    return paused;
 }
 
 bool SearchPanel::waitForAll(int timeoutMs) {
@@ -630,10 +744,17 @@ void SearchPanel::refreshCurve(Curve& c) {
     QCPGraph* g = c.graph;
     if (!g)
         return;
-    const QColor color = searcherColor(c.searcher);
-    g->setPen(QPen(color, 1.8));
+    // Runs of one searcher share its hue; each further run is a shade darker
+    // or lighter and dashed differently, with its own legend entry.
+    static const Qt::PenStyle kDashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine,
+                                           Qt::DashDotLine, Qt::DashDotDotLine};
+    static const int kShades[] = {100, 145, 70, 190, 55};
+    const QColor base = searcherColor(c.searcher);
+    const int shade = kShades[c.variant % 5];
+    const QColor color = shade >= 100 ? base.darker(shade) : base.lighter(100 * 100 / shade);
+    g->setPen(QPen(color, 1.8, kDashes[(c.variant / 5 + c.variant) % 5]));
     g->setLineStyle(QCPGraph::lsStepLeft);
-    g->setName(QString::fromStdString(c.searcher));
+    g->setName(QString("%1 · seed %2").arg(QString::fromStdString(c.searcher)).arg(c.seed));
     g->setData(plotKeys(timeAxis_ ? c.seconds : c.evaluations), c.best, true);
 }
 
@@ -641,8 +762,8 @@ void SearchPanel::rebuildPlot() {
     plot_->clearGraphs();
     finishedCurves_.clear();
     for (const mw::SessionRun& r : runs_) {
-        if (!r.finished || network_.layerIndex(r.layer) != layer_)
-            continue;
+        if (!r.finished || !r.stale.empty() || network_.layerIndex(r.layer) != layer_)
+            continue; // (a stale run's curve was of another design)
         Curve c;
         c.searcher = r.searcher;
         c.seed = r.settings.seed;
@@ -664,12 +785,14 @@ void SearchPanel::rebuildPlot() {
         finishedCurves_.push_back(std::move(c));
     }
     for (Curve& c : finishedCurves_) {
+        c.variant = nextVariant(c.searcher, c.seed);
         c.graph = plot_->addGraph();
         refreshCurve(c);
     }
     for (auto& [id, live] : live_) {
         if (network_.layerIndex(live.request.layer) != layer_)
             continue;
+        live.curve.variant = nextVariant(live.curve.searcher, live.curve.seed);
         live.curve.graph = plot_->addGraph();
         refreshCurve(live.curve);
     }
@@ -684,16 +807,10 @@ void SearchPanel::refreshPlotNow() {
             live.curve.graph->setData(
                 plotKeys(timeAxis_ ? live.curve.seconds : live.curve.evaluations), live.curve.best,
                 true);
-    // One legend entry per searcher, however many seeds.
-    std::set<std::string> named;
     double xMax = 1.0, yMin = 1e300, yMax = 0.0;
     auto account = [&](const Curve& c) {
         if (!c.graph)
             return;
-        if (named.insert(c.searcher).second)
-            c.graph->addToLegend();
-        else
-            c.graph->removeFromLegend();
         const auto& xs = timeAxis_ ? c.seconds : c.evaluations;
         for (int i = 0; i < c.best.size(); ++i) {
             xMax = std::max(xMax, xs[i]);
@@ -758,11 +875,23 @@ double SearchPanel::optimum(const std::string& layer, const std::string& objecti
 
 void SearchPanel::refreshTable() {
     table_->setRowCount(0);
+    // Finished and running runs in the order they started: a row does not
+    // move when another run finishes.
+    std::vector<std::pair<std::int64_t, int>> order; // key, run index (>= 0) or -id
+    for (std::size_t i = 0; i < runs_.size(); ++i)
+        if (runs_[i].finished)
+            order.push_back({i < rowKeys_.size() ? rowKeys_[i] : std::int64_t(i), int(i)});
+    for (const auto& [id, live] : live_)
+        order.push_back({kLiveKeys + id, -id});
+    std::stable_sort(order.begin(), order.end());
     int row = 0;
-    for (std::size_t i = 0; i < runs_.size(); ++i) {
-        const mw::SessionRun& r = runs_[i];
-        if (!r.finished)
+    for (const auto& [key, entry] : order) {
+        if (entry < 0) {
+            addLiveRow(row++, -entry);
             continue;
+        }
+        const std::size_t i = std::size_t(entry);
+        const mw::SessionRun& r = runs_[i];
         const mw::SearchResult& res = r.result;
         double bound = 0.0;
         try {
@@ -796,7 +925,9 @@ void SearchPanel::refreshTable() {
             overOptimum,
             QString::number(res.evaluations),
             QString::number(res.seconds, 'f', 2),
-            res.cancelled ? QString("cancelled") : QString::fromStdString(res.stopReason),
+            !r.stale.empty() ? QString("stale: %1").arg(QString::fromStdString(r.stale))
+            : res.cancelled  ? QString("cancelled")
+                             : QString::fromStdString(res.stopReason),
             searcherFigures(res, ", ", false)};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
@@ -810,37 +941,46 @@ void SearchPanel::refreshTable() {
             }
             if (c >= ColSeed && c <= ColSeconds)
                 item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            if (!r.stale.empty()) { // greyed: figures as computed on another design
+                item->setForeground(palette().brush(QPalette::Disabled, QPalette::Text));
+                item->setToolTip(QString("Stale, %1; its figures are as they were computed. "
+                                         "Right-click to run it again on the current design.")
+                                     .arg(QString::fromStdString(r.stale)));
+            }
             table_->setItem(row, c, item);
         }
-        ++row;
-    }
-    finishedRows_ = row;
-    // Running searches below: id as a negative marker, cells refreshed live.
-    for (const auto& [id, live] : live_) {
-        table_->insertRow(row);
-        for (int c = 0; c < table_->columnCount(); ++c) {
-            auto* item = new QTableWidgetItem;
-            if (c >= ColSeed && c <= ColSeconds)
-                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-            table_->setItem(row, c, item);
-        }
-        table_->item(row, ColSearcher)->setData(Qt::UserRole, -id);
-        table_->item(row, ColSearcher)->setText(QString::fromStdString(live.request.searcher));
-        table_->item(row, ColSearcher)->setForeground(searcherColor(live.request.searcher));
-        table_->item(row, ColLayer)->setText(QString::fromStdString(live.request.layer));
-        table_->item(row, ColSeed)->setText(QString::number(live.request.settings.seed));
-        table_->item(row, ColObjective)
-            ->setText(QString::fromStdString(live.request.settings.objective.name()));
         ++row;
     }
     refreshLiveRows();
 }
 
+void SearchPanel::addLiveRow(int row, int id) {
+    // A running search: its id as a negative marker, cells refreshed live.
+    const Live& live = live_.at(id);
+    table_->insertRow(row);
+    for (int c = 0; c < table_->columnCount(); ++c) {
+        auto* item = new QTableWidgetItem;
+        if (c >= ColSeed && c <= ColSeconds)
+            item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        table_->setItem(row, c, item);
+    }
+    table_->item(row, ColSearcher)->setData(Qt::UserRole, -id);
+    table_->item(row, ColSearcher)->setText(QString::fromStdString(live.request.searcher));
+    table_->item(row, ColSearcher)->setForeground(searcherColor(live.request.searcher));
+    table_->item(row, ColLayer)->setText(QString::fromStdString(live.request.layer));
+    table_->item(row, ColSeed)->setText(QString::number(live.request.settings.seed));
+    table_->item(row, ColObjective)
+        ->setText(QString::fromStdString(live.request.settings.objective.name()));
+}
+
 void SearchPanel::refreshLiveRows() {
-    int row = finishedRows_;
-    for (const auto& [id, live] : live_) {
-        if (row >= table_->rowCount())
-            return;
+    for (int row = 0; row < table_->rowCount(); ++row) {
+        const QTableWidgetItem* marker = table_->item(row, ColSearcher);
+        const int id = marker ? -marker->data(Qt::UserRole).toInt() : 0;
+        const auto it = id > 0 ? live_.find(id) : live_.end();
+        if (it == live_.end())
+            continue;
+        const Live& live = it->second;
         const Curve& c = live.curve;
         table_->item(row, ColFinal)
             ->setText(c.best.isEmpty() ? QString() : formatCost(c.best.back()));
@@ -852,7 +992,6 @@ void SearchPanel::refreshLiveRows() {
         table_->item(row, ColStatus)
             ->setText(live.job->paused() ? QString("paused (right-click)")
                                          : QString("running (right-click)"));
-        ++row;
     }
 }
 
@@ -873,6 +1012,10 @@ void SearchPanel::showTableMenu(const QPoint& pos) {
         menu.addAction("Cancel (keep its best)", this, [this, id] { cancelRun(id); });
     } else {
         menu.addAction("Show in inspector", this, [this, marker] { emit runActivated(marker); });
+        menu.addAction(runs_.at(std::size_t(marker)).stale.empty()
+                           ? "Run again"
+                           : "Run again on the current design",
+                       this, [this, marker] { rerun(marker); });
     }
     menu.exec(table_->viewport()->mapToGlobal(pos));
 }
@@ -895,6 +1038,7 @@ void SearchPanel::setRunPaused(int id, bool paused) {
     if (it != live_.end()) {
         it->second.job->setPaused(paused);
         refreshLiveRows();
+        emit runningChanged(runningCount(), pausedCount());
     }
 }
 

@@ -93,6 +93,9 @@ class SearchPanel : public QWidget {
     int runSelected();
     // Starts a requested run (from a session file).
     void startRun(const mw::SessionRun& request);
+    // Runs a finished run again on the current design (a stale one, say): its
+    // searcher, settings and constraints; on the current layer if its own is gone.
+    bool rerun(int sessionRunIndex);
     // Searchers from outside the engine's list (written in Python), offered
     // beside the built-in ones.
     void addSearchers(const std::vector<mw::SearcherFactory>& searchers);
@@ -106,7 +109,8 @@ class SearchPanel : public QWidget {
     std::vector<int> liveRuns() const;
     void cancelRun(int id);
     void setRunPaused(int id, bool paused);
-    int runningCount() const;
+    int runningCount() const; // live runs, paused ones included
+    int pausedCount() const;
     // Processes events until no run is left (tests and scripted screenshots).
     bool waitForAll(int timeoutMs);
 
@@ -118,8 +122,8 @@ class SearchPanel : public QWidget {
 
   signals:
     void runFinished(const mw::SessionRun& run);
-    void runningChanged(int running);
-    void runActivated(int sessionRunIndex); // a results-table row was chosen
+    void runningChanged(int running, int paused); // live runs, and how many of them are paused
+    void runActivated(int sessionRunIndex);       // a results-table row was chosen
     void message(const QString& text);
     void constraintsChanged(const mw::Json& constraints); // loaded or cleared by the user
     void viewChanged(const mw::SessionView& view);        // the chart's axes
@@ -128,6 +132,7 @@ class SearchPanel : public QWidget {
     struct Curve {
         std::string searcher;
         std::uint64_t seed = 0;
+        int variant = 0; // its shade and dash among its searcher's curves
         QVector<double> evaluations, seconds, best;
         QCPGraph* graph = nullptr;
     };
@@ -137,6 +142,8 @@ class SearchPanel : public QWidget {
         Curve curve;
     };
     void start(mw::SessionRun request);
+    int nextVariant(const std::string& searcher, std::uint64_t seed) const; // a curve's look
+    void addLiveRow(int row, int id);
     void onMail(int id); // takes the job's mailbox and passes each item on
     void onProgress(int id, qint64 evaluations, double seconds, double best);
     void onFinished(int id, const mw::SearchResult& result);
@@ -171,7 +178,11 @@ class SearchPanel : public QWidget {
     bool timeAxis_ = false;
     bool logX_ = false;
     int replots_ = 0;
-    int finishedRows_ = 0;
+    // The table's order: a key per session run, when it started (a loaded
+    // run: its index; one started here: kLiveKeys + its id, as its live row).
+    static constexpr std::int64_t kLiveKeys = std::int64_t(1) << 40;
+    std::vector<std::int64_t> rowKeys_;
+    std::vector<int> finishedIds_; // finished here, not yet in setRuns' runs
     QString lastError_;
 
     QListWidget* searcherList_;

@@ -25,6 +25,11 @@ struct SessionRun {
     bool finished = false; // false: requested, not run yet
     SearchResult result;   // when finished (bestEvaluation is recomputed on load)
     Json constraints;      // the mapwright.constraints it ran under; null: none
+    // Why the run no longer fits the design as it now is (its layer removed
+    // or reshaped, its mapping illegal on the architecture); empty: it fits.
+    // A stale run keeps the figures it was last computed with and is neither
+    // drawn nor counted as a best. Worked out from the design, not saved.
+    std::string stale;
 };
 
 // How the search chart was left: its x axis (evaluations or wall time) and
