@@ -531,7 +531,7 @@ QWidget* ArchitectureEditor::buildPanel() {
     pages_->addWidget(buildFieldPage(true));
     layout->addWidget(pages_);
     layout->addStretch();
-    panel->setMinimumWidth(400);
+    panel->setMinimumWidth(440);
     return panel;
 }
 

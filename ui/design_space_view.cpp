@@ -231,9 +231,17 @@ DesignSpaceView::DesignSpaceView(QWidget* parent) : QWidget(parent) {
     layout->addLayout(controls);
     layout->addWidget(status_);
     layout->addWidget(split, 1);
+    redraw(); // the empty chart with its axes named
 }
 
 DesignSpaceView::~DesignSpaceView() = default;
+
+void DesignSpaceView::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    // A plot first laid out while its tab was hidden keeps that (tiny) layout
+    // until something replots it: empty, nothing would.
+    plot_->replot();
+}
 
 void DesignSpaceView::addAxisRow(const QString& parameter, const QString& values) {
     const int row = axesTable_->rowCount();

@@ -62,6 +62,9 @@ class DesignSpaceView : public QWidget {
     QCustomPlot* plot() const { return plot_; }
     QString lastError() const { return lastError_; }
 
+  protected:
+    void showEvent(QShowEvent* event) override; // lays the plot out at its shown size
+
   signals:
     void pointActivated(const mw::SweepSpec& spec, const mw::PointRecord& point);
     void message(const QString& text);

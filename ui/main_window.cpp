@@ -100,7 +100,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
 
     explorer_ = new QTreeWidget;
     explorer_->setHeaderHidden(true);
-    explorer_->setTextElideMode(Qt::ElideMiddle); // run labels differ at their ends
+    explorer_->setTextElideMode(Qt::ElideRight);
     explorer_->setMinimumWidth(220);
     auto* dock = new QDockWidget("Project", this);
     dock->setObjectName("project");
@@ -582,12 +582,17 @@ void MainWindow::refreshExplorer() {
     runs->setData(0, Qt::UserRole, "runs");
     for (std::size_t i = 0; i < session_.runs.size(); ++i) {
         const mw::SessionRun& r = session_.runs[i];
-        // runLabel numbers the runs (#3 gamma · seed 2 · layer): repeats differ.
+        // Numbered (repeats differ), what tells runs apart first: a narrow tree
+        // cuts the layer's name at the end, not the seed or the result.
         auto* item = new QTreeWidgetItem(
-            runs, {QString("%1 — %2")
-                       .arg(runLabel(r, int(i)))
-                       .arg(r.result.found ? QString::number(r.result.bestCost, 'g', 4)
-                                           : QString("none"))});
+            runs,
+            {QString("#%1 %2 · seed %3 — %4 · %5%6")
+                 .arg(i + 1)
+                 .arg(QString::fromStdString(r.searcher))
+                 .arg(r.settings.seed)
+                 .arg(r.result.found ? QString::number(r.result.bestCost, 'g', 4) : QString("none"))
+                 .arg(QString::fromStdString(r.layer))
+                 .arg(r.stale.empty() ? QString() : QString(" (stale)"))});
         item->setToolTip(0, item->text(0));
         item->setForeground(0, r.stale.empty()
                                    ? QBrush(searcherColor(r.searcher))

@@ -286,8 +286,8 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     // ---- results table
     table_ = new QTableWidget(0, ColumnCount);
     table_->setHorizontalHeaderLabels({"Searcher", "Layer", "Seed", "Objective", "Final",
-                                       "Energy (µJ)", "Cycles", "EDP / bound", "Over optimum",
-                                       "Evaluations", "Time (s)", "Status", "Searcher figures"});
+                                       "Energy (µJ)", "Cycles", "EDP / bound", "Over opt.", "Evals",
+                                       "Time (s)", "Status", "Searcher figures"});
     table_->horizontalHeaderItem(ColFinal)->setToolTip(
         "The run's best objective (EDP in J × cycles, energy in J, or cycles)");
     table_->horizontalHeaderItem(ColEdpOverBound)
@@ -300,9 +300,13 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setStretchLastSection(true);
     // A status can be a long message (why CoSA's MIP is infeasible): the column
-    // keeps a fixed width and the cell's tooltip has all of it.
-    table_->horizontalHeader()->setSectionResizeMode(ColStatus, QHeaderView::Interactive);
-    table_->horizontalHeader()->resizeSection(ColStatus, 260);
+    // takes the width left, elided, and the cell's tooltip has all of it.
+    table_->horizontalHeader()->setSectionResizeMode(ColStatus, QHeaderView::Stretch);
+    table_->setTextElideMode(Qt::ElideMiddle);
+    // The searcher's figures (often none) before the status, which is shown
+    // last and takes the width left: at 1,500 px nothing runs off the side.
+    table_->horizontalHeader()->moveSection(table_->horizontalHeader()->visualIndex(ColFigures),
+                                            table_->horizontalHeader()->visualIndex(ColStatus));
     table_->verticalHeader()->setVisible(false);
     table_->setWordWrap(false);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -907,9 +911,10 @@ void SearchPanel::refreshTable() {
         // own proven gap.
         QString overOptimum;
         const double opt = optimum(r.layer, r.settings.objective.name());
-        if (res.found && opt > 0)
+        const bool current = r.stale.empty(); // a stale run's bound and optimum were another's
+        if (current && res.found && opt > 0)
             overOptimum = QString::number(100.0 * (res.bestCost / opt - 1.0), 'f', 1) + " %";
-        else if (res.found && r.searcher == "optimal" && res.stats.count("gap"))
+        else if (current && res.found && r.searcher == "optimal" && res.stats.count("gap"))
             overOptimum = "≤ " + QString::number(100.0 * res.stats.at("gap"), 'g', 3) + " %";
         table_->insertRow(row);
         const QStringList cells = {
@@ -920,8 +925,9 @@ void SearchPanel::refreshTable() {
             res.found ? formatCost(res.bestCost) : QString("none found"),
             res.found ? QString::number(res.bestEvaluation.energy * 1e-6, 'f', 2) : QString(),
             res.found ? QString::number(res.bestEvaluation.cycles) : QString(),
-            res.found && bound > 0 ? QString::number(res.bestEvaluation.edp / bound, 'f', 2)
-                                   : QString(),
+            current && res.found && bound > 0
+                ? QString::number(res.bestEvaluation.edp / bound, 'f', 2)
+                : QString(),
             overOptimum,
             QString::number(res.evaluations),
             QString::number(res.seconds, 'f', 2),
