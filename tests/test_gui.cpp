@@ -27,6 +27,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QImage>
+#include <QLineEdit>
 #include <QProcess>
 #include <QProgressBar>
 #include <QScopeGuard>
@@ -564,7 +565,9 @@ class TestGui : public QObject {
         panel->setSeeds(1, 2);
         QCOMPARE(panel->runSelected(), 1);
         QTableWidget* table = panel->resultsTable();
-        const auto seedAt = [&](int row) { return table->item(row, mw::ui::SearchPanel::ColSeed)->text(); };
+        const auto seedAt = [&](int row) {
+            return table->item(row, mw::ui::SearchPanel::ColSeed)->text();
+        };
         QCOMPARE(seedAt(0), QString("1"));
         QCOMPARE(seedAt(1), QString("2"));
         QTRY_VERIFY_WITH_TIMEOUT(panel->runningCount() == 1, 30000); // seed 2 finished
@@ -604,6 +607,33 @@ class TestGui : public QObject {
         panel->cancelAll();
         QVERIFY(w.waitForSearches(60000));
         QVERIFY(w.session().runs.at(0).result.seconds >= 1.0);
+    }
+
+    // Issue 31, item 8: Ctrl+Z in the field just edited (its edit committed)
+    // undoes the session's edit, not nothing.
+    void undoFromTheFieldJustEdited() {
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.showView("architecture");
+        const int glb = w.session().arch.levelIndex("shared_glb");
+        const auto before = w.session().arch.levels[std::size_t(glb)].capacityWords;
+        w.architectureEditor()->selectLevel(glb);
+        QLineEdit* field = nullptr;
+        for (QLineEdit* e : w.architectureEditor()->findChildren<QLineEdit*>())
+            if (e->isVisible() && e->text() == QString::number(before))
+                field = e;
+        QVERIFY(field);
+        QApplication::setActiveWindow(&w);
+        field->setFocus();
+        field->selectAll();
+        QTest::keyClicks(field, QString::number(before * 2));
+        QTest::keyClick(field, Qt::Key_Return); // commits
+        QCOMPARE(w.session().arch.levels[std::size_t(glb)].capacityWords, before * 2);
+        QVERIFY(field->hasFocus());
+        QTest::keyClick(field, Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(w.session().arch.levels[std::size_t(glb)].capacityWords, before);
     }
 
     void inspectorEditsReevaluate() {
