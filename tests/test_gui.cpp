@@ -498,6 +498,24 @@ class TestGui : public QObject {
         QCOMPARE(panel->plot()->graphCount(), graphs);
         w.undoStack()->redo();
         QVERIFY(!w.session().runs[1].stale.empty());
+        // A session with stale runs saves and opens again with them, also when
+        // a run's layer is gone: nothing is lost on the way to disk.
+        QVERIFY(w.workloadEditor()->removeLayer(other));
+        QVERIFY(!w.session().runs[0].stale.empty());
+        const QString saved = dir_.filePath("stale-runs.json");
+        QVERIFY2(w.saveSession(saved), qPrintable(w.lastError()));
+        {
+            MainWindow again(testOptions(dir_.path()));
+            QVERIFY2(again.openSession(saved), qPrintable(again.lastError()));
+            QCOMPARE(again.session().runs.size(), std::size_t(2));
+            for (std::size_t i = 0; i < 2; ++i) {
+                QVERIFY(!again.session().runs[i].stale.empty());
+                QCOMPARE(again.session().runs[i].result.bestEvaluation.cycles,
+                         w.session().runs[i].result.bestEvaluation.cycles);
+            }
+        }
+        w.undoStack()->undo(); // the layer is back, its run current
+        QVERIFY(w.session().runs[0].stale.empty());
         // Run again on the current design: a new, current run.
         QVERIFY(panel->rerun(1));
         QVERIFY(w.waitForSearches(60000));

@@ -79,6 +79,8 @@ Json toJson(const Session& s) {
                    {"finished", r.finished}};
         if (!r.constraints.is_null())
             jr["constraints"] = r.constraints;
+        if (!r.stale.empty())
+            jr["stale"] = r.stale;
         if (r.finished) {
             const SearchResult& res = r.result;
             Json trace = Json::array();
@@ -95,10 +97,22 @@ Json toJson(const Session& s) {
                 {"stop_reason", res.stopReason},
                 {"stats", statsJson(res.stats)},
                 {"trace", trace}};
-            if (res.found) {
+            if (res.found && r.stale.empty()) {
                 const int li = s.network.layerIndex(r.layer);
                 const Problem p = buildProblem(s.network.layers.at(std::size_t(li)));
                 result["best_mapping"] = toJson(res.best, p, s.arch);
+            } else if (res.found) {
+                // A stale run keeps its figures as computed, and its mapping
+                // while its layer and the architecture's levels still name it.
+                result["best_energy_pj"] = res.bestEvaluation.energy;
+                result["best_cycles"] = res.bestEvaluation.cycles;
+                const int li = s.network.layerIndex(r.layer);
+                if (li >= 0 && res.best.numLevels == s.arch.numLevels())
+                    try {
+                        result["best_mapping"] = toJson(
+                            res.best, buildProblem(s.network.layers[std::size_t(li)]), s.arch);
+                    } catch (const InputError&) {
+                    }
             }
             jr["result"] = result;
         }
@@ -183,8 +197,11 @@ Session sessionFromJson(const Json& j, const std::string& where) {
         r.searcher = required<std::string>(jr, "searcher", at);
         r.layer = optional<std::string>(jr, "layer", at,
                                         s.network.layers[std::size_t(s.currentLayer)].name);
+        // A stale run (it no longer fits the design) is kept as it was saved:
+        // its layer may be gone and its mapping illegal.
+        r.stale = optional<std::string>(jr, "stale", at, std::string());
         const int li = s.network.layerIndex(r.layer);
-        if (li < 0)
+        if (li < 0 && r.stale.empty())
             throw InputError(at + ".layer", "'" + r.layer + "' is not a layer of the workload");
         r.settings = settingsFromJson(member(jr, "settings", at), at + ".settings");
         r.finished = optional<bool>(jr, "finished", at, false);
@@ -240,7 +257,22 @@ Session sessionFromJson(const Json& j, const std::string& where) {
                                          costFromJson(t[2], row), costFromJson(t[3], row)});
                 }
             }
-            if (out.found) {
+            if (out.found && !r.stale.empty()) {
+                out.bestEvaluation.energy = optional<double>(res, "best_energy_pj", rat, 0.0);
+                out.bestEvaluation.cycles =
+                    optional<std::int64_t>(res, "best_cycles", rat, std::int64_t(0));
+                out.bestEvaluation.edp =
+                    out.bestEvaluation.energy * 1e-12 * double(out.bestEvaluation.cycles);
+                out.bestEvaluation.valid = true; // the figures it was computed with
+                if (li >= 0 && res.contains("best_mapping"))
+                    try {
+                        out.best = mappingFromJson(res.at("best_mapping"),
+                                                   buildProblem(s.network.layers[std::size_t(li)]),
+                                                   s.arch);
+                    } catch (const InputError&) {
+                        out.best = Mapping{}; // no longer readable: the figures stay
+                    }
+            } else if (out.found) {
                 const Problem p = buildProblem(s.network.layers[std::size_t(li)]);
                 try {
                     out.best = mappingFromJson(member(res, "best_mapping", rat), p, s.arch);

@@ -28,7 +28,8 @@ struct SessionRun {
     // Why the run no longer fits the design as it now is (its layer removed
     // or reshaped, its mapping illegal on the architecture); empty: it fits.
     // A stale run keeps the figures it was last computed with and is neither
-    // drawn nor counted as a best. Worked out from the design, not saved.
+    // drawn nor counted as a best. Worked out from the design; saved, so that a
+    // session whose runs no longer fit it still opens (their layer may be gone).
     std::string stale;
 };
 
