@@ -654,16 +654,12 @@ bool MainWindow::waitForSearches(int timeoutMs) {
 
 void MainWindow::onArchitectureChanged(const mw::Architecture& a) {
     session_.arch = a;
-    const int stale = refreshRunStates();
-    if (stale > 0)
-        info(QString("%1 run(s) do not fit the architecture as it is now: kept, marked stale "
-                     "(Undo restores them; right-click one to run it again)")
-                 .arg(stale));
+    refreshRunStates("the architecture as it is now");
     refreshViews();
     setDirty(true);
 }
 
-int MainWindow::refreshRunStates() {
+int MainWindow::refreshRunStates(const QString& edited) {
     int newlyStale = 0;
     for (mw::SessionRun& r : session_.runs) {
         const bool wasStale = !r.stale.empty();
@@ -690,6 +686,11 @@ int MainWindow::refreshRunStates() {
         }
         newlyStale += !wasStale && !r.stale.empty();
     }
+    if (newlyStale > 0 && !edited.isEmpty())
+        info(QString("%1 run(s) no longer fit %2: kept, marked stale (Undo restores them; "
+                     "right-click one to run it again)")
+                 .arg(newlyStale)
+                 .arg(edited));
     return newlyStale;
 }
 
@@ -739,11 +740,7 @@ void MainWindow::applyNetwork(const mw::Network& n) {
     if (session_.currentLayer >= int(n.layers.size()))
         session_.currentLayer = std::max(0, int(n.layers.size()) - 1);
     // Runs of layers that are gone or reshaped are kept, marked stale.
-    const int stale = refreshRunStates();
-    if (stale > 0)
-        info(QString("%1 run(s) no longer fit the edited workload: kept, marked stale "
-                     "(Undo restores them; right-click one to run it again)")
-                 .arg(stale));
+    refreshRunStates("the edited workload");
     refreshViews();
     setDirty(true);
 }

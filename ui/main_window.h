@@ -123,8 +123,9 @@ class MainWindow : public QMainWindow {
     void onNetworkChanged(const mw::Network& n); // an edit: undoable
     void applyNetwork(const mw::Network& n);
     // Marks the runs that no longer fit the design stale (and clears the mark
-    // where they fit again, re-costing them); returns how many became stale.
-    int refreshRunStates();
+    // where they fit again, re-costing them); returns how many became stale,
+    // and says so when `edited` names what changed.
+    int refreshRunStates(const QString& edited = {});
     void onRunFinished(const mw::SessionRun& run);
     void showRun(int runIndex);
     void fail(const QString& message);
