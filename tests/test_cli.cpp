@@ -779,6 +779,12 @@ void TestCli::interruptsKeepWhatIsFinished() {
         const mw::Json result = loads(out + "/result.json");
         QCOMPARE(result.value("stopped", std::string()), std::string("interrupted"));
         QVERIFY(fs::exists(out + "/trace.csv"));
+        // CoSA's one schedule comes when its MIP is solved: interrupted
+        // before, it has none, and says so.
+        if (searcher == "cosa" && !result.value("found", true)) {
+            QVERIFY(!fs::exists(out + "/best_mapping.json"));
+            continue;
+        }
         // (The layer by the name it was imported under: the same layer.)
         const Run e = run({"evaluate", "--arch", searcher == "cosa" ? simba : arch, "--workload",
                            net, "--layer", "_outputs_input.46", "--mapping",

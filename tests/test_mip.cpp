@@ -101,7 +101,7 @@ void TestMip::corruptRequestsAreRejected() {
     badColumns[2] = 2.5; // a fractional count
     QVERIFY(rejects(badColumns));
     std::vector<double> badIndex = wire;
-    badIndex[8 + 4 * 3 + 3] = 3; // the row's first column, one past the last
+    badIndex[9 + 4 * 3 + 3] = 3; // the row's first column, one past the last
     QVERIFY(rejects(badIndex));
     MipSolution s;
     QVERIFY(!decodeMipSolution({1, 1, 0, -9, -9, 0.1, 3, 0}, s));          // no header's worth

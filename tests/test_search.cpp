@@ -272,7 +272,7 @@ void TestSearch::constraintsRespected() {
             runSearch(space, name, budget(costlyPerEvaluation(name) ? 200 : 800, 9, 2));
         if (name == "exhaustive" && !r.found)
             continue; // its lexicographic walk may spend 800 evaluations on illegal points
-        QVERIFY2(r.found, name.c_str());
+        QVERIFY2(r.found, (name + ": " + r.stopReason).c_str());
         QVERIFY2(space.meetsConstraints(r.best), name.c_str());
         QVERIFY(evaluate(p, a, r.best).valid);
         QVERIFY(!r.best.levels[glb].keeps(p.tensorIndex("Weights")));

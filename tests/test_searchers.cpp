@@ -17,33 +17,15 @@
 using namespace mw;
 using namespace mw::test;
 
-namespace {
-
-// CoSA at maxNodes nodes per solve with one of its decode steps off, then on.
-std::pair<SearchResult, SearchResult> cosaWithoutAndWith(const MapSpace& space, const char* step,
-                                                         int maxNodes) {
-    SearchSettings s = budget(30);
-    s.params["max_nodes"] = maxNodes;
-    s.params[step] = 0;
-    SearchResult without = runSearch(space, "cosa", s);
-    s.params[step] = 1;
-    SearchResult with = runSearch(space, "cosa", s);
-    for (const SearchResult* r : {&without, &with})
-        qInfo("%s=%d: %.1f s in the solver, %.0f nodes, time limited %.0f", step,
-              r == &with ? 1 : 0, r->stats.at("solve_seconds"), r->stats.at("mip_nodes"),
-              r->stats.at("time_limited"));
-    return {std::move(without), std::move(with)};
-}
-
-} // namespace
+namespace {} // namespace
 
 class TestSearchers : public QObject {
     Q_OBJECT
   private slots:
     void cosaSchedules();
     void cosaReportsInfeasibleMip();
-    void cosaKeepsOperandsInRegisters();
-    void cosaKeepsInputsOnChip();
+    void cosaFillsRowStationaryArray();
+    void cosaRefinementIsApart();
     void exhaustiveFindsOptimum();
     void sparsityAwareScore();
     void networkSearch();
@@ -67,9 +49,11 @@ void TestSearchers::cosaSchedules() {
         QVERIFY2(one.found, qPrintable(where + ": " + QString::fromStdString(one.stopReason)));
         QVERIFY2(evaluate(p, a, one.best).valid, qPrintable(where));
         QCOMPARE(one.stats.at("time_limited"), 0.0);
-        QVERIFY(one.stats.at("mip_nodes") > 0 && one.stats.at("mip_nodes") <= 5 * 50);
+        // Keeps are free here: the solve alternates tilings and keeps.
+        QVERIFY(one.stats.at("keep_rounds") >= 1);
+        QVERIFY(one.stats.at("mip_nodes") > 0 && !one.stats.count("node_limit_lifted"));
         QVERIFY(one.stats.at("solve_seconds") > 0);
-        QVERIFY(one.evaluations >= 1 && one.evaluations <= 20);
+        QCOMPARE(one.evaluations, std::int64_t(1)); // one-shot: the MIP's schedule only
         if (&p == &problems.front()) {
             const SearchResult again = runSearch(space, "cosa", budget(20));
             QVERIFY2(sameTrace(one, again), qPrintable(where));
@@ -96,51 +80,57 @@ void TestSearchers::cosaReportsInfeasibleMip() {
              r.stopReason.c_str());
 }
 
-// ResNet-50's layer4.0.conv1 (input.125: 1x1, C = 1024, M = 512, P = Q = 14) on Simba-like:
-// the MIP's decode leaves the 1-word registers keeping nothing, so every MAC
-// reads its weight from a buffer further out, although the loops just above
-// would let a register hold it. The decode with that keep added is a candidate
-// and wins. (Since the MIP decodes into Timeloop's space, one axis per
-// dimension and level, conv2_x's decode no longer shows the effect.)
-void TestSearchers::cosaKeepsOperandsInRegisters() {
-    const Architecture a = loadArchitecture(kSamples + "architectures/simba_like.json");
-    const Problem p = conv2dProblem("conv4_x-1x1", 1, 1, 1024, 512, 14, 14, 1, 1);
-    const MapSpace space(p, a);
-    // (The effect needs a decode near CBC's 1,000-node one.)
-    const auto [without, with] = cosaWithoutAndWith(space, "operand_keeps", 400);
-    QVERIFY(without.found && with.found);
-    QCOMPARE(without.stats.at("time_limited"), 0.0);
-    QCOMPARE(with.stats.at("time_limited"), 0.0);
-    QVERIFY2(with.bestCost < 0.8 * without.bestCost,
-             qPrintable(QString("%1 vs %2").arg(with.bestCost).arg(without.bestCost)));
-    QVERIFY(evaluate(p, a, with.best).valid);
-    const int registers = a.numLevels() - 1;
-    QVERIFY(without.best.levels[registers].keepMask == 0);
-    QVERIFY(with.best.levels[registers].keepMask != 0);
+// Under the row-stationary constraints of Timeloop's Eyeriss tutorial, CoSA's
+// one schedule for ResNet-50's conv3_x fills the PE array and the
+// scratchpads: within 1.2x of the proven optimum. The paper's objective alone
+// (its traffic term at the global buffer's network, w_traf = 1, and no
+// energy term) counts words, not what they cost at each level, and lands
+// 1.78x above (19x before the global buffer's loops were ranked under the
+// order constraint: with them unranked, nothing paid for emptying the
+// scratchpads).
+void TestSearchers::cosaFillsRowStationaryArray() {
+    const Architecture a = eyeriss();
+    const Problem p = conv3x3();
+    const MapSpace space(
+        p, a, loadConstraints(kSamples + "constraints/eyeriss_row_stationary.json", p, a));
+    const SearchResult optimum = runSearch(space, "optimal", budget(100'000'000));
+    QVERIFY(optimum.found);
+    QCOMPARE(optimum.stats.at("proven"), 1.0);
+    SearchSettings s = budget(20);
+    s.params["max_nodes"] = 300;
+    const SearchResult cosa = runSearch(space, "cosa", s);
+    QVERIFY2(cosa.found, cosa.stopReason.c_str());
+    QCOMPARE(cosa.evaluations, std::int64_t(1));
+    QVERIFY2(cosa.bestCost <= 1.2 * optimum.bestCost,
+             qPrintable(QString("%1 vs %2").arg(cosa.bestCost).arg(optimum.bestCost)));
+    const Evaluation e = evaluate(p, a, cosa.best);
+    QCOMPARE(e.utilizedMacs, std::int64_t(a.compute.instances())); // all 168 PEs
+    s.params["w_energy"] = 0;
+    s.params["w_traf"] = 1;
+    const SearchResult paper = runSearch(space, "cosa", s);
+    QVERIFY(paper.found);
+    QVERIFY2(paper.bestCost > 1.5 * optimum.bestCost,
+             qPrintable(QString("%1 vs %2").arg(paper.bestCost).arg(optimum.bestCost)));
 }
 
-void TestSearchers::cosaKeepsInputsOnChip() {
-    // ResNet-50's layer4.0.conv1 (input.125: 1x1, C = 1024, M = 512, P = Q = 14) on
-    // Simba-like: the MIP's decode steps DRAM through M outside C, so every M
-    // step reads the inputs again. The DRAM-reuse decodes (dram_reuse) move
-    // the C loop into the global buffer, which then holds all inputs: each is
-    // read once. (layer3.1.conv2, 3x3, showed it before the MIP decoded into
-    // Timeloop's space, one axis per dimension and level.)
+// Refinement after the MIP is a separate option: by default CoSA evaluates
+// its one schedule; with refine = 1 it evaluates a few other decodes too, and
+// its best is never worse.
+void TestSearchers::cosaRefinementIsApart() {
     const Architecture a = loadArchitecture(kSamples + "architectures/simba_like.json");
     const Problem p = conv2dProblem("conv4_x-1x1", 1, 1, 1024, 512, 14, 14, 1, 1);
-    const MapSpace space(p, a);
-    const auto [without, with] = cosaWithoutAndWith(space, "dram_reuse", 400);
-    QVERIFY(without.found && with.found);
-    QCOMPARE(without.stats.at("time_limited"), 0.0);
-    QCOMPARE(with.stats.at("time_limited"), 0.0);
-    QVERIFY2(with.bestCost < 0.85 * without.bestCost,
-             qPrintable(QString("%1 vs %2").arg(with.bestCost).arg(without.bestCost)));
-    const int in = p.tensorIndex("Inputs");
-    const Evaluation e = evaluate(p, a, with.best);
-    QVERIFY(e.valid);
-    QCOMPARE(e.levels[0].tensors[in].reads, e.levels[0].tensors[in].tile); // each word once
-    const Evaluation before = evaluate(p, a, without.best);
-    QVERIFY(before.levels[0].tensors[in].reads > 2 * before.levels[0].tensors[in].tile);
+    const MapSpace space(p, a, loadConstraints(kSamples + "constraints/simba_like.json", p, a));
+    SearchSettings s = budget(20);
+    const SearchResult oneShot = runSearch(space, "cosa", s);
+    QVERIFY2(oneShot.found, oneShot.stopReason.c_str());
+    QCOMPARE(oneShot.evaluations, std::int64_t(1));
+    QVERIFY(!oneShot.stats.count("refine_evaluations"));
+    s.params["refine"] = 1;
+    const SearchResult refined = runSearch(space, "cosa", s);
+    QVERIFY(refined.found);
+    QVERIFY(refined.stats.at("refine_evaluations") >= 1);
+    QCOMPARE(refined.evaluations, std::int64_t(1 + refined.stats.at("refine_evaluations")));
+    QVERIFY(refined.bestCost <= oneShot.bestCost);
 }
 
 void TestSearchers::exhaustiveFindsOptimum() {

@@ -525,6 +525,40 @@ void CosaModel::greedyStart(std::vector<int>& cols, std::vector<double>& values,
     }
 }
 
+bool CosaModel::keepStart(const Mapping& m, std::vector<int>& cols,
+                          std::vector<double>& values) const {
+    for (int l = 1; l < a_.numLevels(); ++l) {
+        const auto& zs = patternVars_[static_cast<std::size_t>(l)];
+        if (zs.empty())
+            continue;
+        const std::uint8_t mask = m.levels[static_cast<std::size_t>(l)].keepMask;
+        std::size_t chosen = zs.size();
+        double bestShare = -1.0;
+        for (std::size_t i = 0; i < zs.size(); ++i) {
+            const KeepPattern& kp = patterns_[zs[i].second];
+            if (kp.mask != mask)
+                continue;
+            double minShare = 1.0;
+            bool fits = true;
+            for (int t = 0; t < p_.numTensors(); ++t)
+                if ((mask >> t) & 1u) {
+                    minShare = std::min(minShare, kp.share[static_cast<std::size_t>(t)]);
+                    fits = fits && (a_.levels[static_cast<std::size_t>(l)].unbounded() ||
+                                    tileLog(m, l, t) <= capLog(l, t, zs[i].second) + kEps);
+                }
+            if (fits && minShare > bestShare)
+                bestShare = minShare, chosen = i;
+        }
+        if (chosen == zs.size())
+            return false;
+        for (std::size_t i = 0; i < zs.size(); ++i) {
+            cols.push_back(zs[i].first);
+            values.push_back(i == chosen ? 1.0 : 0.0);
+        }
+    }
+    return true;
+}
+
 void CosaModel::startFrom(const Mapping& m, std::vector<int>& cols,
                           std::vector<double>& values) const {
     for (int d = 0; d < p_.numDims(); ++d) {

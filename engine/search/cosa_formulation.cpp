@@ -60,9 +60,9 @@ std::vector<KeepPattern> keepPatterns(int numTensors) {
 }
 
 CosaModel::CosaModel(const MapSpace& space, double wUtil, double wComp, double wTraf,
-                     double wEnergy, bool bandwidth, bool rankAll)
+                     double wEnergy, bool rankAll)
     : space_(space), p_(space.problem()), a_(space.arch()), wUtil_(wUtil), wComp_(wComp),
-      wTraf_(wTraf), wEnergy_(wEnergy), bandwidth_(bandwidth) {
+      wTraf_(wTraf), wEnergy_(wEnergy) {
     minLogE_ = 0.0;
     for (const StorageLevel& s : a_.levels)
         for (double e : {s.energy.read, s.energy.update})
@@ -95,9 +95,9 @@ CosaModel::CosaModel(const MapSpace& space, double wUtil, double wComp, double w
             nocTemporal = l;
     ranked_.assign(static_cast<std::size_t>(L), false);
     for (int l = 0; l < L; ++l)
-        ranked_[static_cast<std::size_t>(l)] =
-            space_.levelHasTemporal(l) && !cons[static_cast<std::size_t>(l)].order.constrains() &&
-            (rankAll || l == 0 || l == nocTemporal);
+        ranked_[static_cast<std::size_t>(l)] = space_.levelHasTemporal(l) &&
+                                               !cons[static_cast<std::size_t>(l)].order.fixes(D) &&
+                                               (rankAll || l == 0 || l == nocTemporal);
     patterns_ = keepPatterns(p_.numTensors());
 }
 
@@ -107,8 +107,16 @@ MipSolution CosaModel::solve(double seconds, int maxNodes, const std::function<b
     options.seconds = seconds;
     options.maxNodes = maxNodes;
     options.localBranching = localBranching;
-    if (greedyStartMode > 0)
+    options.strongBranching = strongBranching;
+    options.rootCuts = rootCuts;
+    if (startMapping) {
+        startFrom(*startMapping, options.startCols, options.startValues);
+        if (options.startCols.empty() ||
+            !keepStart(*startMapping, options.startCols, options.startValues))
+            options.startCols.clear(), options.startValues.clear();
+    } else if (greedyStartMode > 0) {
         greedyStart(options.startCols, options.startValues);
+    }
     return solveMip(mip_, options, cancelled);
 }
 
@@ -186,21 +194,6 @@ void CosaModel::addDimTerms(std::vector<std::pair<int, double>>& terms, int d, i
     }
 }
 
-CosaModel::Affine CosaModel::dramWordsLog(int t) {
-    Affine w;
-    w.constant = std::log2(double(p_.touchedElements(t)));
-    const DataSpace& ds = p_.tensors[t];
-    for (int r = 0; r < ds.numRanks; ++r) {
-        const double extent = double(p_.rankExtent(t, r));
-        const double touched = double(p_.rankTouched(t, r));
-        const int strided = stridedTerm(ds.ranks[r]).first;
-        if (extent > touched && strided >= 0)
-            w.terms.push_back(
-                {spanIndicator(strided, 1, true, false), std::log2(extent / touched)});
-    }
-    return w;
-}
-
 int CosaModel::spanIndicator(int d, int l, bool lower, bool upper) {
     bool fixedSpan = false;
     for (int k = l; k < a_.numLevels(); ++k)
@@ -226,7 +219,6 @@ int CosaModel::spanIndicator(int d, int l, bool lower, bool upper) {
 
 void CosaModel::build() {
     mip_ = MipProblem();
-    irrAbove_.assign(static_cast<std::size_t>(p_.numTensors()), {});
     hasLoop_.assign(static_cast<std::size_t>(a_.numLevels() * kMaxDims), -1);
     const int L = a_.numLevels();
     const int D = p_.numDims();
@@ -355,6 +347,10 @@ void CosaModel::build() {
             const KeepPattern& kp = patterns_[q];
             if ((kp.mask & lc.keepFixed) != (lc.keepValue & lc.keepFixed))
                 continue;
+            if (static_cast<std::size_t>(l) < keepMasks.size() &&
+                keepMasks[static_cast<std::size_t>(l)] >= 0 &&
+                kp.mask != keepMasks[static_cast<std::size_t>(l)])
+                continue;
             bool usable = true;
             for (int t = 0; t < T && bounded; ++t)
                 if ((kp.mask >> t) & 1u)
@@ -432,6 +428,7 @@ void CosaModel::build() {
     // operandLog[t] = log2(MACs) + log2(pJ per word there) feeds the energy
     // estimate below (shifted so the coefficients are >= 0).
     operandLog_.assign(static_cast<std::size_t>(T), {});
+    innermost_.assign(static_cast<std::size_t>(T), {});
     const double logMacs = std::log2(double(p_.computes()));
     for (int t = 0; t < T; ++t) {
         auto& terms = operandLog_[static_cast<std::size_t>(t)];
@@ -458,12 +455,13 @@ void CosaModel::build() {
             row.push_back({inner, 1.0});
             mip_.row(row, rhs, kInf);
             terms.terms.push_back({inner, std::log2(e) - minLogE_});
+            innermost_[static_cast<std::size_t>(t)].push_back({l, inner});
         }
     }
 
-    // Traffic at the NoC level (Eqs. 7-8): the tile below it and the unicast
-    // spatial factors, per tensor.
-    if (noc_ >= 0)
+    // Traffic at the NoC level (Eqs. 7-8), the paper's own term (w_traf): the
+    // tile below it and the unicast spatial factors, per tensor.
+    if (noc_ >= 0 && wTraf_ > 0)
         for (int t = 0; t < T; ++t)
             for (int d = 0; d < D; ++d) {
                 if (!depends(t, d))
@@ -475,100 +473,31 @@ void CosaModel::build() {
                     mip_.addCost(c, wTraf_ * v);
             }
 
-    // Ranks and re-send iterations (Eqs. 9-10) at the ranked levels.
-    // Traffic from DRAM: loops at on-chip levels above a tensor's outermost
-    // on-chip keeper re-send its tiles from DRAM too.
-    const std::vector<std::vector<int>> aboveKeeper = buildAboveKeeper();
+    // Loop orders at the ranked levels (their re-send iterations, Eqs. 9-10,
+    // cost w_traf there), then the traffic and energy of every level.
     ranks_.assign(static_cast<std::size_t>(L), {});
     for (int l = 0; l < L; ++l)
         if (ranked_[static_cast<std::size_t>(l)])
-            buildRanks(l, l == 0 ? aboveKeeper : std::vector<std::vector<int>>{});
-
-    // DRAM bandwidth (the released code's unused max(traffic, compute)):
-    // a tensor's DRAM words are about its size times the loops it ignores
-    // that re-send it (above its outermost on-chip keeper, outside a loop it
-    // depends on): a_t = log2(size_t / bandwidth) + those loops' log2. cyc
-    // must reach log2 of the sum of the reads, a convex log-sum-exp bounded
-    // below by its tangents cyc >= mean of a_t over S + log2 |S|, for every
-    // set S of tensors. Partial results are read back only when re-sent, so
-    // theirs count only then (indicator g); their writes get their own row.
-    const StorageLevel& dram = a_.levels[0];
-    std::vector<Affine> dramWords;
-    if ((bandwidth_ && dram.readBandwidth > 0) || wEnergy_ > 0)
-        for (int t = 0; t < T; ++t)
-            dramWords.push_back(dramWordsLog(t));
-    if (bandwidth_ && dram.readBandwidth > 0) {
-        std::vector<int> gate(static_cast<std::size_t>(T), -1);
-        for (int t = 0; t < T; ++t) {
-            if (!p_.tensors[t].readWrite)
-                continue;
-            const int g = mip_.col(0.0, 1.0, 0.0, true);
-            for (const auto& [c, v] : irrAbove_[static_cast<std::size_t>(t)]) {
-                (void)v;
-                mip_.row({{g, mip_.upper(c)}, {c, -1.0}}, 0.0, kInf); // g >= c / ub(c)
-            }
-            gate[static_cast<std::size_t>(t)] = g;
-            if (dram.writeBandwidth > 0) {
-                std::vector<std::pair<int, double>> row{{cyc_, 1.0}};
-                for (const auto& [c, v] : irrAbove_[static_cast<std::size_t>(t)])
-                    row.push_back({c, -v});
-                mip_.row(row, std::log2(double(p_.tensorSize(t)) / dram.writeBandwidth), kInf);
-            }
-        }
-        const double bigM = 64.0;
-        for (unsigned set = 1; set < (1u << T); ++set) {
-            const int k = __builtin_popcount(set);
-            std::vector<std::pair<int, double>> row{{cyc_, 1.0}};
-            double rhs = std::log2(double(k));
-            for (int t = 0; t < T; ++t) {
-                if (!((set >> t) & 1u))
-                    continue;
-                const Affine& words = dramWords[static_cast<std::size_t>(t)];
-                rhs += (words.constant - std::log2(dram.readBandwidth)) / k;
-                for (const auto& [c, v] : words.terms)
-                    row.push_back({c, -v / k});
-                for (const auto& [c, v] : irrAbove_[static_cast<std::size_t>(t)])
-                    row.push_back({c, -v / k});
-                if (gate[static_cast<std::size_t>(t)] >= 0) { // off unless re-sent
-                    row.push_back({gate[static_cast<std::size_t>(t)], -bigM / k});
-                    rhs -= bigM / k;
-                }
-            }
-            mip_.row(row, rhs, kInf);
-        }
+            buildRanks(l);
+    buildTraffic();
+    if (fixedTiling) {
+        std::vector<int> cols;
+        std::vector<double> values;
+        startFrom(*fixedTiling, cols, values);
+        for (std::size_t i = 0; i < cols.size(); ++i)
+            mip_.row({{cols[i], 1.0}}, values[i], values[i]);
     }
+}
 
-    // Energy (log2 pJ), an extension: the MACs, each tensor's DRAM words and
-    // each tensor's operand reads, summed by the same log-sum-exp tangents.
-    // Its weight is w_comp x w_energy, so cyc + energy stands for log2 EDP.
-    if (wEnergy_ > 0) {
-        std::vector<Affine> parts;
-        parts.push_back({std::log2(double(p_.computes()) * a_.compute.macEnergy), {}});
-        for (int t = 0; t < T; ++t) {
-            Affine dramPart = dramWords[static_cast<std::size_t>(t)];
-            dramPart.constant += std::log2(wordEnergy(0, t));
-            const auto& resends = irrAbove_[static_cast<std::size_t>(t)];
-            dramPart.terms.insert(dramPart.terms.end(), resends.begin(), resends.end());
-            if (wordEnergy(0, t) > 0)
-                parts.push_back(dramPart);
-            parts.push_back(operandLog_[static_cast<std::size_t>(t)]);
-        }
-        const int energy = mip_.col(-kInf, kInf, wComp_ * wEnergy_, false);
-        const std::size_t n = parts.size();
-        for (unsigned set = 1; set < (1u << n); ++set) {
-            const int k = __builtin_popcount(set);
-            std::vector<std::pair<int, double>> row{{energy, 1.0}};
-            double rhs = std::log2(double(k));
-            for (std::size_t c = 0; c < n; ++c) {
-                if (!((set >> c) & 1u))
-                    continue;
-                rhs += parts[c].constant / k;
-                for (const auto& [col, v] : parts[c].terms)
-                    row.push_back({col, -v / k});
-            }
-            mip_.row(row, rhs, kInf);
-        }
+bool CosaModel::keepsFree() const {
+    const auto& cons = space_.constraints().levels;
+    for (int l = 1; l < a_.numLevels(); ++l) {
+        const LevelConstraint& lc = cons[static_cast<std::size_t>(l)];
+        if (space_.levelHasTemporal(l) &&
+            (lc.keepFixed & ((1u << p_.numTensors()) - 1)) != ((1u << p_.numTensors()) - 1))
+            return true;
     }
+    return false;
 }
 
 int CosaModel::hasLoop(int k, int d) {
@@ -585,50 +514,11 @@ int CosaModel::hasLoop(int k, int d) {
     return slot;
 }
 
-std::vector<std::vector<int>> CosaModel::buildAboveKeeper() {
-    const int L = a_.numLevels();
-    const int T = p_.numTensors();
-    std::vector<std::vector<int>> relevant(static_cast<std::size_t>(T));
-    for (int t = 0; t < T; ++t) {
-        std::vector<std::pair<int, double>> keptSoFar; // keep columns of levels 1..k
-        for (int k = 1; k < L; ++k) {
-            for (const auto& [c, q] : patternVars_[static_cast<std::size_t>(k)])
-                if ((patterns_[q].mask >> t) & 1u)
-                    keptSoFar.push_back({c, 1.0});
-            if (!space_.levelHasTemporal(k))
-                continue;
-            // nk >= 1 - sum keep
-            const int nk = mip_.col(0.0, 1.0, 0.0, false);
-            std::vector<std::pair<int, double>> row{{nk, 1.0}};
-            row.insert(row.end(), keptSoFar.begin(), keptSoFar.end());
-            mip_.row(row, 1.0, kInf);
-            for (int d = 0; d < p_.numDims(); ++d) {
-                std::vector<std::pair<int, double>> terms;
-                addDimTerms(terms, d, k, k, 1u);
-                if (terms.empty())
-                    continue;
-                // d's loop here, aggregated over primes, counts when nothing keeps t.
-                const int w = gatedTraffic(terms, nk);
-                if (depends(t, d)) {
-                    // A relevant loop here: y >= hasLoop + nk - 1.
-                    const int h = hasLoop(k, d);
-                    const int f = mip_.col(0.0, 1.0, 0.0, false);
-                    mip_.row({{f, 1.0}, {h, -1.0}, {nk, -1.0}}, -1.0, kInf);
-                    relevant[static_cast<std::size_t>(t)].push_back(f);
-                } else {
-                    irrAbove_[static_cast<std::size_t>(t)].push_back({w, 1.0});
-                }
-            }
-        }
-    }
-    return relevant;
-}
-
-int CosaModel::gatedTraffic(const std::vector<std::pair<int, double>>& terms, int gate) {
+int CosaModel::gated(const std::vector<std::pair<int, double>>& terms, int gate, double cost) {
     double u = 0.0;
     for (const auto& [c, v] : terms)
         u += v;
-    const int w = mip_.col(0.0, u, wTraf_, false);
+    const int w = mip_.col(0.0, u, cost, false);
     std::vector<std::pair<int, double>> row{{w, 1.0}, {gate, -u}};
     for (const auto& [c, v] : terms)
         row.push_back({c, -v});
@@ -636,7 +526,7 @@ int CosaModel::gatedTraffic(const std::vector<std::pair<int, double>>& terms, in
     return w;
 }
 
-void CosaModel::buildRanks(int l, const std::vector<std::vector<int>>& innerRelevant) {
+void CosaModel::buildRanks(int l) {
     const int D = p_.numDims();
     const int T = p_.numTensors();
     RankBlock& rb = ranks_[static_cast<std::size_t>(l)];
@@ -657,6 +547,26 @@ void CosaModel::buildRanks(int l, const std::vector<std::vector<int>>& innerRele
     for (std::size_t i = 0; i < k; ++i)
         for (std::size_t z = 0; z < k; ++z)
             rb.o[i][z] = mip_.col(0.0, 1.0, 0.0, true);
+    // An order constraint places some dimensions outermost or innermost: among
+    // the dimensions ranked here, those take the outermost and innermost ranks.
+    {
+        const OrderConstraint& oc = space_.constraints().levels[static_cast<std::size_t>(l)].order;
+        auto fixRank = [&](int d, std::size_t z) {
+            const auto it = std::find(rb.dims.begin(), rb.dims.end(), d);
+            mip_.row({{rb.o[static_cast<std::size_t>(it - rb.dims.begin())][z], 1.0}}, 1.0, 1.0);
+        };
+        auto present = [&](int d) {
+            return std::find(rb.dims.begin(), rb.dims.end(), d) != rb.dims.end();
+        };
+        std::size_t top = k;
+        for (int i = 0; i < oc.numOuter; ++i)
+            if (present(oc.outer[i]))
+                fixRank(oc.outer[i], --top);
+        std::size_t bottom = 0;
+        for (int i = oc.numInner - 1; i >= 0; --i)
+            if (present(oc.inner[i]))
+                fixRank(oc.inner[i], bottom++);
+    }
     for (std::size_t i = 0; i < k; ++i) {
         std::vector<std::pair<int, double>> a, b;
         for (std::size_t z = 0; z < k; ++z) {
@@ -667,7 +577,8 @@ void CosaModel::buildRanks(int l, const std::vector<std::vector<int>>& innerRele
         mip_.row(b, 1.0, 1.0);
     }
     // h[i]: dims[i] has a loop here.
-    std::vector<int> h(k);
+    std::vector<int>& h = rb.h;
+    h.assign(k, -1);
     for (std::size_t i = 0; i < k; ++i) {
         h[i] = mip_.col(fixedLog[i] > 0 ? 1.0 : 0.0, 1.0, 0.0, false);
         std::vector<std::pair<int, double>> terms;
@@ -677,16 +588,13 @@ void CosaModel::buildRanks(int l, const std::vector<std::vector<int>>& innerRele
             mip_.row({{h[i], 1.0}, {c, -1.0}}, 0.0, kInf);
         }
     }
-    for (int t = 0; t < T; ++t) {
+    for (int t = 0; t < T && wTraf_ > 0; ++t) {
         // y[z]: some loop relevant to t sits at rank z or inside it.
         std::vector<int> y(k);
         for (std::size_t z = 0; z < k; ++z) {
             y[z] = mip_.col(0.0, 1.0, 0.0, false);
             if (z > 0)
                 mip_.row({{y[z], 1.0}, {y[z - 1], -1.0}}, 0.0, kInf);
-            if (z == 0 && static_cast<std::size_t>(t) < innerRelevant.size())
-                for (int w : innerRelevant[static_cast<std::size_t>(t)])
-                    mip_.row({{y[0], 1.0}, {w, -1.0}}, 0.0, kInf);
             for (std::size_t i = 0; i < k; ++i)
                 if (depends(t, rb.dims[i]))
                     mip_.row({{y[z], 1.0}, {rb.o[i][z], -1.0}, {h[i], -1.0}}, -1.0, kInf);
@@ -704,14 +612,10 @@ void CosaModel::buildRanks(int l, const std::vector<std::vector<int>>& innerRele
             const int r = mip_.col(0.0, 1.0, wTraf_ * fixedLog[i], false);
             for (std::size_t z = 0; z < k; ++z)
                 mip_.row({{r, 1.0}, {rb.o[i][z], -1.0}, {y[z], -1.0}}, -1.0, kInf);
-            if (l == 0 && fixedLog[i] > 0)
-                irrAbove_[static_cast<std::size_t>(t)].push_back({r, fixedLog[i]});
             if (terms.empty())
                 continue;
             // d's loop here counts when it sits outside a relevant one.
-            const int w = gatedTraffic(terms, r);
-            if (l == 0)
-                irrAbove_[static_cast<std::size_t>(t)].push_back({w, 1.0});
+            gated(terms, r, wTraf_);
         }
     }
 }

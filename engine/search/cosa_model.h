@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,17 +40,36 @@ class CosaModel {
         std::vector<std::pair<int, double>> terms;
     };
     CosaModel(const MapSpace& space, double wUtil, double wComp, double wTraf, double wEnergy,
-              bool bandwidth, bool rankAll);
+              bool rankAll);
 
     // Per (level, tensor) log2 capacity reductions learnt from overflowing decodes.
     std::vector<std::vector<double>> tighten;
     // The weight of the compute term (Eq. 12's w_comp); build() reads it.
     void setComputeWeight(double w) { wComp_ = w; }
+    // The energy (pJ) around which the objective's energy term is exact to
+    // first order (see cosa_traffic.cpp); 0 for a first estimate.
+    void setEnergyScale(double pJ) { energyScale_ = pJ; }
+    // The MIP's estimate of a solution's energy (pJ; the MACs' own left out).
+    double energyEstimate(const std::vector<double>& sol) const;
     // Seed CBC with a greedy schedule (MIP start): 0 none, 1 innermost level
     // filled first, 2 outermost on-chip level filled first.
     int greedyStartMode = 2;
+    // A MIP start from a mapping (its factors, ranks and keeps); when unset,
+    // the greedy start (greedyStartMode) if any.
+    std::optional<Mapping> startMapping;
+    // Per level, the keep mask every solution must have (-1: free; empty: all free).
+    std::vector<int> keepMasks;
+    // When set, the solution must place every prime and rank as this mapping
+    // does: only the keeps (and what follows from them) are left to choose.
+    std::optional<Mapping> fixedTiling;
+    // Whether some level's keeps are left to the MIP (not fixed by the map space).
+    bool keepsFree() const;
     // CBC's local branching around incumbents ("local_branching").
     bool localBranching = true;
+    // CBC's cuts at the root (MipOptions::rootCuts).
+    bool rootCuts = true;
+    // CBC's strong branching candidates per node (-1: its default).
+    int strongBranching = -1;
     // How the greedy start fills a fan-out: with the primes whose product
     // comes closest to it (true), or the largest primes first that fit.
     bool closestFill = true;
@@ -130,6 +150,7 @@ class CosaModel {
     struct RankBlock {
         std::vector<int> dims;           // dimensions with a loop (or possible loop) here
         std::vector<std::vector<int>> o; // o[i][z]: dims[i] has rank z (0 = innermost)
+        std::vector<int> h;              // h[i]: dims[i] has a loop here
     };
 
     // log2 of tensor t's tile at level l in mapping m, as the MIP counts it.
@@ -144,6 +165,9 @@ class CosaModel {
 
     // Integer column values that encode mapping m's factor placement and ranks.
     void startFrom(const Mapping& m, std::vector<int>& cols, std::vector<double>& values) const;
+    // ... and its keeps: per level, the pattern of m's keep mask with the
+    // most even shares that m's tiles fit. False when some level has none.
+    bool keepStart(const Mapping& m, std::vector<int>& cols, std::vector<double>& values) const;
 
     // pJ per word of tensor t's accesses at level l (updates for partial results).
     double wordEnergy(int l, int t) const;
@@ -157,13 +181,6 @@ class CosaModel {
     // x terms of dimension d at slots of level >= l (kinds: bit 0 temporal, 1 X, 2 Y).
     void addDimTerms(std::vector<std::pair<int, double>>& terms, int d, int fromLevel, int toLevel,
                      unsigned kinds, double scale = 1.0) const;
-    // log2 of tensor t's words read from DRAM once (before re-sends): the
-    // elements it touches, plus, for a rank whose stride skips coordinates (a
-    // 1x1 convolution with stride 2), log2(extent / touched) while its strided
-    // dimension spans the on-chip tile: a tile's bounding box then takes the
-    // skipped coordinates too, while tiles one coordinate wide do not.
-    Affine dramWordsLog(int t);
-
     // A 0/1 indicator that dimension d spans more than 1 at levels >= l:
     // lower-bounded by every x (when `lower`), upper-bounded by their sum (when `upper`).
     int spanIndicator(int d, int l, bool lower, bool upper);
@@ -173,29 +190,47 @@ class CosaModel {
     // A 0/1 indicator, >= every temporal prime of d at level k (one per (k, d)).
     int hasLoop(int k, int d);
 
-    // For each tensor t and on-chip level k, nk = 1 when no level in 1..k keeps
-    // t; each temporal prime x at k then costs log2(prime) x nk (w >= x + nk - 1).
-    // Returns, per tensor, the w of t's relevant loops: each one marks that a
-    // relevant loop lies inside the DRAM level's loops.
-    std::vector<std::vector<int>> buildAboveKeeper();
+    // A column w >= sum(terms) - U (1 - gate), U the terms' largest sum, with
+    // this cost: the log2 of a loop (a sum over its primes' columns), counted
+    // only when the 0/1 gate is 1.
+    int gated(const std::vector<std::pair<int, double>>& terms, int gate, double cost);
 
-    // A traffic column w >= sum(terms) - U (1 - gate), U the terms' largest
-    // sum: the log2 of a loop (a sum over its primes' columns), counted only
-    // when the binary gate is 1.
-    int gatedTraffic(const std::vector<std::pair<int, double>>& terms, int gate);
+    // The permutation of level l's loops (o, h); with w_traf, the paper's
+    // re-send iterations there (Eqs. 9-10).
+    void buildRanks(int l);
 
-    void buildRanks(int l, const std::vector<std::vector<int>>& innerRelevant);
+    // Traffic and energy at every level (cosa_traffic.cpp).
+    static constexpr int kAlways = -2;
+    // Whether level k has a loop of dimension d: a column, kAlways (a fixed
+    // factor above 1) or -1 (never).
+    int loopIndicator(int k, int d);
+    // Whether level l keeps t: 1 - keep = constant + terms (a sum of pattern columns).
+    Affine keepOf(int l, int t) const;
+    // log2 of the words of t that fill level c over the whole run, summed
+    // over its instances: c's tile, times the fan-outs above it, times every
+    // loop above c that changes the tile (a loop t depends on, or one it
+    // ignores with such a loop inside it, at its own level or below).
+    Affine fillsLog(int c, int t);
+    // A column e >= 2^(a - log2 E0) (tangents at every integer point) when
+    // the gate (an integer expression >= 0) is 0; unconstrained otherwise.
+    // Returns -1 when a cannot matter (below 2^-16 E0 or gated off).
+    int expPart(const Affine& a, const Affine& gate, double cost);
+    // cyc >= a - log2(bandwidth) when the gate is 0.
+    void bandwidthRow(const Affine& a, const Affine& gate, double bandwidth);
+    void buildTraffic();
 
     const MapSpace& space_;
     const Problem& p_;
     const Architecture& a_;
     double wUtil_, wComp_, wTraf_, wEnergy_;
     double minLogE_ = 0.0;
-    bool bandwidth_ = true;
+    double energyScale_ = 0.0;
+    std::vector<int> energyCols_;
     int cyc_ = -1;
-    std::vector<int> hasLoop_;                                  // [level * kMaxDims + dim]
-    std::vector<std::vector<std::pair<int, double>>> irrAbove_; // [t]: re-send terms over DRAM
-    std::vector<Affine> operandLog_;                            // [t]
+    std::vector<int> hasLoop_;       // [level * kMaxDims + dim]
+    std::vector<Affine> operandLog_; // [t]
+    // [t]: (level, column): the column is 1 when the level is t's innermost keeper.
+    std::vector<std::vector<std::pair<int, int>>> innermost_;
     int noc_ = -1;
     std::vector<std::vector<std::int64_t>> primes_;
     std::vector<char> ranked_;

@@ -140,26 +140,18 @@ class CosaSearch : public Searcher {
         if (ctx.settings().budget.seconds > 0)
             limit = std::min(limit, 0.95 * ctx.settings().budget.seconds);
         // A node limit makes the schedule independent of the machine's speed;
-        // the time limit stays as a cap. 1,000 nodes per solve take 3.5-8.5 s
-        // per ResNet-50 layer on Simba-like (2 solves each, on the 2-core dev
-        // VM; up to 10.4 s on its slow days, when the cap cuts a few layers
-        // short: stat time_limited) and, with operand keeps, keep all 24
-        // layers within 2x of GAMMA-10K (geomean 1.37; 800 nodes: 24, geomean
-        // 1.41); 1,500 nodes did no better and ran into the time limit on 4
-        // layers. With the time limit alone, a layer's result varied from run
-        // to run (input.77: 2.5x and 3.9x of GAMMA).
-        const int maxNodes = static_cast<int>(std::clamp(ctx.param("max_nodes", 1000), 0.0, 1e9));
+        // the time limit stays as a cap (stat time_limited).
+        const int maxNodes = static_cast<int>(std::clamp(ctx.param("max_nodes", 400), 0.0, 1e9));
         const int resolves = std::max(0, static_cast<int>(ctx.param("resolves", 3)));
         CosaModel model(space, ctx.param("w_util", 0.1), ctx.param("w_comp", 10.0),
-                        ctx.param("w_traf", 1.0), ctx.param("w_energy", 1.0),
-                        ctx.param("bandwidth", 1) != 0, ctx.param("rank_all_levels", 0) != 0);
+                        ctx.param("w_traf", 0.0), ctx.param("w_energy", 1.0),
+                        ctx.param("rank_all_levels", 0) != 0);
         model.greedyStartMode = static_cast<int>(ctx.param("mip_start", 2));
-        model.localBranching = ctx.param("local_branching", 1) != 0;
+        const bool localBranching = ctx.param("local_branching", 0) != 0;
+        model.localBranching = localBranching;
+        model.strongBranching = static_cast<int>(ctx.param("strong_branching", -1));
 
         Evaluation scratch;
-        MipSolution sol;
-        Mapping m{};
-        std::vector<Mapping> alternatives; // earlier decodes, tried if evaluations remain
         double solveSeconds = 0.0;
         double solveNodes = 0.0;
         bool timeLimited = false;
@@ -167,16 +159,36 @@ class CosaSearch : public Searcher {
         int crashes = 0;
         auto solve = [&](double seconds) {
             const auto cancelled = [&] { return ctx.cancelRequested(); };
+            const int mode = model.greedyStartMode;
+            const std::optional<Mapping> from = model.startMapping;
             MipSolution s = model.solve(seconds, maxNodes, cancelled);
-            if (!s.failure.empty() && !cancelled()) {
-                // The solver's crashes depend on its search path: the other
-                // branching mode usually gets through the same model.
+            // CBC 2.10's crashes (assertions, seen on two Simba-like ResNet-50
+            // layers) depend on its search path: the same model without the
+            // MIP start, or then without root cuts and with the other
+            // branching mode, gets through.
+            for (int retry = 0; retry < 2 && !s.failure.empty() && !cancelled(); ++retry) {
                 ctx.setStat("solver_crashes", ++crashes);
-                model.localBranching = !model.localBranching;
+                model.greedyStartMode = 0;
+                model.startMapping.reset();
+                model.rootCuts = retry == 0;
+                model.localBranching = retry == 0 ? localBranching : !localBranching;
+                solveSeconds += s.seconds;
                 s = model.solve(std::max(0.5, std::min(seconds, limit - elapsed())), maxNodes,
                                 cancelled);
-                model.localBranching = !model.localBranching;
             }
+            if (!s.feasible && !s.infeasible && s.failure.empty() && !cancelled() &&
+                seconds - s.seconds > 0.2) {
+                // No schedule within the node limit: go on without one, on the clock.
+                ctx.setStat("node_limit_lifted", 1);
+                solveSeconds += s.seconds;
+                solveNodes += s.nodes;
+                s = model.solve(seconds - s.seconds, 0, cancelled);
+                timeLimited = timeLimited || (!s.optimal && !s.infeasible);
+            }
+            model.greedyStartMode = mode;
+            model.startMapping = from;
+            model.rootCuts = true;
+            model.localBranching = localBranching;
             solveSeconds += s.seconds;
             solveNodes += s.nodes;
             // A solve that ends before its node limit without proving anything
@@ -195,6 +207,7 @@ class CosaSearch : public Searcher {
             ctx.setStat("solve_seconds", solveSeconds);
             ctx.setStat("mip_nodes", solveNodes);
             ctx.setStat("time_limited", timeLimited ? 1 : 0);
+            ctx.setStat("mip_solves", solves);
         };
         auto fail = [&](const MipSolution& s) {
             reportSolves();
@@ -205,90 +218,97 @@ class CosaSearch : public Searcher {
                                                 std::to_string(limit) + " s");
         };
 
-        // Of the two ways to fill the fan-outs of the greedy start, the one
-        // whose schedule our model prefers seeds CBC (two evaluations, when
-        // the budget has room; both schedules are candidates anyway).
-        if (model.greedyStartMode > 0 && ctx.remainingEvaluations() > 4) {
-            double cost[2] = {SearchContext::kInfinity, SearchContext::kInfinity};
-            for (int closest = 0; closest < 2; ++closest) {
-                Mapping start{};
-                // (The start fits the MIP's log-space capacities, which ignore
-                // halos; a tile that still overflows is repaired for the comparison.)
-                if (model.greedySchedule(closest == 1, start) &&
-                    (space.isLegal(start, scratch) || space.repair(start, ctx.rng(), scratch))) {
-                    model.pruneKeeps(start);
-                    cost[closest] = ctx.evaluate(start);
+        // One MIP over tiling, order, fan-out and keeps. Where the map space
+        // leaves keeps free, CBC finds keeps a poor lever (its LP relaxation
+        // says little about a gated tensor), so the solve then alternates
+        // ("keep_rounds" per chain): the tiling for the keeps of the best
+        // solution so far, then the keeps for that tiling, each a MIP of the
+        // same objective, until the objective stops improving. The paper's B
+        // (which level keeps which tensor) is a given of its architecture;
+        // this is the MIP choosing it. Two chains start from the greedy
+        // schedule's keeps: every tensor it fits, and those that give reuse;
+        // the better MIP objective wins. Re-solves after an overflow get what
+        // is left.
+        const double runs = resolves > 0 ? 0.9 * limit : limit;
+        const int keepRounds =
+            model.keepsFree() ? std::max(0, static_cast<int>(ctx.param("keep_rounds", 3))) : 0;
+        MipSolution sol;
+        Mapping solMapping{};
+        double energyScale = 0.0;
+        auto masksOf = [&](const Mapping& m) {
+            std::vector<int> masks(static_cast<std::size_t>(L), -1);
+            for (int l = 1; l < L; ++l) { // (keep pruning may drop a keep the space fixes)
+                const LevelConstraint& lc = space.constraints().levels[static_cast<std::size_t>(l)];
+                masks[static_cast<std::size_t>(l)] =
+                    (m.levels[static_cast<std::size_t>(l)].keepMask & ~lc.keepFixed) |
+                    (lc.keepValue & lc.keepFixed);
+            }
+            return masks;
+        };
+        int rounds = 0;
+        // One chain from a schedule's keeps, until `until` s; improves sol.
+        auto chain = [&](const Mapping& from, double until) {
+            Mapping current = from;
+            double objective = SearchContext::kInfinity;
+            for (int round = 0; round < keepRounds && !ctx.cancelRequested(); ++round) {
+                const double left = until - elapsed();
+                if (left < 0.2)
+                    break;
+                model.keepMasks = masksOf(current);
+                model.startMapping = current;
+                MipSolution tiled = solve(0.8 * left / double(keepRounds - round));
+                if (!tiled.feasible)
+                    break;
+                ++rounds;
+                // (Each solution decodes in the build that solved it.)
+                const Mapping tiling = model.decode(tiled.x);
+                const double tiledEnergy = model.energyEstimate(tiled.x);
+                model.keepMasks.clear();
+                model.fixedTiling = tiling;
+                model.startMapping = tiling;
+                MipSolution kept = solve(std::max(0.1, 0.25 * (until - elapsed())));
+                model.fixedTiling.reset();
+                const bool keepsWin = kept.feasible && kept.objective <= tiled.objective;
+                MipSolution& better = keepsWin ? kept : tiled;
+                if (!(better.objective < objective - 1e-6))
+                    break;
+                objective = better.objective;
+                current = keepsWin ? model.decode(kept.x) : tiling;
+                model.pruneKeeps(current);
+                if (!sol.feasible || better.objective < sol.objective) {
+                    solMapping = keepsWin ? model.decode(kept.x) : tiling;
+                    energyScale = keepsWin ? model.energyEstimate(kept.x) : tiledEnergy;
+                    sol = std::move(better);
                 }
             }
-            model.closestFill = !(cost[0] < cost[1]);
-            ctx.setStat("start_fill_closest", model.closestFill ? 1 : 0);
-        }
-        // CBC tends to stay near its first incumbent, so the time is split
-        // between a run from its own first incumbent and a run from the
-        // greedy start; the better MIP objective wins, the other schedule is
-        // a refinement candidate. The two runs may take 95 % of the time limit:
-        // re-solves are rare (none on ResNet-50 / Simba-like) and get what the
-        // runs leave; reserving 15 % for them cut 7 of its 24 layers short on
-        // a slow day of the dev VM (input.73: 2.03x of GAMMA-10K, 1.61x with
-        // its full node count), against 5 with 5 % (24 within 2x, geomean 1.37).
-        const double first = resolves > 0 ? 0.95 * limit : limit;
-        // A decode with inner operand keeps added, pruned again (see
-        // addOperandKeeps); false when nothing was added or the step is off.
-        const bool operandKeeps = ctx.param("operand_keeps", 1) != 0;
-        auto addOperandKeeps = [&](Mapping& c) {
-            if (!operandKeeps || !model.addOperandKeeps(c))
-                return false;
-            model.pruneKeeps(c);
-            return true;
         };
-        const int startMode = model.greedyStartMode;
-        const bool twoRuns = startMode > 0 && ctx.param("two_runs", 1) != 0;
-        // The paper tunes its weights per architecture. Here the first run
-        // weighs compute twice as much ("w_comp_first", default 20: on
-        // ResNet-50/Simba-like it brought 20 -> 22 of 24 layers within 2x of
-        // GAMMA, chosen on those layers), and our model, not the two
-        // incomparable MIP objectives, picks the run that goes on.
-        const double wComp = ctx.param("w_comp", 10.0);
-        const double wCompFirst = ctx.param("w_comp_first", 2.0 * wComp);
-        if (twoRuns) {
-            model.greedyStartMode = 0;
-            model.setComputeWeight(wCompFirst);
+        Mapping greedy{};
+        if (keepRounds > 0 && model.greedySchedule(model.closestFill, greedy)) {
+            Mapping pruned = greedy;
+            model.pruneKeeps(pruned);
+            const double start = elapsed();
+            const bool both = masksOf(pruned) != masksOf(greedy) && ctx.param("keep_chains", 2) > 1;
+            chain(pruned, both ? start + 0.6 * (runs - start) : runs);
+            if (both)
+                chain(greedy, runs);
         }
-        // (Each run normally ends at its node limit; the first may take 60 % of
-        // the time before the clock cuts it short, the second the rest.)
-        sol = solve(twoRuns ? 0.6 * first : first);
-        model.setComputeWeight(wComp);
-        if (twoRuns) {
-            model.greedyStartMode = startMode;
-            MipSolution other = solve(first - elapsed());
-            bool otherWins = other.feasible && (!sol.feasible || other.objective < sol.objective);
-            if (other.feasible && sol.feasible && wCompFirst != wComp &&
-                ctx.remainingEvaluations() > 4) {
-                auto trueCost = [&](const MipSolution& x) {
-                    Mapping c = model.decode(x.x);
-                    model.pruneKeeps(c);
-                    if (!space.isLegal(c, scratch) && !space.repair(c, ctx.rng(), scratch))
-                        return SearchContext::kInfinity;
-                    return ctx.evaluate(c);
-                };
-                const double firstCost = trueCost(sol);
-                otherWins = trueCost(other) < firstCost;
-            }
-            if (otherWins)
-                std::swap(sol, other);
-            else
-                model.setComputeWeight(wCompFirst); // the tightening re-solves its problem
-            if (other.feasible) {
-                Mapping c = model.decode(other.x);
-                model.pruneKeeps(c);
-                alternatives.push_back(c);
-                if (addOperandKeeps(c))
-                    alternatives.push_back(c);
-            }
+        if (!sol.feasible) { // keeps fixed, or no greedy start
+            sol = solve(runs - elapsed());
+            if (!sol.feasible)
+                return fail(sol);
+            solMapping = model.decode(sol.x);
+            energyScale = model.energyEstimate(sol.x);
         }
-        if (!sol.feasible)
-            return fail(sol);
-        Mapping raw = model.decode(sol.x);
+        ctx.setStat("keep_rounds", rounds);
+        // Re-solves keep the chosen keeps; CBC's other incumbents belong to
+        // another build.
+        if (rounds > 0) {
+            model.keepMasks = masksOf(solMapping);
+            sol.more.clear();
+        }
+        model.startMapping.reset();
+        ctx.setStat("energy_estimate_pj", energyScale);
+        Mapping raw = solMapping;
         bool legal = space.isLegal(raw, scratch);
         // Tightening: shrink what overflowed by how much it overflowed; solve again.
         for (int round = 0; !legal && round < resolves; ++round) {
@@ -315,30 +335,12 @@ class CosaSearch : public Searcher {
             sol = std::move(s);
             raw = model.decode(sol.x);
             legal = space.isLegal(raw, scratch);
+            solMapping = raw;
         }
-        // The keeps that give no reuse are dropped (never overflows); the
-        // undropped decode is a refinement candidate.
-        m = raw;
+        // The keeps that give no reuse are dropped (never overflows).
+        Mapping m = raw;
         model.pruneKeeps(m);
-        alternatives.insert(alternatives.begin(), raw);
-        // The decode with inner operand keeps added goes first among the
-        // refinement candidates (see addOperandKeeps), then those that keep
-        // a tensor on chip across the DRAM loops it ignores (addDramReuse).
-        std::vector<Mapping> firstTried;
-        if (Mapping withKeeps = m; addOperandKeeps(withKeeps))
-            firstTried.push_back(withKeeps);
-        if (ctx.param("dram_reuse", 1) != 0)
-            for (int t = 0; t < T; ++t)
-                for (auto reuse : {&CosaModel::hoistDramReuse, &CosaModel::addDramReuse,
-                                   &CosaModel::sinkDramLoop})
-                    if (Mapping c = m; (model.*reuse)(c, t)) {
-                        model.pruneKeeps(c);
-                        addOperandKeeps(c);
-                        firstTried.push_back(c);
-                    }
-        alternatives.insert(alternatives.begin(), firstTried.begin(), firstTried.end());
         reportSolves();
-        ctx.setStat("mip_solves", solves);
         ctx.setStat("proven_optimal", sol.optimal ? 1 : 0);
         ctx.setStat("mip_objective", sol.objective);
         ctx.setStat("mip_bound", sol.bound);
@@ -350,10 +352,30 @@ class CosaSearch : public Searcher {
         }
         ctx.evaluate(m);
 
-        // Refinement: the decode before keep pruning, the other run's schedule
-        // and the solver's other saved incumbents, a few evaluations at most.
-        if (ctx.param("refine", 1) == 0)
+        // Refinement ("refine" = 1; off by default, not the paper's method):
+        // a few other decodes, evaluated by our model: with inner operand
+        // keeps added, with DRAM reuse, before keep pruning, and CBC's other
+        // saved incumbents.
+        if (ctx.param("refine", 0) == 0)
             return;
+        std::vector<Mapping> alternatives;
+        auto addOperandKeeps = [&](Mapping& c) {
+            if (!model.addOperandKeeps(c))
+                return false;
+            model.pruneKeeps(c);
+            return true;
+        };
+        if (Mapping withKeeps = m; addOperandKeeps(withKeeps))
+            alternatives.push_back(withKeeps);
+        for (int t = 0; t < T; ++t)
+            for (auto reuse :
+                 {&CosaModel::hoistDramReuse, &CosaModel::addDramReuse, &CosaModel::sinkDramLoop})
+                if (Mapping c = m; (model.*reuse)(c, t)) {
+                    model.pruneKeeps(c);
+                    addOperandKeeps(c);
+                    alternatives.push_back(c);
+                }
+        alternatives.push_back(raw);
         for (const auto& other : sol.more) {
             Mapping c = model.decode(other);
             model.pruneKeeps(c);

@@ -50,6 +50,13 @@ struct MipOptions {
     double seconds = 10.0;      // CBC's time limit (elapsed time)
     int maxNodes = 0;           // branch-and-bound node limit; 0: none
     bool localBranching = true; // CBC's local tree search around incumbents
+    // CBC's cut generators at the root node. CoSA's energy tangents (see
+    // cosa_traffic.cpp) leave a weak LP bound that the cuts tighten: on
+    // ResNet-50 layer3.0.conv3 under Eyeriss' row-stationary constraints, the
+    // MIP's optimum in 2 s with them, 8 % above it after 8 s without.
+    bool rootCuts = true;
+    // Candidates CBC branches on strongly at a node; -1: CBC's default (5).
+    int strongBranching = -1;
     std::vector<int> startCols; // a MIP start: these columns' values, the rest 0
     std::vector<double> startValues;
 };
