@@ -82,12 +82,9 @@ void TestSearchers::cosaReportsInfeasibleMip() {
 
 // Under the row-stationary constraints of Timeloop's Eyeriss tutorial, CoSA's
 // one schedule for ResNet-50's conv3_x fills the PE array and the
-// scratchpads: within 1.2x of the proven optimum. The paper's objective alone
-// (its traffic term at the global buffer's network, w_traf = 1, and no
-// energy term) counts words, not what they cost at each level, and lands
-// 1.78x above (19x before the global buffer's loops were ranked under the
-// order constraint: with them unranked, nothing paid for emptying the
-// scratchpads).
+// scratchpads: within 1.2x of the proven optimum (19x before the global
+// buffer's loops were ranked under the order constraint: with them unranked,
+// nothing paid for emptying the scratchpads).
 void TestSearchers::cosaFillsRowStationaryArray() {
     const Architecture a = eyeriss();
     const Problem p = conv3x3();
@@ -105,12 +102,6 @@ void TestSearchers::cosaFillsRowStationaryArray() {
              qPrintable(QString("%1 vs %2").arg(cosa.bestCost).arg(optimum.bestCost)));
     const Evaluation e = evaluate(p, a, cosa.best);
     QCOMPARE(e.utilizedMacs, std::int64_t(a.compute.instances())); // all 168 PEs
-    s.params["w_energy"] = 0;
-    s.params["w_traf"] = 1;
-    const SearchResult paper = runSearch(space, "cosa", s);
-    QVERIFY(paper.found);
-    QVERIFY2(paper.bestCost > 1.5 * optimum.bestCost,
-             qPrintable(QString("%1 vs %2").arg(paper.bestCost).arg(optimum.bestCost)));
 }
 
 // Refinement after the MIP is a separate option: by default CoSA evaluates

@@ -20,8 +20,10 @@
 //   dimension's factors at a level into one loop (the released decoder keeps
 //   each dimension's innermost rank only). Ranked: the NoC level (the
 //   outermost level that fans out, as the released code's global buffer) and
-//   DRAM; "rank_all_levels" = 1 ranks every level; others keep the identity
-//   order. Products of binaries are linearised exactly (McCormick rows).
+//   DRAM, under their order constraints (the constrained dimensions take the
+//   outermost and innermost ranks); "rank_all_levels" = 1 ranks every level;
+//   others keep the decode's order (the identity, as the constraint places
+//   it). Products of binaries are linearised exactly (McCormick rows).
 //
 // Constraints
 // * Capacity (Eqs. 1-2) in log2 space: the tile of tensor t at level l is the
@@ -33,51 +35,38 @@
 // * Spatial resources (Eq. 4): per level and mesh axis, log2 of the spatial
 //   factors <= log2 of the fan-out; a minimum utilization bounds their sum.
 //
-// Objective (Eq. 12): -w_util Util + w_comp (cyc + w_energy Energy) + w_traf Traf,
-// with the released code's weights w_util 0.1, w_comp 10, w_traf 1.
+// Objective (Eq. 12): -w_util Util + w_comp (cyc + w_energy E / (E0 ln 2)) + w_traf Traf,
+// with the released code's weights w_util 0.1, w_comp 10; w_energy 1, w_traf 0.
 // * Util (Eq. 5): log2 tiles of the kept tensors at every bounded level.
-// * Comp (Eq. 6) enters as cyc >= log2 of the temporal iterations.
-// * Traf (Eqs. 7-11) at the NoC level: the tile below it (D_v), its unicast
-//   spatial factors (L_v, A-masked Eq. 8) and the loops there that re-send
-//   the tile (T_v, Eq. 9's indicator: the innermost loop the tensor depends
-//   on and every loop outside it). The released code's DRAM term (every DRAM
-//   loop) becomes the same T_v at DRAM plus the loops of on-chip levels above
-//   the tensor's outermost on-chip keeper, which re-send it from DRAM too.
-// * Extensions (the paper tunes its weights per architecture with
-//   micro-benchmarks instead): "bandwidth" = 1 adds cyc >= log2(DRAM words /
-//   DRAM bandwidth), the max(traffic, compute) the released code declares but
-//   leaves unused; the words summed over tensors are a log-sum-exp, bounded
-//   by its tangent planes. A tensor's DRAM words start from the elements it
-//   touches; a stride that skips coordinates (1x1, stride 2) adds the
-//   bounding box's extra only while the strided dimension spans the on-chip
-//   tile (input.77 of ResNet-50 on Simba-like: 3.9x -> 2.0x of GAMMA).
-//   "w_energy" = 1 adds log2 of an energy estimate, the same kind of
-//   log-sum-exp over the MACs, each tensor's DRAM words and each tensor's
-//   operand reads at its innermost keeper, so that cyc + Energy is log2 EDP
-//   as far as the model sees it. bandwidth = 0 and w_energy = 0 give
-//   the paper's objective.
+// * Comp (Eq. 6) enters as cyc >= log2 of the temporal iterations, and
+//   cyc >= log2 of each level's per-instance words over its bandwidth.
+// * E: the traffic of every level in pJ (cosa_traffic.cpp): the words filled
+//   into each level (its tile, the fan-outs above it and Eq. 9's re-sending
+//   loops above it, at every level) and read from its parent, and the MACs'
+//   operand reads; a tangent of log2 E, so that the objective is log2 EDP to
+//   first order. It replaces the paper's Traf, which counts log2 words at the
+//   NoC level only and, under Eyeriss' row-stationary constraints, left the
+//   scratchpads' loops empty (6x to 42x the optimum, README "CoSA's
+//   formulation"). Traf (Eqs. 7-11: the tile below the NoC level, its unicast
+//   fan-outs, its re-sending loops) stays as "w_traf".
 //
 // Decoding and solving
-// * CBC, no worker threads, log off, preprocessing and cuts off and local
-//   branching on (the LP bound of the log-space model is weak; the time is
-//   better spent around incumbents). Node limit "max_nodes" per solve
-//   (default 1,000), so the schedule does not depend on the machine's speed;
-//   time limit "time_limit" s (default 10, capped by the driver's time budget)
-//   as a cap: stat time_limited = 1 says it ended a solve, and the result may
-//   then vary with speed. The best incumbent is kept when a limit hits.
-//   Each solve runs in the mapwright-cbc helper process (search/mip_solver.h):
-//   a cancelled search kills it within 20 ms, and a solve that crashes CBC
-//   ("solver_crashes") is retried once with the other branching mode.
-// * CBC tends to stay near its first incumbent, so by default ("two_runs")
-//   95 % of the time is split between a run from CBC's own first incumbent,
-//   with the compute weight doubled ("w_comp_first", default 2 w_comp), and
-//   one from a greedy start ("mip_start": fan-outs filled, then primes moved
-//   from DRAM into the outermost level (2) or innermost level (1) first while
-//   the tiles fit). Our model picks the better decode (with equal weights, the
-//   MIP objective does). The fan-outs of the greedy start are filled either
-//   with the primes whose product comes closest to them or with the largest
-//   primes that fit, whichever schedule our model rates better (two
-//   evaluations, when the budget allows).
+// * CBC, no worker threads, log off, preprocessing off, cuts at the root
+//   (10 passes), local branching off ("local_branching"). Node limit
+//   "max_nodes" per solve (default 300), so the schedule does not depend on
+//   the machine's speed; time limit "time_limit" s (default 10, capped at
+//   95 % of the driver's time budget) as a cap: stat time_limited = 1 says it
+//   ended a solve, and the result may then vary with speed. The best
+//   incumbent is kept when a limit hits; a node-limited solve that found
+//   nothing goes on on the clock (stat node_limit_lifted). Each solve runs in
+//   the mapwright-cbc helper process (search/mip_solver.h): a cancelled search
+//   kills it within 20 ms; a solve that crashes CBC ("solver_crashes") is
+//   retried without its MIP start, then without root cuts.
+// * Keeps fixed by the map space: one solve from CBC's own start; with 8 s or
+//   more, a second from the greedy start ("mip_start" 2: fan-outs filled,
+//   then primes moved from DRAM into the outermost level first while the
+//   tiles fit; "two_starts"), the better MIP objective wins.
+// * Keeps free: the MIP alternates tilings and keeps (see run()).
 // * The decode is checked exactly. If a tile overflows (halos, the stride
 //   approximation), that level's log capacity for the tensor is reduced by the
 //   overflow and the MIP is solved again (up to "resolves" = 3 times, within
@@ -86,29 +75,14 @@
 // * Keeps that save no parent accesses are then dropped (the paper's B has no
 //   such entries): a level keeps t only if a loop t ignores re-sends its
 //   child's tile from it, or its tile stays put across such a loop above it.
-// * The converse: where the decode leaves an inner level keeping nothing
-//   while a tile of a tensor fits there and would be reused (the loops
-//   there or just above ignore it), that level keeps it too ("operand_keeps",
-//   default 1). The MIP's log-space shares miss these: ResNet-50's conv2_x
-//   3x3 on Simba-like had every MAC update its output in the accumulation
-//   buffer, not a register (2.20x -> 1.58x of GAMMA-10K; with it all 24
-//   layers are within 2x).
-// * DRAM reuse ("dram_reuse", default 1): the MIP's traffic terms are
-//   log-space estimates, and its decode often re-reads a tensor from DRAM
-//   under a DRAM loop the tensor ignores. Three decodes per tensor keep it on
-//   chip across such loops: the DRAM loops it depends on move whole into the
-//   global buffer, which keeps it (hoistDramReuse); the loops it ignores move
-//   inside at DRAM (addDramReuse); or the ignored loop's primes move into the
-//   global buffer while its tiles fit (sinkDramLoop).
-//   Our model judges them (ResNet-50 / Simba-like: input.83 1.75x -> 1.34x,
-//   input.70 1.93x -> 1.36x of GAMMA-10K; geomean over 24 layers 1.36 -> 1.30).
-// * One evaluation is charged. With "refine" != 0 (default) and evaluations
-//   left, up to "refine_max" (8) other decodes are evaluated too: with operand
-//   keeps added, with DRAM reuse, before keep pruning, the other run's
-//   schedule, CBC's saved incumbents. Not a search.
+// * One evaluation is charged: the schedule. "refine" = 1 (off by default,
+//   not the paper's method) evaluates up to "refine_max" (8) other decodes:
+//   with inner operand keeps added (addOperandKeeps), with a tensor kept on
+//   chip across the DRAM loops it ignores (hoistDramReuse, addDramReuse,
+//   sinkDramLoop), before keep pruning, and CBC's other saved incumbents.
 // Stats: solve_seconds, mip_nodes, time_limited, mip_variables, mip_integers,
 // mip_constraints, mip_solves, proven_optimal, mip_objective, mip_bound,
-// repaired, refine_evaluations.
+// energy_estimate_pj, keep_rounds, repaired, refine_evaluations.
 #include "search/searchers.h"
 
 #include "search/cosa_model.h"
@@ -177,12 +151,15 @@ class CosaSearch : public Searcher {
                                 cancelled);
             }
             if (!s.feasible && !s.infeasible && s.failure.empty() && !cancelled() &&
-                seconds - s.seconds > 0.2) {
-                // No schedule within the node limit: go on without one, on the clock.
+                !model.fixedTiling && seconds - s.seconds > 0.2) {
+                // No schedule within the node limit: go on without one, on the
+                // clock, for twice as long at most (a keep step that finds
+                // nothing leaves its tiling's keeps as they were).
                 ctx.setStat("node_limit_lifted", 1);
                 solveSeconds += s.seconds;
                 solveNodes += s.nodes;
-                s = model.solve(seconds - s.seconds, 0, cancelled);
+                s = model.solve(std::min(seconds - s.seconds, std::max(1.0, 2.0 * s.seconds)), 0,
+                                cancelled);
                 timeLimited = timeLimited || (!s.optimal && !s.infeasible);
             }
             model.greedyStartMode = mode;

@@ -280,6 +280,17 @@ void CosaModel::buildTraffic() {
     };
     for (int t = 0; t < T; ++t) {
         const bool partial = p_.tensors[t].readWrite;
+        // Words of t (log2, all instances) accessed at level l for pJ each,
+        // and per instance within its bandwidth, while the gate is 0.
+        auto priceAt = [&](const Affine& words, const Affine& gate, int l, double pJ,
+                           double bandwidth) {
+            Affine priced = words;
+            priced.constant += perWord(l, pJ);
+            expPart(priced, gate, cost);
+            Affine perInstance = words;
+            append(perInstance, fanouts(0, l, t, false), -1.0);
+            bandwidthRow(perInstance, gate, bandwidth);
+        };
         std::vector<Affine> keep(static_cast<std::size_t>(L));
         for (int l = 0; l < L; ++l)
             keep[static_cast<std::size_t>(l)] = keepOf(l, t);
@@ -292,13 +303,8 @@ void CosaModel::buildTraffic() {
             Affine notKept{1.0 - kc.constant, {}};
             append(notKept, Affine{0.0, kc.terms}, -1.0);
             // The child's side: fills written, or partial results read out.
-            Affine own = fills;
-            own.constant += perWord(c, partial ? child.energy.read : child.energy.write);
-            expPart(own, notKept, cost);
-            Affine ownPerInstance = fills;
-            append(ownPerInstance, fanouts(0, c, t, false), -1.0);
-            bandwidthRow(ownPerInstance, notKept,
-                         partial ? child.readBandwidth : child.writeBandwidth);
+            priceAt(fills, notKept, c, partial ? child.energy.read : child.energy.write,
+                    partial ? child.readBandwidth : child.writeBandwidth);
             // The parent's side, for each level p that may be the next keeper above.
             for (int p = c - 1; p >= 0; --p) {
                 const Affine& kp = keep[static_cast<std::size_t>(p)];
@@ -320,13 +326,8 @@ void CosaModel::buildTraffic() {
                 Affine words = fills;
                 if (!partial)
                     append(words, fanouts(p, c, t, true), -1.0);
-                Affine side = words;
-                side.constant += perWord(p, partial ? parent.energy.update : parent.energy.read);
-                expPart(side, gate, cost);
-                Affine perInstance = words;
-                append(perInstance, fanouts(0, p, t, false), -1.0);
-                bandwidthRow(perInstance, gate,
-                             partial ? parent.writeBandwidth : parent.readBandwidth);
+                priceAt(words, gate, p, partial ? parent.energy.update : parent.energy.read,
+                        partial ? parent.writeBandwidth : parent.readBandwidth);
             }
         }
         // Every MAC reads t from its innermost keeper (and updates partial

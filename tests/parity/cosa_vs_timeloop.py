@@ -58,20 +58,6 @@ MAPPER_YAML = """mapper:
 """
 
 
-def distinct_layers(workload):
-    """Each distinct shape once, as searchers_best.py --layers all."""
-    with open(workload) as f:
-        net = json.load(f)
-    layers, seen = [], []
-    for l in net["layers"]:
-        shape = json.dumps({k: v for k, v in l.items() if k not in ("name", "source")},
-                           sort_keys=True)
-        if shape not in seen:
-            seen.append(shape)
-            layers.append(l["name"])
-    return layers
-
-
 def timeloop_env():
     return {k: v for k, v in os.environ.items() if not k.startswith("TIMELOOP_")}
 
@@ -201,7 +187,7 @@ def main():
     args = ap.parse_args()
     args.cli = os.path.abspath(args.cli)
 
-    layers = distinct_layers(WORKLOAD) if args.layers == "all" else args.layers.split(",")
+    layers = regenerate.distinct_layers(WORKLOAD) if args.layers == "all" else args.layers.split(",")
     work = os.path.abspath(args.keep) if args.keep else tempfile.mkdtemp(prefix="mapwright-cvt-")
     rows = []
     header = ("| layer | CoSA (Timeloop EDP, J·cycle) | timeloop-mapper random-pruned %g s "

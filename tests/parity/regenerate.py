@@ -117,6 +117,21 @@ def parse_stats(text):
     }
 
 
+def distinct_layers(workload):
+    """The names of a network's layers, each distinct shape once (the layers
+    `mapwright-cli bench optimal` takes)."""
+    with open(workload) as f:
+        net = json.load(f)
+    layers, seen = [], []
+    for layer in net["layers"]:
+        shape = json.dumps({k: v for k, v in layer.items() if k not in ("name", "source")},
+                           sort_keys=True)
+        if shape not in seen:
+            seen.append(shape)
+            layers.append(layer["name"])
+    return layers
+
+
 def error_class(message):
     text = message.lower()
     if ("expansion" in text or "fanout" in text or "fan-out" in text or "instances" in text

@@ -68,13 +68,7 @@ def main():
     workload = os.path.join(ROOT, "samples", "networks", "resnet50.json")
     layers = args.layers.split(",")
     if args.layers == "all":  # each distinct shape once
-        net, layers, seen = json.load(open(workload)), [], []
-        for l in net["layers"]:
-            shape = json.dumps({k: v for k, v in l.items() if k not in ("name", "source")},
-                               sort_keys=True)
-            if shape not in seen:
-                seen.append(shape)
-                layers.append(l["name"])
+        layers = regenerate.distinct_layers(workload)
     budget = ["--seconds", args.seconds] if args.seconds else ["--budget", args.budget]
     constraints = ["--constraints", args.constraints] if args.constraints else []
     for arch_name in args.archs.split(","):
