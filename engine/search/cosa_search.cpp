@@ -53,7 +53,7 @@
 // Decoding and solving
 // * CBC, no worker threads, log off, preprocessing off, cuts at the root
 //   (10 passes), local branching off ("local_branching"). Node limit
-//   "max_nodes" per solve (default 300), so the schedule does not depend on
+//   "max_nodes" per solve (default 400), so the schedule does not depend on
 //   the machine's speed; time limit "time_limit" s (default 10, capped at
 //   95 % of the driver's time budget) as a cap: stat time_limited = 1 says it
 //   ended a solve, and the result may then vary with speed. The best
