@@ -222,6 +222,13 @@ class CosaSearch : public Searcher {
             }
             return masks;
         };
+        // The best solution so far, its schedule and energy (decoded in the
+        // build that solved it).
+        auto adopt = [&](MipSolution& s, const Mapping& decoded, double energy) {
+            solMapping = decoded;
+            energyScale = energy;
+            sol = std::move(s);
+        };
         int rounds = 0;
         // One chain from a schedule's keeps, until `until` s; improves sol.
         auto chain = [&](const Mapping& from, double until) {
@@ -250,13 +257,12 @@ class CosaSearch : public Searcher {
                 if (!(better.objective < objective - 1e-6))
                     break;
                 objective = better.objective;
-                current = keepsWin ? model.decode(kept.x) : tiling;
+                const Mapping decoded = keepsWin ? model.decode(kept.x) : tiling;
+                const double energy = keepsWin ? model.energyEstimate(kept.x) : tiledEnergy;
+                current = decoded;
                 model.pruneKeeps(current);
-                if (!sol.feasible || better.objective < sol.objective) {
-                    solMapping = keepsWin ? model.decode(kept.x) : tiling;
-                    energyScale = keepsWin ? model.energyEstimate(kept.x) : tiledEnergy;
-                    sol = std::move(better);
-                }
+                if (!sol.feasible || better.objective < sol.objective)
+                    adopt(better, decoded, energy);
             }
         };
         Mapping greedy{};
@@ -284,19 +290,16 @@ class CosaSearch : public Searcher {
                 model.greedyStartMode > 0 && ctx.param("two_starts", 1) != 0 && limit >= 8.0;
             const int mode = model.greedyStartMode;
             model.greedyStartMode = 0;
-            sol = solve(twoStarts ? 0.6 * (runs - elapsed()) : runs - elapsed());
+            MipSolution own = solve(twoStarts ? 0.6 * (runs - elapsed()) : runs - elapsed());
             model.greedyStartMode = mode;
-            if (sol.feasible) {
-                solMapping = model.decode(sol.x);
-                energyScale = model.energyEstimate(sol.x);
-            }
+            if (own.feasible)
+                adopt(own, model.decode(own.x), model.energyEstimate(own.x));
+            else
+                sol = std::move(own);
             if (twoStarts && !ctx.cancelRequested() && runs - elapsed() > 0.3) {
                 MipSolution other = solve(runs - elapsed());
-                if (other.feasible && (!sol.feasible || other.objective < sol.objective)) {
-                    solMapping = model.decode(other.x);
-                    energyScale = model.energyEstimate(other.x);
-                    sol = std::move(other);
-                }
+                if (other.feasible && (!sol.feasible || other.objective < sol.objective))
+                    adopt(other, model.decode(other.x), model.energyEstimate(other.x));
             }
             if (!sol.feasible)
                 return fail(sol);

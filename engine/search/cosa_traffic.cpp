@@ -122,16 +122,15 @@ CosaModel::Affine CosaModel::fillsLog(int c, int t) {
             if (fixedLog(d) > 0)
                 f.terms.push_back({resends, fixedLog(d)});
         };
+        // A loop that always re-sends: one t depends on, or any with a relevant loop inside.
+        auto addAlways = [&](int d) {
+            const auto terms = loopTerms(d);
+            f.terms.insert(f.terms.end(), terms.begin(), terms.end());
+            f.constant += fixedLog(d);
+        };
         for (int d = 0; d < D; ++d)
-            if (depends(t, d)) {
-                const auto terms = loopTerms(d);
-                f.terms.insert(f.terms.end(), terms.begin(), terms.end());
-                f.constant += fixedLog(d);
-            } else if (innerAlways) {
-                const auto terms = loopTerms(d);
-                f.terms.insert(f.terms.end(), terms.begin(), terms.end());
-                f.constant += fixedLog(d);
-            }
+            if (depends(t, d) || innerAlways)
+                addAlways(d);
         if (!innerAlways && ranked_[static_cast<std::size_t>(k)]) {
             const RankBlock& rb = ranks_[static_cast<std::size_t>(k)];
             const std::size_t n = rb.dims.size();
@@ -176,9 +175,7 @@ CosaModel::Affine CosaModel::fillsLog(int c, int t) {
                         causes.push_back(ind);
                 }
                 if (always) {
-                    const auto terms = loopTerms(d);
-                    f.terms.insert(f.terms.end(), terms.begin(), terms.end());
-                    f.constant += fixedLog(d);
+                    addAlways(d);
                     continue;
                 }
                 if (causes.empty())
