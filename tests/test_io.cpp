@@ -358,6 +358,21 @@ void TestIo::fuzzFindingsAreOneLineErrors() {
     session["view"] = 3;
     EXPECT_CONTAINS(errorOf([&] { sessionFromJson(session, "s.json"); }),
                     "s.json: view: expected an object");
+    // A run's notes (a refused surrogate file, say): kept, or refused when
+    // they are not lines.
+    Session noted = sessionFromJson(readJsonFile(kSamples + "sessions/default.json"), "s.json");
+    SessionRun run;
+    run.searcher = "mind-mappings";
+    run.layer = noted.network.layers[0].name;
+    run.settings.budget.seconds = 1;
+    run.finished = true;
+    run.result.notes = {"Mind Mappings: refused m.surrogate: stale", "second line"};
+    noted.runs.push_back(run);
+    session = toJson(noted);
+    QVERIFY(sessionFromJson(session, "s.json").runs.at(0).result.notes == run.result.notes);
+    session["runs"][0]["result"]["notes"] = {1};
+    EXPECT_CONTAINS(errorOf([&] { sessionFromJson(session, "s.json"); }),
+                    "s.json: runs[0].result.notes: expected a list of lines");
     // Timeloop: a mesh of 0 (was a division by zero), a range that is no number
     // (was std::stoll's exception), and quoted input with a line break.
     const std::string d = kCases + "00-model-conv1d-1level/";

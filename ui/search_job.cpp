@@ -93,7 +93,11 @@ void SearchJob::run() {
             space, *searcher, searcher_, settings_,
             [this](const mw::SearchProgress& p) {
                 throttle();
-                post([&](Mail& m) { m.progress.push_back({p.evaluations, p.seconds, p.best}); });
+                post([&](Mail& m) {
+                    m.progress.push_back({p.evaluations, p.seconds, p.best,
+                                          QString::fromStdString(p.phase), p.phaseFraction,
+                                          p.phaseSecondsLeft});
+                });
             },
             &cancel_);
         post([&](Mail& m) { m.result = std::move(r); });

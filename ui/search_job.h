@@ -57,6 +57,10 @@ class SearchJob : public QObject {
             qint64 evaluations = 0;
             double seconds = 0.0;
             double best = 0.0;
+            // A step that is not search (mw::SearchProgress::phase); empty while searching.
+            QString phase;
+            double phaseFraction = -1.0;
+            double phaseSecondsLeft = -1.0;
         };
         struct LayerProgress {
             int layer = 0;

@@ -22,6 +22,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QMenu>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
@@ -655,15 +656,18 @@ void SearchPanel::start(mw::SessionRun request) {
     emit runningChanged(runningCount(), pausedCount());
 }
 
-void SearchPanel::onProgress(int id, qint64 evaluations, double seconds, double best) {
+void SearchPanel::onProgress(int id, const SearchJob::Mail::Progress& p) {
     const auto it = live_.find(id);
-    if (it == live_.end() || best >= mw::SearchContext::kInfinity)
+    if (it == live_.end())
+        return;
+    it->second.latest = p;
+    dirty_ = true; // the row's phase, at least
+    if (p.best >= mw::SearchContext::kInfinity)
         return;
     Curve& c = it->second.curve;
-    c.evaluations << double(evaluations);
-    c.seconds << seconds;
-    c.best << best;
-    dirty_ = true;
+    c.evaluations << double(p.evaluations);
+    c.seconds << p.seconds;
+    c.best << p.best;
 }
 
 void SearchPanel::onMail(int id) {
@@ -672,7 +676,7 @@ void SearchPanel::onMail(int id) {
         return;
     const SearchJob::Mail mail = it->second.job->take();
     for (const auto& p : mail.progress)
-        onProgress(id, p.evaluations, p.seconds, p.best);
+        onProgress(id, p);
     // Either ends the run and drops its job.
     if (mail.result)
         onFinished(id, *mail.result);
@@ -877,6 +881,22 @@ double SearchPanel::optimum(const std::string& layer, const std::string& objecti
     return best;
 }
 
+namespace {
+
+// "training epoch 3/20 · 45 % · 12 s left", as a run's row shows its phase.
+QString phaseText(const SearchJob::Mail::Progress& p, bool paused) {
+    QString text = p.phase;
+    if (p.phaseFraction >= 0)
+        text += QString(" · %1 %").arg(int(std::floor(100 * p.phaseFraction)));
+    if (paused)
+        text += " · paused";
+    else if (p.phaseSecondsLeft >= 0)
+        text += QString(" · %1 s left").arg(std::llround(p.phaseSecondsLeft));
+    return text;
+}
+
+} // namespace
+
 void SearchPanel::refreshTable() {
     table_->setRowCount(0);
     // Finished and running runs in the order they started: a row does not
@@ -937,8 +957,12 @@ void SearchPanel::refreshTable() {
             searcherFigures(res, ", ", false)};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
-            if (c == ColStatus)
-                item->setToolTip(cells[c]);
+            if (c == ColStatus) {
+                QString tip = cells[c];
+                for (const std::string& line : res.notes) // what the run wants known
+                    tip += "\n" + QString::fromStdString(line);
+                item->setToolTip(tip);
+            }
             if (c == ColFigures)
                 item->setToolTip(searcherFigures(res, "\n", true));
             if (c == ColSearcher) {
@@ -995,9 +1019,34 @@ void SearchPanel::refreshLiveRows() {
                                               : QString::number(qint64(c.evaluations.back())));
         table_->item(row, ColSeconds)
             ->setText(c.seconds.isEmpty() ? QString() : QString::number(c.seconds.back(), 'f', 2));
-        table_->item(row, ColStatus)
-            ->setText(live.job->paused() ? QString("paused (right-click)")
-                                         : QString("running (right-click)"));
+        // A step that is not search shows as a bar: what it is, how far, how long yet.
+        const SearchJob::Mail::Progress& p = live.latest;
+        auto* bar = qobject_cast<QProgressBar*>(table_->cellWidget(row, ColStatus));
+        if (p.phase.isEmpty()) {
+            if (bar)
+                table_->removeCellWidget(row, ColStatus);
+            table_->item(row, ColStatus)
+                ->setText(live.job->paused() ? QString("paused (right-click)")
+                                             : QString("running (right-click)"));
+            continue;
+        }
+        if (!bar) {
+            bar = new QProgressBar;
+            bar->setRange(0, 1000);
+            bar->setTextVisible(true);
+            table_->setCellWidget(row, ColStatus, bar);
+        }
+        const QString text = phaseText(p, live.job->paused());
+        table_->item(row, ColStatus)->setText(text); // for copies and the tooltip
+        table_->item(row, ColStatus)->setToolTip(text);
+        bar->setToolTip(text);
+        if (p.phaseFraction < 0) {
+            bar->setRange(0, 0); // busy: the step cannot tell how far it is
+        } else {
+            bar->setRange(0, 1000);
+            bar->setValue(int(std::lround(1000 * p.phaseFraction)));
+        }
+        bar->setFormat(text);
     }
 }
 

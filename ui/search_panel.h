@@ -4,6 +4,7 @@
 // (QCustomPlot, log scale, lower bound dashed) and compare finished runs.
 #include "io/session_io.h"
 #include "search/search.h"
+#include "ui/search_job.h"
 
 #include <QColor>
 #include <QWidget>
@@ -25,8 +26,6 @@ class QLabel;
 class QTimer;
 
 namespace mw::ui {
-
-class SearchJob;
 
 // One colour per searcher, the same in every chart.
 QColor searcherColor(const std::string& searcher);
@@ -140,12 +139,13 @@ class SearchPanel : public QWidget {
         std::unique_ptr<SearchJob> job;
         mw::SessionRun request;
         Curve curve;
+        SearchJob::Mail::Progress latest; // its phase shows on the run's row
     };
     void start(mw::SessionRun request);
     int nextVariant(const std::string& searcher, std::uint64_t seed) const; // a curve's look
     void addLiveRow(int row, int id);
     void onMail(int id); // takes the job's mailbox and passes each item on
-    void onProgress(int id, qint64 evaluations, double seconds, double best);
+    void onProgress(int id, const SearchJob::Mail::Progress& p);
     void onFinished(int id, const mw::SearchResult& result);
     void onFailed(int id, const QString& message);
     void rebuildPlot();

@@ -159,6 +159,7 @@ void bindSearch(py::module_& m) {
         .def_property_readonly("cancelled", [](const Result& r) { return r.result.cancelled; })
         .def_property_readonly("stop_reason", [](const Result& r) { return r.result.stopReason; })
         .def_property_readonly("stats", [](const Result& r) { return r.result.stats; })
+        .def_property_readonly("notes", [](const Result& r) { return r.result.notes; })
         .def_property_readonly(
             "trace",
             [](const Result& r) {
@@ -268,6 +269,11 @@ void bindSearch(py::module_& m) {
                         d["seconds"] = p.seconds;
                         d["best"] = costOf(p.best);
                         d["finished"] = p.finished;
+                        if (!p.phase.empty()) { // a step that is not search
+                            d["phase"] = p.phase;
+                            d["phase_fraction"] = p.phaseFraction;
+                            d["phase_seconds_left"] = p.phaseSecondsLeft;
+                        }
                         if (py::bool_(progress(d)))
                             cancel = true;
                     }

@@ -80,12 +80,17 @@ HelperRun runHelper(const std::string& helper, const char* request, std::size_t 
 
     enum class State { Running, Done, Cancelled, Overran, Broken };
     State state = State::Running;
-    const auto deadline =
+    auto deadline =
         std::chrono::steady_clock::now() + std::chrono::duration<double>(patienceSeconds);
     auto check = [&] {
         if (state != State::Running)
             return;
-        if (cancelled && cancelled())
+        // The time the caller's check takes (a paused run blocks in it) is
+        // not the helper's.
+        const auto asked = std::chrono::steady_clock::now();
+        const bool stop = cancelled && cancelled();
+        deadline += std::chrono::steady_clock::now() - asked;
+        if (stop)
             state = State::Cancelled;
         else if (std::chrono::steady_clock::now() > deadline)
             state = State::Overran;

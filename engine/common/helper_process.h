@@ -24,7 +24,8 @@ struct HelperRun {
 };
 
 // Runs helper with `request` on its stdin. cancelled() is polled every 20 ms
-// and kills the helper; so does `patienceSeconds` passing.
+// and kills the helper; so does `patienceSeconds` passing (the time cancelled()
+// itself takes, a paused caller, is not counted).
 HelperRun runHelper(const std::string& helper, const char* request, std::size_t size,
                     double patienceSeconds, const std::function<bool()>& cancelled = {});
 

@@ -97,6 +97,8 @@ Json toJson(const Session& s) {
                 {"stop_reason", res.stopReason},
                 {"stats", statsJson(res.stats)},
                 {"trace", trace}};
+            if (!res.notes.empty())
+                result["notes"] = res.notes;
             if (res.found && r.stale.empty()) {
                 const int li = s.network.layerIndex(r.layer);
                 const Problem p = buildProblem(s.network.layers.at(std::size_t(li)));
@@ -227,6 +229,16 @@ Session sessionFromJson(const Json& j, const std::string& where) {
             out.seconds = optional<double>(res, "seconds", rat, 0.0);
             out.cancelled = optional<bool>(res, "cancelled", rat, false);
             out.stopReason = optional<std::string>(res, "stop_reason", rat, std::string());
+            if (res.contains("notes")) {
+                const Json& notes = res.at("notes");
+                if (!notes.is_array())
+                    throw InputError(rat + ".notes", "expected a list of lines");
+                for (const Json& line : notes) {
+                    if (!line.is_string())
+                        throw InputError(rat + ".notes", "expected a list of lines");
+                    out.notes.push_back(line.get<std::string>());
+                }
+            }
             if (res.contains("stats")) {
                 const Json& stats = res.at("stats");
                 if (!stats.is_object())

@@ -132,7 +132,12 @@ class CosaSearch : public Searcher {
         int solves = 0;
         int crashes = 0;
         auto solve = [&](double seconds) {
-            const auto cancelled = [&] { return ctx.cancelRequested(); };
+            // Polled while CBC works: the run shows the solve as its phase,
+            // done as the time limit is spent (node limits often end it sooner).
+            const auto cancelled = [&] {
+                ctx.reportPhase("solving the MIP", elapsed() / limit);
+                return ctx.cancelRequested();
+            };
             const int mode = model.greedyStartMode;
             const std::optional<Mapping> from = model.startMapping;
             MipSolution s = model.solve(seconds, maxNodes, cancelled);
@@ -350,6 +355,7 @@ class CosaSearch : public Searcher {
         ctx.setStat("mip_objective", sol.objective);
         ctx.setStat("mip_bound", sol.bound);
         ctx.setStat("repaired", legal ? 0 : 1);
+        ctx.endPhase();
         if (!legal && !space.repair(m, ctx.rng(), scratch)) {
             ctx.stop("CoSA: the MIP's schedule overflows a buffer and repair found no legal "
                      "mapping near it");

@@ -367,13 +367,20 @@ std::int64_t SearchContext::remainingEvaluations() const {
     return left;
 }
 
-void SearchContext::runNested(Searcher& searcher, std::int64_t evaluations) {
+void SearchContext::runNested(Searcher& searcher, std::int64_t evaluations,
+                              const std::string& phase) {
     if (stopped())
         return;
-    const std::int64_t outer = nestedLimit_;
+    const std::int64_t outer = nestedLimit_, outerStart = nestedStart_;
     nestedLimit_ = std::min(outer, result_.evaluations + evaluations);
+    nestedStart_ = result_.evaluations;
+    if (!phase.empty())
+        reportPhase(phase, 0.0);
     searcher.run(*this);
+    if (!phase.empty())
+        endPhase();
     nestedLimit_ = outer;
+    nestedStart_ = outerStart;
     stopRequested_ = false;
     result_.stopReason.clear();
     unchargedStreak_ = 0; // its repeats say nothing of the caller's
@@ -437,6 +444,40 @@ void SearchContext::record(double cost, const Mapping& m, bool legal) {
     }
 }
 
+void SearchContext::reportPhase(const std::string& phase, double fraction) {
+    if (phase != phase_) {
+        // A new step starts the clock its time left is reckoned on; a step
+        // that goes on under another name (epoch 2 after epoch 1) keeps it.
+        if (phase_.empty() || fraction < phaseFraction_)
+            phaseStart_ = elapsed();
+        phase_ = phase;
+        lastProgress_ = -1.0; // a new phase shows at once
+    }
+    phaseFraction_ = std::clamp(fraction, 0.0, 1.0);
+    reportProgress(false);
+}
+
+void SearchContext::endPhase() {
+    if (phase_.empty())
+        return;
+    phase_.clear();
+    phaseFraction_ = -1.0;
+    lastProgress_ = -1.0;
+    reportProgress(false);
+}
+
+int SearchContext::adoptBeyondBudget(const std::vector<Mapping>& candidates) {
+    int legal = 0;
+    for (const Mapping& m : candidates) {
+        double cost = kInfinity;
+        const bool ok = space_.isLegal(m, scratch_) && score(m, scratch_, cost);
+        record(ok ? cost : kInfinity, m, ok);
+        legal += ok;
+    }
+    reportProgress(false);
+    return legal;
+}
+
 void SearchContext::reportProgress(bool finished) {
     if (!progress_)
         return;
@@ -444,8 +485,23 @@ void SearchContext::reportProgress(bool finished) {
     if (!finished && lastProgress_ >= 0 && t - lastProgress_ < settings_.progressInterval)
         return;
     lastProgress_ = t;
+    SearchProgress p;
+    p.evaluations = result_.evaluations;
+    p.seconds = t;
+    p.best = result_.found ? result_.bestCost : kInfinity;
+    p.finished = finished;
+    if (!finished && !phase_.empty()) {
+        p.phase = phase_;
+        // A nested searcher's phase is done as its evaluations are spent.
+        p.phaseFraction =
+            nestedLimit_ != std::numeric_limits<std::int64_t>::max() && nestedLimit_ > nestedStart_
+                ? double(result_.evaluations - nestedStart_) / double(nestedLimit_ - nestedStart_)
+                : phaseFraction_;
+        if (p.phaseFraction > 0.0)
+            p.phaseSecondsLeft = (t - phaseStart_) * (1.0 - p.phaseFraction) / p.phaseFraction;
+    }
     const double called = now();
-    progress_({result_.evaluations, t, result_.found ? result_.bestCost : kInfinity, finished});
+    progress_(p);
     inProgressCalls_ += now() - called;
 }
 

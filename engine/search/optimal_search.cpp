@@ -451,7 +451,7 @@ void OptimalSearch::run(SearchContext& ctx) {
         const auto primal = std::int64_t(std::max(0.0, ctx.param("primal", 20000)));
         if (primal > 0) {
             const std::unique_ptr<Searcher> gamma = makeGammaSearch();
-            ctx.runNested(*gamma, primal);
+            ctx.runNested(*gamma, primal, "first incumbent (GAMMA)");
         }
         threshold_ = kNoLimit;
         walk(placements, open, std::max(0.0, ctx.param("dive", 32)));

@@ -65,6 +65,13 @@ struct SearchProgress {
     double seconds = 0.0;
     double best = 0.0;
     bool finished = false;
+    // A step of the run that is not search (training a surrogate, solving a
+    // MIP, a first incumbent): what it is, how much of it is done (0..1; -1
+    // when unknown) and its seconds left at its pace so far (-1: unknown).
+    // Empty while the run searches.
+    std::string phase;
+    double phaseFraction = -1.0;
+    double phaseSecondsLeft = -1.0;
 };
 // The time a progress callback takes is not the search's: it is left out of
 // the time budget and of every reported second, so a caller that pauses a run
@@ -86,6 +93,9 @@ struct SearchResult {
     std::vector<TracePoint> trace; // every improvement, plus a thinned record of the rest
     // Searcher-specific figures (e.g. surrogate steps, MIP solve seconds).
     std::map<std::string, double> stats;
+    // What the run wants its user to know beside its stop reason (a refused
+    // surrogate file, say), one line each.
+    std::vector<std::string> notes;
 };
 
 class WorkerPool;
@@ -193,10 +203,26 @@ class SearchContext {
     // Runs another searcher on this context, its evaluations charged, traced
     // and bounded here, until it stops or has spent `evaluations` more (the
     // optimal searcher's first incumbent); a stop it asked for is undone.
-    void runNested(Searcher& searcher, std::int64_t evaluations);
+    // With a phase name, progress shows it as that phase, done as the
+    // evaluations are spent.
+    void runNested(Searcher& searcher, std::int64_t evaluations, const std::string& phase = {});
+
+    // Progress of a step that is not search (see SearchProgress::phase):
+    // reported at the progress interval; a new name restarts the phase's
+    // clock. endPhase() returns the run to plain search progress.
+    void reportPhase(const std::string& phase, double fraction);
+    void endPhase();
+
+    // Charges and records candidates although the run has stopped: the
+    // answer of a searcher whose budget went into preparation (Mind Mappings'
+    // training), so that what it computed is not lost. Each candidate is one
+    // evaluation beyond the budget; returns how many were legal.
+    int adoptBeyondBudget(const std::vector<Mapping>& candidates);
 
     // Records a searcher-specific figure in the result (see SearchResult::stats).
     void setStat(const std::string& name, double value) { result_.stats[name] = value; }
+    // Adds a line to the result's notes (see SearchResult::notes).
+    void note(const std::string& line) { result_.notes.push_back(line); }
 
     bool hasBest() const { return result_.found; }
     const Mapping& best() const { return result_.best; }
@@ -227,6 +253,10 @@ class SearchContext {
     SeenCosts seen_;
     std::int64_t batches_ = 0;
     std::int64_t nestedLimit_ = INT64_MAX; // evaluations a nested searcher may reach
+    std::int64_t nestedStart_ = 0;         // evaluations when the nested searcher began
+    std::string phase_;                    // see reportPhase
+    double phaseFraction_ = -1.0;
+    double phaseStart_ = 0.0; // elapsed() when the phase began
     // Candidates proposed in a row without a charge (all seen before): a space
     // with fewer legal mappings than the budget ends the search here.
     std::int64_t unchargedStreak_ = 0;
