@@ -2,6 +2,7 @@
 #include "bench/model_bench.h"
 #include "cli_common.h"
 #include "cli_interrupt.h"
+#include "cli_progress.h"
 #include "io/session_io.h"
 #include "io/timeloop/timeloop.h"
 #include "mapspace/intrinsic.h"
@@ -11,6 +12,7 @@
 #include "search/surrogate.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -105,7 +107,8 @@ json resultJson(const mw::SearchResult& r, const mw::SearchSettings& s, const mw
               {"cancelled", r.cancelled},
               {"stop_reason", r.stopReason},
               {"stopped", stoppedBy()},
-              {"stats", r.stats}};
+              {"stats", r.stats},
+              {"notes", r.notes}};
     if (r.found) {
         j["energy_pJ"] = r.bestEvaluation.energy;
         j["cycles"] = r.bestEvaluation.cycles;
@@ -238,20 +241,11 @@ int cmdSearch(const Args& args) {
     }
     std::cout << target.note;
     const auto lb = mw::lowerBound(problem, arch, settings.objective);
-    double lastPrint = -10.0;
+    ProgressLine progressLine;
     const mw::SearchResult r = mw::runSearch(
-        space, searcher, settings,
-        [&](const mw::SearchProgress& p) {
-            if (p.seconds - lastPrint >= 1.0 || p.finished) {
-                lastPrint = p.seconds;
-                std::cerr << "  " << p.evaluations << " evaluations, " << std::fixed
-                          << std::setprecision(1) << p.seconds << " s, best "
-                          << (p.best >= mw::SearchContext::kInfinity ? std::string("-")
-                                                                     : sci(p.best))
-                          << "\n";
-            }
-        },
+        space, searcher, settings, [&](const mw::SearchProgress& p) { progressLine.show(p); },
         interruptFlag());
+    progressLine.clear();
     const std::filesystem::path dir(out);
     writeTrace((dir / "trace.csv").string(), r);
     mw::writeTextFile((dir / "result.json").string(),
@@ -265,6 +259,8 @@ int cmdSearch(const Args& args) {
               << std::setprecision(2) << r.seconds << " s\n";
     for (const auto& [name, value] : r.stats)
         std::cout << "stat         " << name << " = " << value << "\n";
+    for (const std::string& line : r.notes)
+        std::cout << "note         " << line << "\n";
     if (!r.found) {
         std::cout << "no legal mapping found\n";
         if (interrupted()) {
@@ -531,15 +527,27 @@ int cmdTrainSurrogate(const Args& args) {
                          "--samples >= 100, --epochs >= 1, --width-divisor >= 1");
     mw::SurrogateReport report;
     double shown = -1;
+    ProgressLine progressLine(false);
+    const auto trainStart = std::chrono::steady_clock::now();
     std::optional<mw::Surrogate> trained;
     try {
-        trained = mw::Surrogate::train(problem, arch, o, report, [&](double f) {
-            if (f - shown >= 0.1) {
-                shown = f;
-                std::cerr << "  " << int(f * 100) << " %\n";
-            }
-            return !interrupted();
-        });
+        trained =
+            mw::Surrogate::train(problem, arch, o, report, [&](const std::string& phase, double f) {
+                if (f - shown >= 0.01) {
+                    shown = f;
+                    mw::SearchProgress p;
+                    p.seconds =
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - trainStart)
+                            .count();
+                    p.phase = phase;
+                    p.phaseFraction = f;
+                    if (f > 0)
+                        p.phaseSecondsLeft = p.seconds * (1 - f) / f;
+                    progressLine.show(p);
+                }
+                return !interrupted();
+            });
+        progressLine.clear();
     } catch (const std::runtime_error&) {
         if (!interrupted())
             throw;

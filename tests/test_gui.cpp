@@ -883,6 +883,37 @@ class TestGui : public QObject {
         }
     }
 
+    // Mind Mappings without a surrogate trains one first: its row shows a
+    // bar with the phase and the time left, and a cancel during training
+    // keeps the best of the layer's training mappings.
+    void showsPreparationAsProgress() {
+        qputenv("MAPWRIGHT_MODEL_DIR", path("empty-models").toUtf8());
+        qputenv("MAPWRIGHT_BUNDLED_MODELS", path("no-bundled").toUtf8());
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        auto* panel = w.searchPanel();
+        panel->setSearchers({"mind-mappings"});
+        panel->setBudget(1'000'000'000, 0);
+        QCOMPARE(panel->runSelected(), 1);
+        QTableWidget* table = panel->resultsTable();
+        auto bar = [&] {
+            return qobject_cast<QProgressBar*>(
+                table->cellWidget(table->rowCount() - 1, mw::ui::SearchPanel::ColStatus));
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(bar() && bar()->format().startsWith("training epoch") &&
+                                     bar()->format().contains("s left") && bar()->value() > 300,
+                                 60000);
+        panel->cancelAll();
+        QVERIFY(w.waitForSearches(30000));
+        qunsetenv("MAPWRIGHT_BUNDLED_MODELS");
+        QCOMPARE(w.session().runs.size(), std::size_t(1));
+        const auto& r = w.session().runs[0].result;
+        QVERIFY(r.cancelled);
+        QVERIFY(r.found && r.bestEvaluation.valid);
+        QCOMPARE(r.stats.at("training_answer"), 1.0);
+        QVERIFY(!bar()); // a finished row has no bar
+    }
+
     void staysResponsiveWhileSearching() {
         // Two searches on 2 threads each for 2 s: progress reaches the GUI
         // thread, which keeps ticking and refreshing the plot. How long its

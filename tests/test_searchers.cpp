@@ -13,11 +13,22 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstring>
+#include <set>
 
 using namespace mw;
 using namespace mw::test;
 
-namespace {} // namespace
+namespace {
+
+// Hides the surrogates shipped in resources/surrogates for one test, which
+// checks what happens where none fits.
+struct NoBundledSurrogates {
+    NoBundledSurrogates() { qputenv("MAPWRIGHT_BUNDLED_MODELS", "/nonexistent/surrogates"); }
+    ~NoBundledSurrogates() { qunsetenv("MAPWRIGHT_BUNDLED_MODELS"); }
+};
+
+} // namespace
 
 class TestSearchers : public QObject {
     Q_OBJECT
@@ -31,6 +42,10 @@ class TestSearchers : public QObject {
     void networkSearch();
     void lowerBoundHolds();
     void mindMappingsNeedsSurrogate();
+    void mindMappingsAnswersFromTraining();
+    void mindMappingsFindsBundledSurrogate();
+    void mindMappingsRetrainsRefusedSurrogate();
+    void preparationShowsAsPhases();
     void surrogateSavesAndPredicts();
     void mlpInputGradient();
 };
@@ -301,6 +316,7 @@ void TestSearchers::lowerBoundHolds() {
 }
 
 void TestSearchers::mindMappingsNeedsSurrogate() {
+    const NoBundledSurrogates none;
     const Architecture a = eyeriss();
     const Problem p = conv3x3();
     const MapSpace space(p, a);
@@ -311,30 +327,171 @@ void TestSearchers::mindMappingsNeedsSurrogate() {
     const SearchResult r = runSearch(space, "mind-mappings", s);
     QVERIFY(!r.found);
     QCOMPARE(r.evaluations, 0LL);
-    QVERIFY2(r.stopReason.find("no trained surrogate") != std::string::npos, r.stopReason.c_str());
+    QVERIFY2(r.stopReason.find("no usable surrogate") != std::string::npos, r.stopReason.c_str());
     QVERIFY(r.stopReason.find(empty.path().toStdString()) != std::string::npos);
 
-    // A time budget that ends during training says how to get a surrogate; a
-    // cancel says it was cancelled.
-    // The stop comes within a shape of data, not after all of it (these
-    // samples take about 7 s to generate on one core).
+    // A budget that ends during training ends with the best of this layer's
+    // training mappings, and says so; within a shape of data, not after all
+    // of it (these samples take about 7 s to generate on one core). A cancel
+    // keeps them too.
     s.params["train"] = 1;
     s.params["samples"] = 500000;
     s.budget = {};
     s.budget.seconds = 0.2;
     const SearchResult late = runSearch(space, "mind-mappings", s);
-    QCOMPARE(late.evaluations, 0LL);
     QVERIFY2(late.seconds < 3.0, QByteArray::number(late.seconds));
-    QVERIFY2(late.stopReason.find("budget ran out while training") != std::string::npos &&
-                 late.stopReason.find("train-surrogate") != std::string::npos,
+    QVERIFY2(late.stopReason.find("surrogate not ready: best of 500 training evaluations") !=
+                 std::string::npos,
              late.stopReason.c_str());
+    QVERIFY(late.found && late.bestEvaluation.valid);
+    QVERIFY(late.evaluations >= 1 && late.evaluations <= 8);
     std::atomic<bool> cancel{true};
     s.budget.seconds = 0;
     s.budget.evaluations = 100;
     const SearchResult cancelled = runSearch(space, "mind-mappings", s, {}, &cancel);
-    QCOMPARE(cancelled.evaluations, 0LL);
     QVERIFY(cancelled.cancelled);
     QCOMPARE(cancelled.stopReason, std::string("cancelled"));
+    QVERIFY(cancelled.found);
+}
+
+// The case: an empty model folder and a 2 s budget, with the
+// searcher's own training defaults (far more than 2 s of work), still end
+// with a legal mapping: the best this layer's training evaluations found.
+void TestSearchers::mindMappingsAnswersFromTraining() {
+    const NoBundledSurrogates none;
+    const Architecture a = eyeriss();
+    const Problem p = conv3x3();
+    const MapSpace space(p, a);
+    const QTemporaryDir empty;
+    SearchSettings s;
+    s.budget.seconds = 2.0;
+    s.modelDir = empty.path().toStdString();
+    const SearchResult r = runSearch(space, "mind-mappings", s);
+    QVERIFY2(r.found, r.stopReason.c_str());
+    Evaluation scratch;
+    QVERIFY(space.isLegal(r.best, scratch));
+    QCOMPARE(r.stats.at("training_answer"), 1.0);
+    QVERIFY2(r.stopReason.find("surrogate not ready") != std::string::npos, r.stopReason.c_str());
+    // Nothing was saved: the next run trains again rather than use half a surrogate.
+    QVERIFY(QDir(empty.path()).entryList({"*.surrogate"}).isEmpty());
+}
+
+// The surrogates shipped for the sample networks on the default session's
+// architecture load from a fresh checkout: every layer's family has one, and
+// none is stale (a change to the cost model that changes costs fails here:
+// rerun resources/surrogates/make.sh). A run then searches at once.
+void TestSearchers::mindMappingsFindsBundledSurrogate() {
+    const Architecture a = eyeriss();
+    std::set<std::string> checked;
+    for (const char* net : {"resnet50", "mobilenet_v3", "transformer_block", "vgg16", "resnet18",
+                            "mindmappings_cnn"}) {
+        for (const LayerSpec& layer : loadNetwork(kSamples + "networks/" + net + ".json").layers) {
+            const Problem p = buildProblem(layer);
+            const std::string path = Surrogate::bundledPath(p, a);
+            if (!checked.insert(path).second)
+                continue;
+            try {
+                Surrogate::load(path, p, a);
+            } catch (const InputError& e) {
+                QFAIL(qPrintable(QString("%1 %2: %3").arg(net, layer.name.c_str(), e.what())));
+            }
+        }
+    }
+    QCOMPARE(checked.size(), std::size_t(4)); // stride 1 and 2 convolutions, GEMM, batched GEMM
+
+    const QTemporaryDir empty;
+    SearchSettings s = budget(200);
+    s.modelDir = empty.path().toStdString();
+    const Problem p = conv3x3(); // the space keeps a reference
+    const MapSpace space(p, a);
+    const SearchResult r = runSearch(space, "mind-mappings", s);
+    QVERIFY2(r.found, r.stopReason.c_str());
+    QCOMPARE(r.stats.at("surrogate_bundled"), 1.0);
+    QVERIFY(!r.stats.count("surrogate_trained_seconds"));
+    QVERIFY(r.stats.at("surrogate_steps") > 0);
+    QCOMPARE(r.evaluations, 200LL);
+}
+
+// A file where the surrogate should be that cannot serve (another family's,
+// or made with another cost model) is refused with one line naming it, and
+// a new one is trained in its place.
+void TestSearchers::mindMappingsRetrainsRefusedSurrogate() {
+    const NoBundledSurrogates none;
+    const Architecture a = eyeriss();
+    const Problem conv = conv3x3();
+    const MapSpace space(conv, a);
+    const QTemporaryDir dir;
+    const std::string path = Surrogate::cachePath(dir.path().toStdString(), conv, a);
+    SurrogateOptions o;
+    o.samples = 1000;
+    o.epochs = 1;
+    SurrogateReport report;
+    Surrogate::train(gemmProblem("g", 64, 64, 64), a, o, report).save(path);
+    SearchSettings s = budget(50);
+    s.modelDir = dir.path().toStdString();
+    const SearchResult r = runSearch(space, "mind-mappings", s);
+    QVERIFY2(r.found, r.stopReason.c_str());
+    QCOMPARE(r.notes.size(), std::size_t(1));
+    QVERIFY2(r.notes[0].find(path) != std::string::npos &&
+                 r.notes[0].find("another architecture or problem family") != std::string::npos &&
+                 r.notes[0].find('\n') == std::string::npos,
+             r.notes[0].c_str());
+    QVERIFY(r.stats.count("surrogate_trained_seconds"));
+    Surrogate::load(path, conv, a); // retrained for this family, in its place
+    const SearchResult again = runSearch(space, "mind-mappings", s);
+    QVERIFY(again.notes.empty() && !again.stats.count("surrogate_trained_seconds"));
+}
+
+// Steps that are not search show as phases with how far they are: training
+// (data, then epochs), CoSA's MIP solve, the optimal searcher's first
+// incumbent; the search that follows reports none.
+void TestSearchers::preparationShowsAsPhases() {
+    const NoBundledSurrogates none;
+    const Architecture a = eyeriss();
+    const Problem p = conv3x3();
+    const MapSpace space(p, a);
+    auto phasesOf = [&](const std::string& searcher, SearchSettings s) {
+        std::vector<SearchProgress> seen;
+        s.progressInterval = 0.0;
+        const SearchResult r =
+            runSearch(space, searcher, s, [&](const SearchProgress& p) { seen.push_back(p); });
+        std::vector<std::string> phases;
+        double fraction = 0;
+        bool searchedAfter = false;
+        for (const SearchProgress& p : seen) {
+            if (p.phase.empty()) {
+                searchedAfter = !phases.empty();
+                continue;
+            }
+            if (phases.empty() || phases.back() != p.phase)
+                phases.push_back(p.phase);
+            if (p.phaseFraction >= 0) {
+                if (p.phaseFraction + 1e-12 < fraction && phases.size() == 1)
+                    return std::make_pair(std::vector<std::string>{"fraction went back"}, r);
+                fraction = p.phaseFraction;
+            }
+        }
+        if (!searchedAfter)
+            phases.push_back("no search progress after its phases");
+        return std::make_pair(phases, r);
+    };
+    const QTemporaryDir empty;
+    SearchSettings s = budget(100);
+    s.modelDir = empty.path().toStdString();
+    s.params["samples"] = 2000;
+    s.params["epochs"] = 2;
+    const auto [training, trained] = phasesOf("mind-mappings", s);
+    QVERIFY2(trained.found, trained.stopReason.c_str());
+    QCOMPARE(training, (std::vector<std::string>{"training data", "training epoch 1/2",
+                                                 "training epoch 2/2"}));
+    const auto [cosa, solved] = phasesOf("cosa", budget(100));
+    QVERIFY(solved.found);
+    QCOMPARE(cosa.front(), std::string("solving the MIP"));
+    SearchSettings o = budget(3000);
+    o.params["primal"] = 500;
+    const auto [optimal, proved] = phasesOf("optimal", o);
+    QVERIFY(proved.found);
+    QCOMPARE(optimal.front(), std::string("first incumbent (GAMMA)"));
 }
 
 void TestSearchers::surrogateSavesAndPredicts() {
@@ -376,6 +533,20 @@ void TestSearchers::surrogateSavesAndPredicts() {
         QVERIFY(std::string(err.what()).find(path) != std::string::npos);
     }
     QVERIFY_THROWS_EXCEPTION(InputError, Surrogate::load(dir.filePath("none").toStdString(), p, a));
+    // One made with another cost model (its fingerprint, after the layout
+    // signature, differs) is stale.
+    std::string bytes = readTextFile(path);
+    std::uint32_t n = 0;
+    std::memcpy(&n, bytes.data() + 4, sizeof n);
+    bytes[8 + n] = char(bytes[8 + n] ^ 0x5a);
+    const std::string stale = dir.filePath("stale.surrogate").toStdString();
+    writeTextFile(stale, bytes);
+    try {
+        Surrogate::load(stale, p, a);
+        QFAIL("a surrogate of another cost model loaded");
+    } catch (const InputError& err) {
+        QVERIFY2(std::string(err.what()).find("stale") != std::string::npos, err.what());
+    }
 }
 
 void TestSearchers::mlpInputGradient() {

@@ -388,10 +388,11 @@ bool MainWindow::trainSurrogate(int samples, int epochs, bool interactive) {
     std::atomic<bool> done{false};
     std::thread worker([&] {
         try {
-            const mw::Surrogate s = mw::Surrogate::train(problem, arch, o, report, [&](double f) {
-                percent = int(f * 100);
-                return !cancelled.load();
-            });
+            const mw::Surrogate s =
+                mw::Surrogate::train(problem, arch, o, report, [&](const std::string&, double f) {
+                    percent = int(f * 100);
+                    return !cancelled.load();
+                });
             s.save(path);
         } catch (const std::exception& e) {
             error = cancelled ? QString("cancelled") : QString::fromStdString(e.what());

@@ -1,8 +1,11 @@
 // Mind Mappings (Hegde et al., ASPLOS'21): projected gradient descent on a
 // learned surrogate of the cost model, adapted to our level-by-level map space.
 //   Phase 1: the surrogate (search/surrogate.h) is trained once per
-//   architecture and problem family and cached; a missing one is trained on
-//   the spot with the scaled defaults unless param train = 0.
+//   architecture and problem family and cached; one shipped with Mapwright
+//   serves where none was trained here; a missing one is trained on the spot
+//   (shown as the run's phase) unless param train = 0. A budget that ends
+//   before the search has checked a mapping ends the run with the layer's
+//   best training mappings (see answerFromTraining).
 //   Phase 2 (paper Sec. 4.2, App. A; reference code's refinements):
 //     start from a random legal mapping; each step moves the continuous
 //     encoding against the gradient of the predicted log(EDP / the paper's
@@ -25,6 +28,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <map>
 
 namespace mw {
@@ -34,45 +38,13 @@ namespace {
 class MindMappingsSearch : public Searcher {
   public:
     void run(SearchContext& ctx) override {
+        trainingBest_.clear();
         const MapSpace& space = ctx.space();
         const Problem& p = space.problem();
-        const Architecture& a = space.arch();
-        const std::string path = Surrogate::cachePath(ctx.settings().modelDir, p, a);
         Surrogate surrogate;
         const auto started = std::chrono::steady_clock::now();
-        try {
-            surrogate = Surrogate::load(path, p, a);
-        } catch (const InputError& missing) {
-            if (ctx.param("train", 1) == 0) {
-                ctx.stop(std::string("Mind Mappings: ") + missing.what() +
-                         "; train it with 'mapwright-cli train-surrogate' or allow training "
-                         "(param train=1)");
-                return;
-            }
-            SurrogateOptions o;
-            o.samples = int(ctx.param("samples", o.samples));
-            o.epochs = int(ctx.param("epochs", o.epochs));
-            o.widthDivisor = int(ctx.param("width_divisor", o.widthDivisor));
-            o.paperLayers = ctx.param("paper_layers", 0) != 0;
-            o.threads = ctx.settings().threads;
-            o.seed = std::uint64_t(ctx.param("surrogate_seed", 1));
-            SurrogateReport report;
-            try {
-                surrogate =
-                    Surrogate::train(p, a, o, report, [&](double) { return !ctx.stopped(); });
-            } catch (const std::runtime_error&) {
-                // The budget ended training (a cancel reads "cancelled" whatever
-                // is said here): say what would let the next run search.
-                ctx.stop("Mind Mappings: the budget ran out while training its surrogate "
-                         "(none saved for this architecture and problem family yet); "
-                         "train it once with 'mapwright-cli train-surrogate' or give "
-                         "this run more time");
-                return;
-            }
-            surrogate.save(path);
-            ctx.setStat("surrogate_trained_seconds", report.generateSeconds + report.trainSeconds);
-            ctx.setStat("surrogate_rank_correlation", report.rankCorrelation);
-        }
+        if (!ready(ctx, surrogate))
+            return;
         ctx.setStat(
             "surrogate_ready_seconds",
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
@@ -185,6 +157,8 @@ class MindMappingsSearch : public Searcher {
                 ctx.setStat("surrogate_steps", double(steps));
             }
         }
+        if (!ctx.hasBest() && !trainingBest_.empty())
+            answerFromTraining(ctx, "the budget ended before the surrogate's first check");
         const double loopSeconds = std::chrono::duration<double>(Clock::now() - loopStart).count();
         ctx.setStat("surrogate_steps", double(steps));
         ctx.setStat("injections", double(injections));
@@ -193,6 +167,83 @@ class MindMappingsSearch : public Searcher {
         if (checks > 0)
             ctx.setStat("true_evaluation_us", 1e6 * checkSeconds / double(checks));
     }
+
+  private:
+    // Finds the surrogate for this architecture and problem family: the one
+    // trained here before (the model folder), else the one shipped with
+    // Mapwright, else trains one (unless param train = 0) and keeps it in
+    // the model folder. A file that cannot serve (stale, another family) is
+    // said in the run's notes and passed over. False: the run has ended,
+    // with the best of its training evaluations when there are any.
+    bool ready(SearchContext& ctx, Surrogate& surrogate) {
+        const MapSpace& space = ctx.space();
+        const Problem& p = space.problem();
+        const Architecture& a = space.arch();
+        const std::string path = Surrogate::cachePath(ctx.settings().modelDir, p, a);
+        const std::string bundled = Surrogate::bundledPath(p, a);
+        for (const std::string& candidate : {path, bundled}) {
+            if (candidate.empty() || !std::filesystem::exists(candidate))
+                continue;
+            try {
+                surrogate = Surrogate::load(candidate, p, a);
+                ctx.setStat("surrogate_bundled", candidate == bundled ? 1 : 0);
+                return true;
+            } catch (const InputError& refused) {
+                ctx.note(std::string("Mind Mappings: refused ") + refused.what());
+            }
+        }
+        if (ctx.param("train", 1) == 0) {
+            ctx.stop("Mind Mappings: no usable surrogate for this architecture and problem "
+                     "family in " +
+                     path +
+                     "; train it with 'mapwright-cli train-surrogate' or allow training "
+                     "(param train=1)");
+            return false;
+        }
+        SurrogateOptions o;
+        o.samples = int(ctx.param("samples", o.samples));
+        o.epochs = int(ctx.param("epochs", o.epochs));
+        o.widthDivisor = int(ctx.param("width_divisor", o.widthDivisor));
+        o.paperLayers = ctx.param("paper_layers", 0) != 0;
+        o.threads = ctx.settings().threads;
+        o.seed = std::uint64_t(ctx.param("surrogate_seed", 1));
+        SurrogateReport report;
+        try {
+            surrogate =
+                Surrogate::train(p, a, o, report, [&](const std::string& phase, double fraction) {
+                    ctx.reportPhase(phase, fraction);
+                    return !ctx.stopped();
+                });
+        } catch (const std::runtime_error&) {
+            trainingBest_ = report.targetBest;
+            trainingEvaluations_ = report.targetEvaluations;
+            answerFromTraining(ctx, "the budget ended while it trained");
+            return false;
+        }
+        ctx.endPhase();
+        surrogate.save(path);
+        ctx.setStat("surrogate_bundled", 0);
+        ctx.setStat("surrogate_trained_seconds", report.generateSeconds + report.trainSeconds);
+        ctx.setStat("surrogate_rank_correlation", report.rankCorrelation);
+        trainingBest_ = report.targetBest;
+        trainingEvaluations_ = report.targetEvaluations;
+        return true;
+    }
+
+    // A run whose budget went into training ends with the best mappings of
+    // this layer that training evaluated (the driver charges them beyond the
+    // budget, one evaluation each), and says so.
+    void answerFromTraining(SearchContext& ctx, const std::string& why) {
+        ctx.endPhase();
+        const int legal = ctx.adoptBeyondBudget(trainingBest_);
+        ctx.setStat("training_answer", 1);
+        ctx.stop("Mind Mappings: surrogate not ready: best of " +
+                 std::to_string(trainingEvaluations_) + " training evaluations (" + why +
+                 (legal == 0 ? "; none of them is legal in this map space" : "") + ")");
+    }
+
+    std::vector<Mapping> trainingBest_; // this layer's best training mappings
+    int trainingEvaluations_ = 0;
 };
 
 } // namespace

@@ -67,6 +67,11 @@ struct SurrogateOptions {
 
 struct SurrogateReport {
     int samples = 0;
+    // The target problem's own training mappings (its shape is the first
+    // one generated, whatever stops training): how many were evaluated, and
+    // the best few by true EDP, best first.
+    int targetEvaluations = 0;
+    std::vector<Mapping> targetBest;
     double generateSeconds = 0.0;
     double trainSeconds = 0.0;
     double testLoss = 0.0;
@@ -82,10 +87,12 @@ class Surrogate {
     static int outputCount(const Architecture& a);
 
     // Trains on problems of p's family on a's (unconstrained) map space.
-    // progress(fraction) may return false to cancel (throws std::runtime_error).
+    // progress(phase, fraction) tells the phase ("training data", "training
+    // epoch 3/20") and the fraction of all training done; returning false
+    // cancels (throws std::runtime_error, with `report` filled so far).
+    using Progress = std::function<bool(const std::string& phase, double fraction)>;
     static Surrogate train(const Problem& p, const Architecture& a, const SurrogateOptions& o,
-                           SurrogateReport& report,
-                           const std::function<bool(double)>& progress = {});
+                           SurrogateReport& report, const Progress& progress = {});
 
     // Predicted log(EDP / EDP algorithmic minimum) of x (problem + mapping features,
     // raw); when grad is given, d/dx of it (raw units) for the mapping part.
@@ -94,17 +101,24 @@ class Surrogate {
 
     void save(const std::string& path) const;
     // Throws InputError naming the file when it is missing, not a surrogate,
-    // or made for another problem family or architecture.
+    // made for another problem family or architecture, or stale: made with a
+    // cost model that no longer gives the same costs (the file keeps the
+    // fingerprint of a few fixed evaluations, checked again here).
     static Surrogate load(const std::string& path, const Problem& p, const Architecture& a);
     // Cache file for a problem family on an architecture.
     static std::string cachePath(const std::string& dir, const Problem& p, const Architecture& a);
+    // The same file among the surrogates shipped with Mapwright
+    // (resources/surrogates; $MAPWRIGHT_BUNDLED_MODELS overrides), whether
+    // or not it exists; empty when no such folder is known.
+    static std::string bundledPath(const Problem& p, const Architecture& a);
 
   private:
     MappingCodec codec_;
     Mlp net_;
     Standardizer in_, out_;
     int energyOutput_ = 0, cyclesOutput_ = 0;
-    Eigen::MatrixXf x_; // one column, reused
+    std::uint64_t fingerprint_ = 0; // of the cost model it was trained on
+    Eigen::MatrixXf x_;             // one column, reused
 };
 
 // Training set statistics shared with tests: Spearman rank correlation.
