@@ -898,11 +898,14 @@ class TestGui : public QObject {
         QTableWidget* table = panel->resultsTable();
         auto bar = [&] {
             return qobject_cast<QProgressBar*>(
-                table->cellWidget(table->rowCount() - 1, mw::ui::SearchPanel::ColStatus));
+                table->cellWidget(table->rowCount() - 1, mw::ui::SearchPanel::ColFinal));
         };
         QTRY_VERIFY_WITH_TIMEOUT(bar() && bar()->format().startsWith("training epoch") &&
                                      bar()->format().contains("s left") && bar()->value() > 300,
                                  60000);
+        QVERIFY(table->item(table->rowCount() - 1, mw::ui::SearchPanel::ColStatus)
+                    ->text()
+                    .startsWith("preparing"));
         panel->cancelAll();
         QVERIFY(w.waitForSearches(30000));
         qunsetenv("MAPWRIGHT_BUNDLED_MODELS");

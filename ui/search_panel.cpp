@@ -1012,32 +1012,35 @@ void SearchPanel::refreshLiveRows() {
             continue;
         const Live& live = it->second;
         const Curve& c = live.curve;
-        table_->item(row, ColFinal)
-            ->setText(c.best.isEmpty() ? QString() : formatCost(c.best.back()));
-        table_->item(row, ColEvaluations)
-            ->setText(c.evaluations.isEmpty() ? QString("0")
-                                              : QString::number(qint64(c.evaluations.back())));
-        table_->item(row, ColSeconds)
-            ->setText(c.seconds.isEmpty() ? QString() : QString::number(c.seconds.back(), 'f', 2));
-        // A step that is not search shows as a bar: what it is, how far, how long yet.
+        // The latest report, also while no mapping is found yet (training).
         const SearchJob::Mail::Progress& p = live.latest;
-        auto* bar = qobject_cast<QProgressBar*>(table_->cellWidget(row, ColStatus));
+        table_->item(row, ColEvaluations)->setText(QString::number(p.evaluations));
+        table_->item(row, ColSeconds)
+            ->setText(p.seconds > 0 ? QString::number(p.seconds, 'f', 2) : QString());
+        // A step that is not search shows as a bar over the cells its search
+        // fills later (best, energy, cycles, distances): what it is, how far,
+        // how long yet.
+        auto* bar = qobject_cast<QProgressBar*>(table_->cellWidget(row, ColFinal));
+        const QString state = live.job->paused()  ? QString("paused (right-click)")
+                              : p.phase.isEmpty() ? QString("running (right-click)")
+                                                  : QString("preparing (right-click)");
+        table_->item(row, ColStatus)->setText(state);
         if (p.phase.isEmpty()) {
-            if (bar)
-                table_->removeCellWidget(row, ColStatus);
-            table_->item(row, ColStatus)
-                ->setText(live.job->paused() ? QString("paused (right-click)")
-                                             : QString("running (right-click)"));
+            if (bar) {
+                table_->removeCellWidget(row, ColFinal);
+                table_->setSpan(row, ColFinal, 1, 1);
+            }
+            table_->item(row, ColFinal)
+                ->setText(c.best.isEmpty() ? QString() : formatCost(c.best.back()));
             continue;
         }
         if (!bar) {
             bar = new QProgressBar;
-            bar->setRange(0, 1000);
             bar->setTextVisible(true);
-            table_->setCellWidget(row, ColStatus, bar);
+            table_->setSpan(row, ColFinal, 1, ColOverOptimum - ColFinal + 1);
+            table_->setCellWidget(row, ColFinal, bar);
         }
         const QString text = phaseText(p, live.job->paused());
-        table_->item(row, ColStatus)->setText(text); // for copies and the tooltip
         table_->item(row, ColStatus)->setToolTip(text);
         bar->setToolTip(text);
         if (p.phaseFraction < 0) {
