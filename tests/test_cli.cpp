@@ -129,6 +129,7 @@ class TestCli : public QObject {
     Q_OBJECT
   private slots:
     void evaluateJson();
+    void mindMappingsShowsItsTraining();
     void evaluateText();
     void evaluateInvalidMapping();
     void importAndExportTimeloop();
@@ -338,6 +339,31 @@ void TestCli::searchList() {
     QCOMPARE(r.out.split('\n', Qt::SkipEmptyParts),
              QStringList({"random", "random-pruned", "exhaustive", "annealing", "genetic", "gamma",
                           "cosa", "mind-mappings", "reinforce", "optimal"}));
+}
+
+// Mind Mappings with no surrogate anywhere and a short budget: the progress
+// shows its training (the output is a pipe: a line per phase and second), and
+// the run ends with a mapping from its training evaluations, saying so.
+void TestCli::mindMappingsShowsItsTraining() {
+    QTemporaryDir tmp;
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("MAPWRIGHT_MODEL_DIR", tmp.path() + "/models");
+    env.insert("MAPWRIGHT_BUNDLED_MODELS", tmp.path() + "/none");
+    p.setProcessEnvironment(env);
+    p.start(kCli,
+            {"search", "--arch", q(kSamples + "architectures/eyeriss_like.json"), "--workload",
+             q(kSamples + "networks/resnet50.json"), "--layer", "layer2.1.conv2", "--searcher",
+             "mind-mappings", "--seconds", "1", "--out", tmp.path() + "/run"});
+    QVERIFY(p.waitForFinished(60000));
+    const QString out = QString::fromUtf8(p.readAllStandardOutput());
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QCOMPARE(p.exitCode(), 0);
+    QVERIFY2(err.contains("training data"), qPrintable(err));
+    QVERIFY2(out.contains("surrogate not ready: best of 500 training evaluations"),
+             qPrintable(out));
+    QVERIFY(QFile::exists(tmp.path() + "/run/best_mapping.json"));
+    QVERIFY(!err.contains('\r')); // not a terminal: whole lines only
 }
 
 void TestCli::searchWritesResults() {

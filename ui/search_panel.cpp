@@ -21,8 +21,6 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
-#include <QMenu>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
@@ -121,11 +119,11 @@ QString objectiveUnit(const mw::SearchObjective& o) {
     return QString("J^%1 × cycles^%2").arg(o.energyExponent).arg(o.cycleExponent);
 }
 
+} // namespace
+
 QString formatCost(double v) {
     return v >= mw::SearchContext::kInfinity ? QString("—") : QString::number(v, 'g', 5);
 }
-
-} // namespace
 
 void SearchPanel::addSearchers(const std::vector<mw::SearcherFactory>& searchers) {
     for (const auto& f : searchers) {
@@ -867,215 +865,6 @@ void SearchPanel::refreshPlotNow() {
         plot_->yAxis->setRange(yMin / 1.3, yMax * 1.3);
     }
     plot_->replot(QCustomPlot::rpQueuedReplot);
-}
-
-double SearchPanel::optimum(const std::string& layer, const std::string& objective) const {
-    double best = 0.0;
-    for (const mw::SessionRun& r : runs_) {
-        if (!r.finished || r.layer != layer || r.settings.objective.name() != objective)
-            continue;
-        const double o = mw::provenOptimum(r.result);
-        if (o > 0 && (best == 0 || o < best))
-            best = o;
-    }
-    return best;
-}
-
-namespace {
-
-// "training epoch 3/20 · 45 % · 12 s left", as a run's row shows its phase.
-QString phaseText(const SearchJob::Mail::Progress& p, bool paused) {
-    QString text = p.phase;
-    if (p.phaseFraction >= 0)
-        text += QString(" · %1 %").arg(int(std::floor(100 * p.phaseFraction)));
-    if (paused)
-        text += " · paused";
-    else if (p.phaseSecondsLeft >= 0)
-        text += QString(" · %1 s left").arg(std::llround(p.phaseSecondsLeft));
-    return text;
-}
-
-} // namespace
-
-void SearchPanel::refreshTable() {
-    table_->setRowCount(0);
-    // Finished and running runs in the order they started: a row does not
-    // move when another run finishes.
-    std::vector<std::pair<std::int64_t, int>> order; // key, run index (>= 0) or -id
-    for (std::size_t i = 0; i < runs_.size(); ++i)
-        if (runs_[i].finished)
-            order.push_back({i < rowKeys_.size() ? rowKeys_[i] : std::int64_t(i), int(i)});
-    for (const auto& [id, live] : live_)
-        order.push_back({kLiveKeys + id, -id});
-    std::stable_sort(order.begin(), order.end());
-    int row = 0;
-    for (const auto& [key, entry] : order) {
-        if (entry < 0) {
-            addLiveRow(row++, -entry);
-            continue;
-        }
-        const std::size_t i = std::size_t(entry);
-        const mw::SessionRun& r = runs_[i];
-        const mw::SearchResult& res = r.result;
-        double bound = 0.0;
-        try {
-            const int li = network_.layerIndex(r.layer);
-            if (li >= 0)
-                bound = mw::lowerBound(mw::buildProblem(network_.layers[std::size_t(li)]), arch_,
-                                       r.settings.objective)
-                            .edp;
-        } catch (const mw::InputError&) {
-            bound = 0.0;
-        }
-        // Distance above a proven optimum; an unproven optimal run shows its
-        // own proven gap.
-        QString overOptimum;
-        const double opt = optimum(r.layer, r.settings.objective.name());
-        const bool current = r.stale.empty(); // a stale run's bound and optimum were another's
-        if (current && res.found && opt > 0)
-            overOptimum = QString::number(100.0 * (res.bestCost / opt - 1.0), 'f', 1) + " %";
-        else if (current && res.found && r.searcher == "optimal" && res.stats.count("gap"))
-            overOptimum = "≤ " + QString::number(100.0 * res.stats.at("gap"), 'g', 3) + " %";
-        table_->insertRow(row);
-        const QStringList cells = {
-            QString::fromStdString(r.searcher),
-            QString::fromStdString(r.layer),
-            QString::number(r.settings.seed),
-            QString::fromStdString(r.settings.objective.name()),
-            res.found ? formatCost(res.bestCost) : QString("none found"),
-            res.found ? QString::number(res.bestEvaluation.energy * 1e-6, 'f', 2) : QString(),
-            res.found ? QString::number(res.bestEvaluation.cycles) : QString(),
-            current && res.found && bound > 0
-                ? QString::number(res.bestEvaluation.edp / bound, 'f', 2)
-                : QString(),
-            overOptimum,
-            QString::number(res.evaluations),
-            QString::number(res.seconds, 'f', 2),
-            !r.stale.empty() ? QString("stale: %1").arg(QString::fromStdString(r.stale))
-            : res.cancelled  ? QString("cancelled")
-                             : QString::fromStdString(res.stopReason),
-            searcherFigures(res, ", ", false)};
-        for (int c = 0; c < cells.size(); ++c) {
-            auto* item = new QTableWidgetItem(cells[c]);
-            if (c == ColStatus) {
-                QString tip = cells[c];
-                for (const std::string& line : res.notes) // what the run wants known
-                    tip += "\n" + QString::fromStdString(line);
-                item->setToolTip(tip);
-            }
-            if (c == ColFigures)
-                item->setToolTip(searcherFigures(res, "\n", true));
-            if (c == ColSearcher) {
-                item->setData(Qt::UserRole, int(i));
-                item->setForeground(searcherColor(r.searcher));
-            }
-            if (c >= ColSeed && c <= ColSeconds)
-                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-            if (!r.stale.empty()) { // greyed: figures as computed on another design
-                item->setForeground(palette().brush(QPalette::Disabled, QPalette::Text));
-                item->setToolTip(QString("Stale, %1; its figures are as they were computed. "
-                                         "Right-click to run it again on the current design.")
-                                     .arg(QString::fromStdString(r.stale)));
-            }
-            table_->setItem(row, c, item);
-        }
-        ++row;
-    }
-    refreshLiveRows();
-}
-
-void SearchPanel::addLiveRow(int row, int id) {
-    // A running search: its id as a negative marker, cells refreshed live.
-    const Live& live = live_.at(id);
-    table_->insertRow(row);
-    for (int c = 0; c < table_->columnCount(); ++c) {
-        auto* item = new QTableWidgetItem;
-        if (c >= ColSeed && c <= ColSeconds)
-            item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        table_->setItem(row, c, item);
-    }
-    table_->item(row, ColSearcher)->setData(Qt::UserRole, -id);
-    table_->item(row, ColSearcher)->setText(QString::fromStdString(live.request.searcher));
-    table_->item(row, ColSearcher)->setForeground(searcherColor(live.request.searcher));
-    table_->item(row, ColLayer)->setText(QString::fromStdString(live.request.layer));
-    table_->item(row, ColSeed)->setText(QString::number(live.request.settings.seed));
-    table_->item(row, ColObjective)
-        ->setText(QString::fromStdString(live.request.settings.objective.name()));
-}
-
-void SearchPanel::refreshLiveRows() {
-    for (int row = 0; row < table_->rowCount(); ++row) {
-        const QTableWidgetItem* marker = table_->item(row, ColSearcher);
-        const int id = marker ? -marker->data(Qt::UserRole).toInt() : 0;
-        const auto it = id > 0 ? live_.find(id) : live_.end();
-        if (it == live_.end())
-            continue;
-        const Live& live = it->second;
-        const Curve& c = live.curve;
-        // The latest report, also while no mapping is found yet (training).
-        const SearchJob::Mail::Progress& p = live.latest;
-        table_->item(row, ColEvaluations)->setText(QString::number(p.evaluations));
-        table_->item(row, ColSeconds)
-            ->setText(p.seconds > 0 ? QString::number(p.seconds, 'f', 2) : QString());
-        // A step that is not search shows as a bar over the cells its search
-        // fills later (best, energy, cycles, distances): what it is, how far,
-        // how long yet.
-        auto* bar = qobject_cast<QProgressBar*>(table_->cellWidget(row, ColFinal));
-        const QString state = live.job->paused()  ? QString("paused (right-click)")
-                              : p.phase.isEmpty() ? QString("running (right-click)")
-                                                  : QString("preparing (right-click)");
-        table_->item(row, ColStatus)->setText(state);
-        if (p.phase.isEmpty()) {
-            if (bar) {
-                table_->removeCellWidget(row, ColFinal);
-                table_->setSpan(row, ColFinal, 1, 1);
-            }
-            table_->item(row, ColFinal)
-                ->setText(c.best.isEmpty() ? QString() : formatCost(c.best.back()));
-            continue;
-        }
-        if (!bar) {
-            bar = new QProgressBar;
-            bar->setTextVisible(true);
-            table_->setSpan(row, ColFinal, 1, ColOverOptimum - ColFinal + 1);
-            table_->setCellWidget(row, ColFinal, bar);
-        }
-        const QString text = phaseText(p, live.job->paused());
-        table_->item(row, ColStatus)->setToolTip(text);
-        bar->setToolTip(text);
-        if (p.phaseFraction < 0) {
-            bar->setRange(0, 0); // busy: the step cannot tell how far it is
-        } else {
-            bar->setRange(0, 1000);
-            bar->setValue(int(std::lround(1000 * p.phaseFraction)));
-        }
-        bar->setFormat(text);
-    }
-}
-
-void SearchPanel::showTableMenu(const QPoint& pos) {
-    QTableWidgetItem* item = table_->itemAt(pos);
-    if (!item)
-        return;
-    const int marker = table_->item(item->row(), 0)->data(Qt::UserRole).toInt();
-    QMenu menu(this);
-    if (marker < 0) {
-        const int id = -marker;
-        const auto it = live_.find(id);
-        if (it == live_.end())
-            return;
-        const bool paused = it->second.job->paused();
-        menu.addAction(paused ? "Resume" : "Pause", this,
-                       [this, id, paused] { setRunPaused(id, !paused); });
-        menu.addAction("Cancel (keep its best)", this, [this, id] { cancelRun(id); });
-    } else {
-        menu.addAction("Show in inspector", this, [this, marker] { emit runActivated(marker); });
-        menu.addAction(runs_.at(std::size_t(marker)).stale.empty()
-                           ? "Run again"
-                           : "Run again on the current design",
-                       this, [this, marker] { rerun(marker); });
-    }
-    menu.exec(table_->viewport()->mapToGlobal(pos));
 }
 
 std::vector<int> SearchPanel::liveRuns() const {

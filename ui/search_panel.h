@@ -35,6 +35,8 @@ QString runLabel(const mw::SessionRun& run, int index);
 // (MIP solve time and nodes, surrogate steps, episodes) only, or all of them
 // (for a tooltip), headline ones first.
 QString searcherFigures(const mw::SearchResult& r, const QString& sep, bool all);
+// A cost as the panel shows it: 5 significant digits, a dash for none.
+QString formatCost(double v);
 
 class SearchPanel : public QWidget {
     Q_OBJECT
