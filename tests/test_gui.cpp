@@ -901,7 +901,7 @@ class TestGui : public QObject {
                 table->cellWidget(table->rowCount() - 1, mw::ui::SearchPanel::ColFinal));
         };
         QTRY_VERIFY_WITH_TIMEOUT(bar() && bar()->format().startsWith("training epoch") &&
-                                     bar()->format().contains("s left") && bar()->value() > 300,
+                                     bar()->format().contains("s left") && bar()->value() > 100,
                                  60000);
         QVERIFY(table->item(table->rowCount() - 1, mw::ui::SearchPanel::ColStatus)
                     ->text()
