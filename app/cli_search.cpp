@@ -541,8 +541,7 @@ int cmdTrainSurrogate(const Args& args) {
                             .count();
                     p.phase = phase;
                     p.phaseFraction = f;
-                    if (f > 0)
-                        p.phaseSecondsLeft = p.seconds * (1 - f) / f;
+                    p.phaseSecondsLeft = mw::secondsLeftAtPace(p.seconds, f);
                     progressLine.show(p);
                 }
                 return !interrupted();

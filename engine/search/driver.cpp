@@ -497,8 +497,7 @@ void SearchContext::reportProgress(bool finished) {
             nestedLimit_ != std::numeric_limits<std::int64_t>::max() && nestedLimit_ > nestedStart_
                 ? double(result_.evaluations - nestedStart_) / double(nestedLimit_ - nestedStart_)
                 : phaseFraction_;
-        if (p.phaseFraction > 0.0)
-            p.phaseSecondsLeft = (t - phaseStart_) * (1.0 - p.phaseFraction) / p.phaseFraction;
+        p.phaseSecondsLeft = secondsLeftAtPace(t - phaseStart_, p.phaseFraction);
     }
     const double called = now();
     progress_(p);

@@ -73,6 +73,12 @@ struct SearchProgress {
     double phaseFraction = -1.0;
     double phaseSecondsLeft = -1.0;
 };
+// The seconds a step has left at its pace so far, `spent` seconds in and
+// `fraction` done; -1 when nothing is done yet to reckon from.
+inline double secondsLeftAtPace(double spent, double fraction) {
+    return fraction > 0.0 ? spent * (1.0 - fraction) / fraction : -1.0;
+}
+
 // The time a progress callback takes is not the search's: it is left out of
 // the time budget and of every reported second, so a caller that pauses a run
 // by blocking in its callback (the GUI's Pause) stops the run's clock.

@@ -358,7 +358,8 @@ Surrogate Surrogate::train(const Problem& p, const Architecture& a, const Surrog
                 }
             }
             ++done;
-            if (reports && progress && !progress("training data", kDataShare * double(done) / shapes))
+            if (reports && progress &&
+                !progress("training data", kDataShare * double(done) / shapes))
                 cancelled = true;
         }
     };
@@ -420,9 +421,11 @@ Surrogate Surrogate::train(const Problem& p, const Architecture& a, const Surrog
             s.net_.step(lr, 0.9f);
             // After every batch, not every epoch: an epoch of the paper's
             // layers takes tens of seconds, too long to wait for a cancel.
-            if (progress && !progress("training epoch " + std::to_string(epoch + 1) + "/" +
-                                          std::to_string(o.epochs),
-                                      kDataShare + (1 - kDataShare) * (epoch + double(start + n) / trainN) / o.epochs))
+            if (progress &&
+                !progress("training epoch " + std::to_string(epoch + 1) + "/" +
+                              std::to_string(o.epochs),
+                          kDataShare +
+                              (1 - kDataShare) * (epoch + double(start + n) / trainN) / o.epochs))
                 throw std::runtime_error("surrogate training cancelled");
         }
     }
