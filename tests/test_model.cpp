@@ -142,6 +142,7 @@ class TestModel : public QObject {
     void presetsBuild();
     void deterministic();
     void noHeapAllocation();
+    void incrementalEqualsFull();
     void benchTimesDistinctLegalMappings();
     void sparseTensorsMoveNonzeros();
     void badDensities();
@@ -788,9 +789,12 @@ void TestModel::noHeapAllocation() {
     Evaluation e;
     const long long before = gAllocations.load();
     double sink = 0.0;
+    EvaluationCache cache;
     for (int rep = 0; rep < 100; ++rep)
         for (const auto& m : mappings) {
             evaluate(c.problem, c.arch, m, e);
+            sink += e.energy;
+            space.model().evaluate(m, e, cache); // and the incremental path
             sink += e.energy;
         }
     const long long after = gAllocations.load();
@@ -799,4 +803,53 @@ void TestModel::noHeapAllocation() {
 }
 
 QTEST_GUILESS_MAIN(TestModel)
+// Chains of neighbours (the moves searchers make) evaluated through one
+// cache agree with full evaluations on every figure, on architectures with
+// fan-outs, links, bypasses and a strided layer; and the cache is used
+// (otherwise this would test nothing).
+void TestModel::incrementalEqualsFull() {
+    const auto check = [](const Problem& p, const Architecture& a, std::uint64_t seed) {
+        const MapSpace space(p, a);
+        Rng rng(seed);
+        Evaluation scratch, full, inc;
+        Mapping current;
+        QVERIFY(space.sampleLegal(rng, current, scratch, 20000));
+        EvaluationCache cache;
+        int legal = 0;
+        for (int i = 0; i < 3000; ++i) {
+            Mapping m = current;
+            space.randomMove(m, rng);
+            space.model().evaluate(m, full);
+            space.model().evaluate(m, inc, cache);
+            QCOMPARE(inc.valid, full.valid);
+            if (!full.valid)
+                continue;
+            ++legal;
+            QCOMPARE(inc.cycles, full.cycles);
+            QCOMPARE(inc.energy, full.energy); // bit for bit: the same sums in the same order
+            for (int l = 0; l < full.numLevels; ++l)
+                for (int t = 0; t < full.numTensors; ++t) {
+                    const TensorLevelStats &x = inc.levels[l].tensors[t],
+                                           &y = full.levels[l].tensors[t];
+                    QCOMPARE(x.reads, y.reads);
+                    QCOMPARE(x.fills, y.fills);
+                    QCOMPARE(x.updates, y.updates);
+                    QCOMPARE(x.sharedBy, y.sharedBy);
+                }
+            if (rng.below(4) == 0) // a walk, as annealing's accepted moves make
+                current = m;
+        }
+        QVERIFY(legal > 300);
+        QVERIFY(cache.levelsReused > 0);
+    };
+    const Problem conv = conv2dProblem("conv3x3_s2", 1, 1, 32, 64, 28, 28, 3, 3, 2, 2);
+    const Problem gemm = gemmProblem("gemm", 64, 128, 96);
+    for (const char* name : {"eyeriss_like", "simba_like", "tensor_core_like"}) {
+        const Architecture a = loadArchitecture(std::string(MAPWRIGHT_SOURCE_DIR) +
+                                                "/samples/architectures/" + name + ".json");
+        check(conv, a, 11);
+        check(gemm, a, 12);
+    }
+}
+
 #include "test_model.moc"

@@ -42,6 +42,9 @@ ModelBench::ModelBench(const Architecture& arch, int mappingsPerLayer,
     Rng rng(12345);
     Evaluation scratch;
     items_.reserve(layers_.size() * std::size_t(mappingsPerLayer));
+    models_.reserve(layers_.size());
+    for (const Problem& layer : layers_) // (layers_ no longer changes: the models refer to it)
+        models_.emplace_back(layer, arch);
     for (std::size_t l = 0; l < layers_.size(); ++l) {
         const MapSpace space(layers_[l], arch);
         std::unordered_set<std::uint64_t> seen;
@@ -81,7 +84,7 @@ double ModelBench::timePasses(const std::vector<const Item*>& work, double secon
             if (i + 2 < count)
                 prefetchMapping(work[i + 2]->mapping);
             const Item& it = *work[i];
-            evaluate(layers_[std::size_t(it.layer)], *arch_, it.mapping, e);
+            models_[std::size_t(it.layer)].evaluate(it.mapping, e);
             checksum_ += e.edp;
         }
         n += static_cast<long long>(count);

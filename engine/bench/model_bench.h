@@ -9,6 +9,7 @@
 // predictor and runs far faster than the model runs on mappings it has not
 // seen. That rate is still reported (the repeated set), for comparison.
 #include "mapping/mapping.h"
+#include "model/cost_model.h"
 #include "workload/problem.h"
 
 #include <atomic>
@@ -69,6 +70,7 @@ class ModelBench {
     const Architecture* arch_;
     const std::atomic<bool>* cancel_;
     std::vector<Problem> layers_;
+    std::vector<CostModel> models_; // one per layer
     int mappingsPerLayer_;
     std::vector<Item> items_;
     std::vector<const Item*> all_, repeated_;

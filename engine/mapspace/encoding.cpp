@@ -210,8 +210,7 @@ bool MappingEncoding::decode(const std::int64_t* in, Mapping& out) const {
 void evaluateEncoded(const MappingEncoding& encoding, const std::int64_t* rows, std::size_t n,
                      int threads, const EncodedFigures& out) {
     const std::size_t width = encoding.size();
-    const Problem& p = encoding.space().problem();
-    const Architecture& a = encoding.space().arch();
+    const CostModel& model = encoding.space().model();
     auto range = [&](std::size_t begin, std::size_t end) {
         Evaluation e;
         Mapping m;
@@ -219,7 +218,7 @@ void evaluateEncoded(const MappingEncoding& encoding, const std::int64_t* rows, 
         for (std::size_t i = begin; i < end; ++i) {
             bool valid = encoding.decode(rows + i * width, m);
             if (valid) {
-                evaluate(p, a, m, e);
+                model.evaluate(m, e);
                 valid = e.valid;
             }
             out.energy[i] = valid ? e.energy : nan;

@@ -138,7 +138,7 @@ double log10Binomial(int n, int k) {
 } // namespace
 
 MapSpace::MapSpace(const Problem& p, const Architecture& a, MapSpaceConstraints c)
-    : problem_(&p), arch_(&a), constraints_(std::move(c)) {
+    : problem_(&p), arch_(&a), model_(p, a), constraints_(std::move(c)) {
     const int L = a.numLevels();
     const int D = p.numDims();
     if (constraints_.levels.empty())
@@ -384,7 +384,7 @@ bool MapSpace::isLegal(const Mapping& m, Evaluation& scratch) const {
     // cumulatively, so a level's spatial factor may exceed its own fan-out
     // when the levels above leave room. Timeloop's mapper (its Uber map
     // space) keeps each level within its own fan-out, and so does this one.
-    return meetsConstraints(m) && fanoutsFit(m) && mw::isLegal(*problem_, *arch_, m, scratch);
+    return meetsConstraints(m) && fanoutsFit(m) && model_.isLegal(m, scratch);
 }
 
 bool MapSpace::isLegalQuick(const Mapping& m) const {

@@ -10,6 +10,7 @@
 #include "arch/architecture.h"
 #include "mapping/mapping.h"
 #include "mapspace/constraints.h"
+#include "model/cost_model.h"
 #include "model/evaluation.h"
 #include "workload/problem.h"
 
@@ -75,6 +76,8 @@ class MapSpace {
 
     const Problem& problem() const { return *problem_; }
     const Architecture& arch() const { return *arch_; }
+    // The cost model of this problem on this architecture, prepared once.
+    const CostModel& model() const { return model_; }
     const MapSpaceConstraints& constraints() const { return constraints_; }
 
     // Puts every fixed factor, keep choice and constrained loop order of the
@@ -185,6 +188,7 @@ class MapSpace {
 
     const Problem* problem_;
     const Architecture* arch_;
+    CostModel model_;
     MapSpaceConstraints constraints_;
     std::vector<std::vector<Slot>> slots_; // per dimension, free slots
     // A plain struct, not std::pair: arrays of it are not zeroed on every call.

@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <string_view>
 
 // Semantics: Timeloop 0fc43fb's, for dense tensor algebra. Legality and
 // tiles are here; what moves between levels is counted in data_movement.cpp
@@ -99,7 +101,11 @@ bool checkAndFactor(const Problem& p, const Architecture& a, const Mapping& m, E
         for (int l = 0; l < L; ++l) {
             const LevelMapping& lm = m.levels[l];
             auto grow = [](i64 cum, i64 factor) {
-                return factor <= 1 ? cum : factor >= cap / cum ? cap : cum * factor;
+                i64 product; // (no division: this runs for every dimension and level)
+                if (factor <= 1)
+                    return cum;
+                return __builtin_mul_overflow(cum, factor, &product) || product > cap ? cap
+                                                                                      : product;
             };
             for (int d = 0; d < D; ++d) {
                 cumX = grow(cumX, lm.spatialX[d]);
@@ -152,8 +158,10 @@ void Evaluation::addViolation(const Violation& v) {
 
 namespace {
 
-void evaluateImpl(const Problem& p, const Architecture& a, const Mapping& m, Evaluation& out,
-                  bool legalityOnly) {
+// With a cache: its deliveries, of which tensor t's first reuse[t] stand.
+void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::Terms& terms,
+                  const Mapping& m, Evaluation& out, bool legalityOnly,
+                  EvaluationCache* cache = nullptr, const int* reuse = nullptr) {
     const int L = a.numLevels();
     const int D = p.numDims();
     const int T = p.numTensors();
@@ -185,7 +193,6 @@ void evaluateImpl(const Problem& p, const Architecture& a, const Mapping& m, Eva
     // Tiles of every tensor at every level (the data movement needs the
     // bypassed ones too), and capacities of the kept ones.
     model_detail::Tiles tiles;
-    const model_detail::Terms terms(p);
     i64 instances = 1; // utilized instances of level l: fan-outs above it
     for (int l = 0; l < L; ++l) {
         LevelStats& ls = out.levels[l];
@@ -235,8 +242,11 @@ void evaluateImpl(const Problem& p, const Architecture& a, const Mapping& m, Eva
     model_detail::buildLoopNest(p, a, m, f, nest);
     i64 computeCycles = nest.computeCycles;
     out.computeCycles = computeCycles;
+    std::array<LevelDelivery, kMaxLevels> scratch;
     for (int t = 0; t < T; ++t)
-        model_detail::countDataMovement(p, a, m, f, terms, tiles, nest, t, out);
+        model_detail::countDataMovement(p, a, m, f, terms, tiles, nest, t,
+                                        cache ? cache->deliveries[t].data() : scratch.data(),
+                                        cache ? reuse[t] : 0, out);
 
     // Sparsity, as expected values (the map-space study's model): compressed
     // tensors move only their nonzeros, and a MAC with a zero operand is
@@ -341,13 +351,101 @@ bool model_detail::factorize(const Problem& p, const Architecture& a, const Mapp
     return checkAndFactor(p, a, m, scratch, f);
 }
 
+CostModel::CostModel(const Problem& p, const Architecture& a) : p_(&p), a_(&a), terms_(p) {
+    const char* check = std::getenv("MAPWRIGHT_CHECK_INCREMENTAL");
+    checkIncremental_ = check && *check && std::string_view(check) != "0";
+}
+
+void CostModel::evaluate(const Mapping& m, Evaluation& out) const {
+    evaluateImpl(*p_, *a_, terms_, m, out, false);
+}
+
+namespace {
+
+bool sameLoops(const LevelMapping& a, const LevelMapping& b) {
+    return a.temporal == b.temporal && a.spatialX == b.spatialX && a.spatialY == b.spatialY &&
+           a.order == b.order && a.spatialOrder == b.spatialOrder;
+}
+
+// Whether two evaluations agree on every figure (doubles bit for bit).
+bool sameEvaluation(const Evaluation& x, const Evaluation& y) {
+    if (x.valid != y.valid || x.numViolations != y.numViolations)
+        return false;
+    if (!x.valid) // (the figures of an invalid evaluation are left as they were)
+        return true;
+    if (x.cycles != y.cycles || x.energy != y.energy || x.edp != y.edp ||
+        x.computeCycles != y.computeCycles)
+        return false;
+    for (int l = 0; l < x.numLevels; ++l) {
+        const LevelStats &a = x.levels[l], &b = y.levels[l];
+        if (a.cycles != b.cycles || a.energy != b.energy || a.capacityUsed != b.capacityUsed)
+            return false;
+        for (int t = 0; t < x.numTensors; ++t) {
+            const TensorLevelStats &u = a.tensors[t], &v = b.tensors[t];
+            if (u.reads != v.reads || u.fills != v.fills || u.updates != v.updates ||
+                u.sharedBy != v.sharedBy || u.energy != v.energy || u.tile != v.tile)
+                return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+void CostModel::evaluate(const Mapping& m, Evaluation& out, EvaluationCache& cache) const {
+    const int L = a_->numLevels();
+    int reuse[kMaxTensors] = {};
+    if (cache.model == this && cache.mapping.numLevels == m.numLevels && m.numLevels == L) {
+        // Levels 0..k-1 equal (their loops): the deliveries of levels
+        // below k - 1 stand, and of k - 1 too unless level k's keep changed.
+        int same = 0;
+        while (same < L && sameLoops(m.levels[same], cache.mapping.levels[same]))
+            ++same;
+        for (int t = 0; t < p_->numTensors(); ++t) {
+            int r = same;
+            for (int l = 1; l <= r && l < L; ++l)
+                if (m.levels[l].keeps(t) != cache.mapping.levels[l].keeps(t)) {
+                    r = l - 1;
+                    break;
+                }
+            reuse[t] = r;
+            cache.levelsReused += r;
+            cache.levelsCounted += L - r;
+        }
+    } else {
+        cache.levelsCounted += L * p_->numTensors();
+    }
+    ++cache.evaluations;
+    cache.model = nullptr; // until the deliveries are m's
+    evaluateImpl(*p_, *a_, terms_, m, out, false, &cache, reuse);
+    // Deliveries are counted once tiles and capacities pass; an invalid m
+    // leaves them half written.
+    if (out.valid) {
+        cache.model = this;
+        copyLevelsInUse(cache.mapping, m);
+    }
+    if (checkIncremental_) {
+        Evaluation full;
+        evaluate(m, full);
+        if (!sameEvaluation(full, out)) {
+            std::fprintf(stderr, "MAPWRIGHT_CHECK_INCREMENTAL: an incremental evaluation differs "
+                                 "from the full one\n");
+            std::abort();
+        }
+    }
+}
+
+bool CostModel::isLegal(const Mapping& m, Evaluation& scratch) const {
+    evaluateImpl(*p_, *a_, terms_, m, scratch, true);
+    return scratch.valid;
+}
+
 void evaluate(const Problem& p, const Architecture& a, const Mapping& m, Evaluation& out) {
-    evaluateImpl(p, a, m, out, false);
+    CostModel(p, a).evaluate(m, out);
 }
 
 bool isLegal(const Problem& p, const Architecture& a, const Mapping& m, Evaluation& scratch) {
-    evaluateImpl(p, a, m, scratch, true);
-    return scratch.valid;
+    return CostModel(p, a).isLegal(m, scratch);
 }
 
 Evaluation evaluate(const Problem& p, const Architecture& a, const Mapping& m) {

@@ -2,13 +2,67 @@
 // The analytical cost model. It follows Timeloop v0.4's semantics for dense
 // tensor algebra and reproduces its reference outputs; see cost_model.cpp for
 // the rules. evaluate() performs no heap allocation and no string work.
+#include "mapping/mapping.h"
 #include "model/evaluation.h"
+#include "model/terms.h"
 
 namespace mw {
 
 struct Problem;
 struct Architecture;
 struct Mapping;
+
+// What one level's innermost loop hands down of one tensor over the run,
+// before bypassed levels are collapsed (see data_movement.cpp): the part of
+// an evaluation that a neighbouring mapping can reuse.
+struct LevelDelivery {
+    double distinctReads = 0.0; // words read from the level for its children
+    double delivered = 0.0;     // words its children receive, multicast counted
+    double share = 0.0;         // of them, per child
+    double linked = 0.0;        // words children got over links
+    std::int64_t distinctOffsets = 1;
+};
+
+// What an evaluation leaves for the next one, so that a mapping that differs
+// from the last only at inner levels (a search's neighbour) is re-costed only
+// there. Level par's delivery depends on the loops of levels 0..par, on the
+// tile of level par + 1 and on whether that level keeps the tensor; for a
+// legal mapping that tile is fixed by the outer factors. So a mapping whose
+// levels 0..k are the last one's keeps its deliveries of levels below k.
+struct EvaluationCache {
+    const void* model = nullptr; // the CostModel that filled it; null when empty
+    Mapping mapping;
+    std::array<std::array<LevelDelivery, kMaxLevels>, kMaxTensors> deliveries{};
+    std::int64_t evaluations = 0;   // through this cache
+    std::int64_t levelsReused = 0;  // deliveries taken from it, over all tensors
+    std::int64_t levelsCounted = 0; // deliveries computed
+};
+
+// The model for one problem on one architecture, with what no mapping changes
+// prepared once; both must outlive it. Searches and benchmarks hold one;
+// the free functions below build one per call.
+class CostModel {
+  public:
+    CostModel(const Problem& p, const Architecture& a);
+
+    void evaluate(const Mapping& m, Evaluation& out) const;
+    // The same, reusing what `cache` holds of the last mapping evaluated
+    // through it, and leaving m's there. Exactly evaluate(m, out)'s result
+    // (MAPWRIGHT_CHECK_INCREMENTAL=1 in the environment checks every call
+    // against a full evaluation and aborts on a difference).
+    void evaluate(const Mapping& m, Evaluation& out, EvaluationCache& cache) const;
+    // Legality only; see isLegal() below.
+    bool isLegal(const Mapping& m, Evaluation& scratch) const;
+
+    const Problem& problem() const { return *p_; }
+    const Architecture& arch() const { return *a_; }
+
+  private:
+    const Problem* p_;
+    const Architecture* a_;
+    model_detail::Terms terms_;
+    bool checkIncremental_ = false;
+};
 
 void evaluate(const Problem& p, const Architecture& a, const Mapping& m, Evaluation& out);
 Evaluation evaluate(const Problem& p, const Architecture& a, const Mapping& m);

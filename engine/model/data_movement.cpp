@@ -73,30 +73,17 @@ bool sameDisp(const Disp& a, const Disp& b) {
     return same;
 }
 
-// Tensor t's coordinates as a table by dimension: the ranks each dimension
-// appears in, with its coefficient. Built once per tensor and evaluation, so
-// a loop's displacement costs one or two additions.
+// Tensor t's coordinates as a table by dimension (Terms::unit), so that a
+// loop's displacement is one multiplication per rank.
 struct Projection {
-    int R = 0;
-    int numTerms[kMaxDims];
-    struct Term {
-        int rank;
-        i64 coef;
-    } terms[kMaxDims][kMaxRanks * kMaxTerms];
+    const i64 (*unit)[kMaxRanks];
 
-    Projection(const Terms& all, int t, int R_, int D) : R(R_) {
-        for (int d = 0; d < D; ++d)
-            numTerms[d] = 0;
-        for (int i = 0; i < all.count[t]; ++i) {
-            const Terms::Term& term = all.term[t][i];
-            terms[term.dim][numTerms[term.dim]++] = {term.rank, term.coef};
-        }
-    }
+    Projection(const Terms& all, int t) : unit(all.unit[t]) {}
     // Displacement when dimension `dim` steps by `step` coordinates.
     Disp displacement(int dim, i64 step) const {
-        Disp v = zeroDisp();
-        for (int i = 0; i < numTerms[dim]; ++i)
-            v.r[terms[dim][i].rank] += terms[dim][i].coef * step;
+        Disp v;
+        for (int r = 0; r < kMaxRanks; ++r)
+            v.r[r] = unit[dim][r] * step;
         return v;
     }
 };
@@ -302,10 +289,11 @@ class SpatialFanout {
             }
             radix_[r] = mult;
             const i64 width = 2 * (spread_[r] + 1);
-            if (mult > (i64(1) << 62) / width)
+            i64 next;
+            if (__builtin_mul_overflow(mult, width, &next) || next > (i64(1) << 62))
                 radixOverflow_ = true;
             else
-                mult *= width;
+                mult = next;
         }
         for (int r = R_; r < kMaxRanks; ++r)
             spread_[r] = 0;
@@ -512,7 +500,7 @@ i64 distinctChildOffsets(const Problem& p, const Terms& terms, const LoopNest& n
     if (fanout <= 1)
         return 1;
     const DataSpace& ds = p.tensors[t];
-    const Projection proj(terms, t, ds.numRanks, p.numDims());
+    const Projection proj(terms, t);
     SpatialFanout fan;
     fan.reset(ds, proj, nest, level, fanout);
     return fan.distinct();
@@ -524,7 +512,7 @@ void neighbourTranslations(const Problem& p, const Terms& terms, const LoopNest&
     if (fanout <= 1)
         return;
     const DataSpace& ds = p.tensors[t];
-    const Projection proj(terms, t, ds.numRanks, p.numDims());
+    const Projection proj(terms, t);
     // Children numbered in nest order (the first spatial loop fastest), each
     // with its tile's offset from the first child's; rows of gridX on the grid
     // (SpatialFanout::bruteForce's neighbours).
@@ -648,6 +636,10 @@ void buildLoopNest(const Problem& p, const Architecture& a, const Mapping& m, co
 }
 
 Terms::Terms(const Problem& p) {
+    for (int t = 0; t < kMaxTensors; ++t)
+        for (int d = 0; d < kMaxDims; ++d)
+            for (int r = 0; r < kMaxRanks; ++r)
+                unit[t][d][r] = 0;
     for (int t = 0; t < p.numTensors(); ++t) {
         const DataSpace& ds = p.tensors[t];
         int n = 0;
@@ -655,8 +647,10 @@ Terms::Terms(const Problem& p) {
             for (int i = 0; i < ds.ranks[r].numTerms; ++i) {
                 const int d = ds.ranks[r].terms[i].dim;
                 // A dimension of bound 1 never moves a tile or widens it.
-                if (p.dims[d].bound > 1)
+                if (p.dims[d].bound > 1) {
                     term[t][n++] = {d, r, ds.ranks[r].terms[i].coef};
+                    unit[t][d][r] += ds.ranks[r].terms[i].coef;
+                }
             }
         count[t] = n;
     }
@@ -664,11 +658,11 @@ Terms::Terms(const Problem& p) {
 
 void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m, const Factors& f,
                        const Terms& terms, const Tiles& tiles, const LoopNest& nest, int t,
-                       Evaluation& out) {
+                       LevelDelivery* deliveries, int reuse, Evaluation& out) {
     const int L = a.numLevels();
     const DataSpace& ds = p.tensors[t];
     const int R = ds.numRanks;
-    const Projection proj(terms, t, R, p.numDims());
+    const Projection proj(terms, t);
 
     // The temporal loops in classes: each loop that moves t's tiles is a
     // class, and so is each run of loops that do not. A class's g is its
@@ -741,24 +735,24 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
     i64 distinctAll[kMaxLevels];
     SpatialFanout fan;
     const Disp zero = zeroDisp();
-    // Level p's innermost loop serves its children: the tiles of level p + 1,
-    // or operands of the MACs below the innermost level.
-    for (int par = 0; par < L; ++par) {
+    // What level par's innermost loop hands down to its children (the tiles
+    // of level par + 1, or operands of the MACs below the innermost level),
+    // and the distinct offsets of its children.
+    auto count = [&](int par, Deliveries& d, i64& distinctOut) {
         const int child = par + 1;
         const bool macs = child == L;
         const i64 F = f.fanout[par];
-        Deliveries& d = deliv[par];
         i64 distinct = 1;
         if (F > 1) {
             fan.reset(ds, proj, nest, par, F);
             distinct = fan.distinct();
         }
-        distinctAll[par] = distinct;
+        distinctOut = distinct;
         if (!macs && F == 1 && !m.levels[child].keeps(t)) {
             // The child bypasses t, so the collapse keeps only what these
             // deliveries are per read (here one: no fan-out); skip the walk.
             d.A = d.W = 1.0;
-            continue;
+            return;
         }
         const int first = nest.firstAbove[child];
         const i64 tile = macs ? 1 : tiles.size[child][t];
@@ -821,6 +815,20 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
             one.add(1, 1);
             d.finish(plain, one, 1);
         }
+    };
+    for (int par = 0; par < L; ++par) {
+        Deliveries& d = deliv[par];
+        LevelDelivery& kept = deliveries[par];
+        if (par < reuse) {
+            d.A = kept.distinctReads;
+            d.W = kept.delivered;
+            d.share = kept.share;
+            d.LT = kept.linked;
+            distinctAll[par] = kept.distinctOffsets;
+            continue;
+        }
+        count(par, d, distinctAll[par]);
+        kept = {d.A, d.W, d.share, d.LT, distinctAll[par]};
     }
 
     // Collapse to the levels that keep t (Timeloop's tiling.cpp).

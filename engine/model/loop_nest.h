@@ -3,6 +3,8 @@
 // Timeloop's nest analysis walks, and the per-tensor data movement it counts.
 // Fixed-size, so that building it allocates nothing.
 #include "common/limits.h"
+#include "model/cost_model.h"
+#include "model/terms.h"
 
 #include <array>
 #include <cstdint>
@@ -23,19 +25,6 @@ using i64 = std::int64_t;
 struct Factors {
     i64 ext[kMaxLevels + 1][kMaxDims]; // coordinates of d covered inside level l (l included)
     i64 fanout[kMaxLevels];            // spatial factors of level l, all dimensions
-};
-
-// The problem's projections as flat lists, one per tensor: a term adds
-// coef x (coordinate of dim) to rank `rank`. Built once per evaluation.
-struct Terms {
-    struct Term {
-        int dim;
-        int rank;
-        i64 coef;
-    };
-    int count[kMaxTensors];
-    Term term[kMaxTensors][kMaxRanks * kMaxTerms];
-    explicit Terms(const Problem& p);
 };
 
 // The nest, innermost loop first, as Timeloop builds it from a mapping: per
@@ -114,9 +103,11 @@ void neighbourTranslationsAnyOrder(const Problem& p, const Architecture& a, cons
 // Reads, fills and updates per instance of every level that keeps tensor t,
 // as Timeloop 0fc43fb's nest analysis and tile collapse count them (see
 // data_movement.cpp). Tiles (`tile`, `kept`) must already be set in `out`.
+// deliveries[0 .. reuse) are taken as they are; the rest are counted and
+// written there.
 void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m, const Factors& f,
                        const Terms& terms, const Tiles& tiles, const LoopNest& nest, int t,
-                       Evaluation& out);
+                       LevelDelivery* deliveries, int reuse, Evaluation& out);
 
 } // namespace model_detail
 } // namespace mw

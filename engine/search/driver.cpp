@@ -333,6 +333,9 @@ SearchContext::SearchContext(const MapSpace& space, const SearchSettings& settin
             q.tensors[std::size_t(t)].density = d;
             densityProblems_.push_back(q);
         }
+        // (After the problems are in place: each model refers to its problem.)
+        for (const Problem& q : densityProblems_)
+            densityModels_.emplace_back(q, space_.arch());
     }
     exhaustedAfter_ = std::int64_t(param("exhausted_after", double(exhaustedAfter_)));
     if (exhaustedAfter_ < 1)
@@ -422,7 +425,7 @@ void SearchContext::record(double cost, const Mapping& m, bool legal) {
         result_.found = true;
         result_.bestCost = cost;
         result_.best = m;
-        mw::evaluate(space_.problem(), space_.arch(), m, result_.bestEvaluation); // rare
+        space_.model().evaluate(m, result_.bestEvaluation); // rare
     }
     // Keep every improvement; thin the rest once the trace is long, by index,
     // so the same seed gives the same trace.
@@ -564,12 +567,13 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const NotingGenerato
             if (lookUpFirst && s.withinConstraints && seen_.find(s.hash, s.cost))
                 s.legal = s.evaluated = true; // a duplicate: its merge charges nothing
         }
-        Evaluation& e = workerScratch_[static_cast<std::size_t>(worker)].evaluation;
+        WorkerScratch& scratch = workerScratch_[static_cast<std::size_t>(worker)];
+        Evaluation& e = scratch.evaluation;
         for (std::size_t i = begin; i < end; ++i) {
             CandidateSlot& s = slots[i];
             if (!s.proposed || s.evaluated)
                 continue;
-            s.legal = s.withinConstraints && score(out[i], e, s.cost);
+            s.legal = s.withinConstraints && score(out[i], e, s.cost, &scratch.cache);
             s.evaluated = true;
             if (s.legal && dedup && !s.hashed) // duplicates are found at merge time
                 s.hash = space_.hash(out[i]);
@@ -640,8 +644,12 @@ std::size_t SearchContext::evaluateBatch(const Mapping* candidates, std::size_t 
         out.data(), costs);
 }
 
-bool SearchContext::score(const Mapping& m, Evaluation& e, double& cost) const {
-    mw::evaluate(space_.problem(), space_.arch(), m, e);
+bool SearchContext::score(const Mapping& m, Evaluation& e, double& cost,
+                          EvaluationCache* cache) const {
+    if (cache)
+        space_.model().evaluate(m, e, *cache);
+    else
+        space_.model().evaluate(m, e);
     if (!e.valid)
         return false;
     if (densityProblems_.empty()) {
@@ -652,8 +660,8 @@ bool SearchContext::score(const Mapping& m, Evaluation& e, double& cost) const {
     // is normalised by its density and the dense point does not dominate.
     Evaluation at;
     cost = 0.0;
-    for (std::size_t k = 0; k < densityProblems_.size(); ++k) {
-        mw::evaluate(densityProblems_[k], space_.arch(), m, at);
+    for (std::size_t k = 0; k < densityModels_.size(); ++k) {
+        densityModels_[k].evaluate(m, at);
         if (!at.valid)
             return false;
         cost += settings_.objective.value(at) / settings_.objective.densities[k];
@@ -669,6 +677,14 @@ double SearchContext::evaluate(const Mapping& m) {
 
 SearchResult SearchContext::finish() {
     result_.seconds = elapsed();
+    // How much of the model's work neighbouring candidates shared.
+    std::int64_t reused = 0, counted = 0;
+    for (const WorkerScratch& w : workerScratch_) {
+        reused += w.cache.levelsReused;
+        counted += w.cache.levelsCounted;
+    }
+    if (reused + counted > 0)
+        result_.stats["model_levels_reused"] = double(reused) / double(reused + counted);
     result_.cancelled = cancel_ && cancel_->load();
     if (result_.stopReason.empty())
         result_.stopReason = result_.cancelled             ? "cancelled"

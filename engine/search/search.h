@@ -245,7 +245,8 @@ class SearchContext {
     void record(double cost, const Mapping& m, bool legal);
     // Evaluates m for the objective (at every imposed density when sparsity-
     // aware); e receives the evaluation of the space's own problem.
-    bool score(const Mapping& m, Evaluation& e, double& cost) const;
+    bool score(const Mapping& m, Evaluation& e, double& cost,
+               EvaluationCache* cache = nullptr) const;
     bool timeUp() const;
     void reportProgress(bool finished);
 
@@ -286,11 +287,15 @@ class SearchContext {
     };
     std::vector<CandidateSlot> slots_;
     std::vector<Problem> densityProblems_; // the problem at each imposed density
+    std::vector<CostModel> densityModels_; // and its model
     // One evaluation per worker, each on cache lines of its own: side by side,
     // the end of one and the start of the next would share a line that both
     // workers write at every evaluation.
     struct alignas(128) WorkerScratch {
         Evaluation evaluation;
+        // The worker's last mapping: a searcher's next candidate is often its
+        // neighbour, and only the levels where they differ are re-costed.
+        EvaluationCache cache;
     };
     std::vector<WorkerScratch> workerScratch_;
 };

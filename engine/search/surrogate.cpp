@@ -86,7 +86,7 @@ std::uint64_t modelFingerprint(const Problem& p, const Architecture& a) {
         for (int i = 0; i < 8; ++i) {
             Mapping m;
             mix(space.sampleLegal(rng, m, e, 200) ? 1 : 0);
-            evaluate(q, a, m, e);
+            space.model().evaluate(m, e);
             mix(e.valid ? 1 : 0);
             mix(std::uint64_t(std::llround(e.energy * 16.0)));
             mix(std::uint64_t(e.cycles));
@@ -337,7 +337,7 @@ Surrogate Surrogate::train(const Problem& p, const Architecture& a, const Surrog
                     m = space.sample(rng);
                     space.repair(m, rng, e);
                 }
-                evaluate(q, a, m, e);
+                space.model().evaluate(m, e);
                 s.codec_.encodeProblem(q, X.col(col).data());
                 s.codec_.encode(m, X.col(col).data() + s.codec_.problemFeatures());
                 if (!e.valid) { // a shape where nothing fits: a neutral, ignorable row
