@@ -478,7 +478,7 @@ void bindModel(py::module_& m) {
             "evaluate",
             [](const Space& s, const PyMapping& pm, bool detail) {
                 mw::Evaluation& e = scratch();
-                s.space->model().evaluate(own(s, pm), e);
+                s.space->model().evaluate(own(s, pm), e, *s.cache);
                 return evaluationDict(s, e, detail);
             },
             py::arg("mapping"), py::arg("detail") = false,

@@ -21,6 +21,9 @@ struct Space {
     mw::Json constraints; // as mapwright.constraints; null: none
     std::unique_ptr<mw::MapSpace> space;
     std::unique_ptr<mw::MappingEncoding> encoding;
+    // evaluate()'s: a script's next mapping is often a move from its last
+    // (calls hold the GIL, so one per space is enough).
+    std::unique_ptr<mw::EvaluationCache> cache = std::make_unique<mw::EvaluationCache>();
 
     // Built in place: the MapSpace keeps pointers to problem and arch.
     static std::shared_ptr<Space> make(mw::Problem p, mw::Architecture a, mw::Json constraints);

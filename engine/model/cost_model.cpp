@@ -161,7 +161,7 @@ namespace {
 // With a cache: its deliveries, of which tensor t's first reuse[t] stand.
 void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::Terms& terms,
                   const Mapping& m, Evaluation& out, bool legalityOnly,
-                  EvaluationCache* cache = nullptr, const int* reuse = nullptr) {
+                  EvaluationCache::Entry* cache = nullptr, const int* reuse = nullptr) {
     const int L = a.numLevels();
     const int D = p.numDims();
     const int T = p.numTensors();
@@ -310,8 +310,13 @@ void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::T
         // Exact in double: counts are far below 2^53, and a non-multiple is at
         // least 1/bs away from an integer.
         const double dbs = double(bs);
-        auto vectors = [bs, dbs](i64 words) {
-            return (bs == 1 || words == 0) ? double(words) : std::ceil(double(words) / dbs);
+        // A block of 2^k words divides by a shift (the same whole number).
+        const bool pow2 = bs > 1 && (bs & (bs - 1)) == 0;
+        const int shift = pow2 ? __builtin_ctzll(static_cast<unsigned long long>(bs)) : 0;
+        auto vectors = [bs, dbs, pow2, shift](i64 words) {
+            return (bs == 1 || words == 0) ? double(words)
+                   : pow2                  ? double((words + bs - 1) >> shift)
+                                           : std::ceil(double(words) / dbs);
         };
         double access = 0.0;
         // Instances that pay for accesses: each utilized cluster once
@@ -394,35 +399,56 @@ bool sameEvaluation(const Evaluation& x, const Evaluation& y) {
 
 void CostModel::evaluate(const Mapping& m, Evaluation& out, EvaluationCache& cache) const {
     const int L = a_->numLevels();
-    int reuse[kMaxTensors] = {};
-    if (cache.model == this && cache.mapping.numLevels == m.numLevels && m.numLevels == L) {
-        // Levels 0..k-1 equal (their loops): the deliveries of levels
-        // below k - 1 stand, and of k - 1 too unless level k's keep changed.
+    const int T = p_->numTensors();
+    // Per entry: levels 0..k-1 equal (their loops) leave the deliveries of
+    // levels 0..k-1 standing, unless a keep bit of one of levels 1..k differs.
+    int reuse[2][kMaxTensors] = {};
+    int total[2] = {-1, -1};
+    for (int e = 0; e < 2; ++e) {
+        const EvaluationCache::Entry& entry = cache.entries[std::size_t(e)];
+        if (entry.model != this || entry.mapping.numLevels != L || m.numLevels != L)
+            continue;
         int same = 0;
-        while (same < L && sameLoops(m.levels[same], cache.mapping.levels[same]))
+        while (same < L && sameLoops(m.levels[same], entry.mapping.levels[same]))
             ++same;
-        for (int t = 0; t < p_->numTensors(); ++t) {
+        total[e] = 0;
+        for (int t = 0; t < T; ++t) {
             int r = same;
             for (int l = 1; l <= r && l < L; ++l)
-                if (m.levels[l].keeps(t) != cache.mapping.levels[l].keeps(t)) {
+                if (m.levels[l].keeps(t) != entry.mapping.levels[l].keeps(t)) {
                     r = l - 1;
                     break;
                 }
-            reuse[t] = r;
-            cache.levelsReused += r;
-            cache.levelsCounted += L - r;
+            reuse[e][t] = r;
+            total[e] += r;
         }
-    } else {
-        cache.levelsCounted += L * p_->numTensors();
     }
+    const int from = total[1] > total[0] ? 1 : 0; // the entry reused
+    const int into = 1 - from;                    // the one replaced by m
+    EvaluationCache::Entry& target = cache.entries[std::size_t(into)];
+    int* use = reuse[from];
+    if (total[from] < 0) {
+        for (int t = 0; t < T; ++t)
+            use[t] = 0;
+    } else {
+        const EvaluationCache::Entry& source = cache.entries[std::size_t(from)];
+        for (int t = 0; t < T; ++t)
+            std::copy_n(source.deliveries[std::size_t(t)].begin(), use[t],
+                        target.deliveries[std::size_t(t)].begin());
+    }
+    int reused = 0;
+    for (int t = 0; t < T; ++t)
+        reused += use[t];
+    cache.levelsReused += reused;
+    cache.levelsCounted += L * T - reused;
     ++cache.evaluations;
-    cache.model = nullptr; // until the deliveries are m's
-    evaluateImpl(*p_, *a_, terms_, m, out, false, &cache, reuse);
+    target.model = nullptr; // until the deliveries are m's
+    evaluateImpl(*p_, *a_, terms_, m, out, false, &target, use);
     // Deliveries are counted once tiles and capacities pass; an invalid m
     // leaves them half written.
     if (out.valid) {
-        cache.model = this;
-        copyLevelsInUse(cache.mapping, m);
+        target.model = this;
+        copyLevelsInUse(target.mapping, m);
     }
     if (checkIncremental_) {
         Evaluation full;

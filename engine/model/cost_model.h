@@ -23,16 +23,24 @@ struct LevelDelivery {
     std::int64_t distinctOffsets = 1;
 };
 
-// What an evaluation leaves for the next one, so that a mapping that differs
-// from the last only at inner levels (a search's neighbour) is re-costed only
-// there. Level par's delivery depends on the loops of levels 0..par, on the
-// tile of level par + 1 and on whether that level keeps the tensor; for a
+// What evaluations leave for the next ones, so that a mapping that differs
+// from a recent one only at inner levels (a search's neighbour) is re-costed
+// only there. Level par's delivery depends on the loops of levels 0..par, on
+// the tile of level par + 1 and on whether that level keeps the tensor; for a
 // legal mapping that tile is fixed by the outer factors. So a mapping whose
-// levels 0..k are the last one's keeps its deliveries of levels below k.
+// levels 0..k are a kept one's takes its deliveries of the levels above k.
+//
+// Two mappings are kept: a searcher's candidates are mostly neighbours of
+// one mapping (its current one), which the last candidate is a move further
+// from. A candidate reuses the entry it shares more with and replaces the
+// other, so that the common parent stays.
 struct EvaluationCache {
-    const void* model = nullptr; // the CostModel that filled it; null when empty
-    Mapping mapping;
-    std::array<std::array<LevelDelivery, kMaxLevels>, kMaxTensors> deliveries{};
+    struct Entry {
+        const void* model = nullptr; // the CostModel that filled it; null when empty
+        Mapping mapping;
+        std::array<std::array<LevelDelivery, kMaxLevels>, kMaxTensors> deliveries{};
+    };
+    std::array<Entry, 2> entries;
     std::int64_t evaluations = 0;   // through this cache
     std::int64_t levelsReused = 0;  // deliveries taken from it, over all tensors
     std::int64_t levelsCounted = 0; // deliveries computed

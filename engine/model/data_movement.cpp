@@ -220,7 +220,8 @@ class SpatialFanout {
             if (!disjoint_)
                 prepareKeys();
             if (disjoint_ || radixOverflow_) {
-                all_.add(fanout_ / distinct_, distinct_); // every offset equally often
+                // every offset equally often
+                all_.add(distinct_ == fanout_ ? 1 : fanout_ / distinct_, distinct_);
             } else {
                 KeyBuffer keys(std::size_t(fanout_), 0);
                 offsetKeys(0, n_, keys.data);
@@ -237,14 +238,8 @@ class SpatialFanout {
     void linkTransfers(const Disp& tau, i64& served, i64& remaining, Groups& left) {
         served = 0;
         remaining = distinct_;
-        prepareKeys();
-        if (radixOverflow_)
+        if (!reaches(tau))
             return;
-        bool beyond = false;
-        for (int r = 0; r < kMaxRanks; ++r)
-            beyond |= std::abs(tau.r[r]) > spread_[r];
-        if (beyond)
-            return; // no two children's offsets differ by tau
         const i64 key = keyOf(tau, false);
         for (int i = 0; i < numCached_; ++i)
             if (cachedKey_[i] == key) {
@@ -264,6 +259,18 @@ class SpatialFanout {
             cachedLeft_[numCached_] = left;
             ++numCached_;
         }
+    }
+
+    // Whether two children's offsets may differ by tau (else no child can
+    // have a neighbour's delta: the outer loops' moves, mostly).
+    bool reaches(const Disp& tau) {
+        prepareKeys();
+        if (radixOverflow_)
+            return false;
+        bool beyond = false;
+        for (int r = 0; r < kMaxRanks; ++r)
+            beyond |= std::abs(tau.r[r]) > spread_[r];
+        return !beyond;
     }
 
   private:
@@ -468,7 +475,7 @@ struct Deliveries {
             A += entry[k].words;
             const double delivered = entry[k].words * double(entry[k].size);
             W += delivered;
-            share += delivered / double(fanout);
+            share += fanout == 1 ? delivered : delivered / double(fanout);
         }
     }
 };
@@ -636,22 +643,25 @@ void buildLoopNest(const Problem& p, const Architecture& a, const Mapping& m, co
 }
 
 Terms::Terms(const Problem& p) {
-    for (int t = 0; t < kMaxTensors; ++t)
-        for (int d = 0; d < kMaxDims; ++d)
-            for (int r = 0; r < kMaxRanks; ++r)
-                unit[t][d][r] = 0;
     for (int t = 0; t < p.numTensors(); ++t) {
         const DataSpace& ds = p.tensors[t];
+        i64(&unit)[kMaxDims][kMaxRanks] = this->unit[t];
+        for (int d = 0; d < kMaxDims; ++d)
+            for (int r = 0; r < kMaxRanks; ++r)
+                unit[d][r] = 0;
         int n = 0;
-        for (int r = 0; r < ds.numRanks; ++r)
+        for (int r = 0; r < ds.numRanks; ++r) {
             for (int i = 0; i < ds.ranks[r].numTerms; ++i) {
                 const int d = ds.ranks[r].terms[i].dim;
+                const i64 coef = ds.ranks[r].terms[i].coef;
                 // A dimension of bound 1 never moves a tile or widens it.
                 if (p.dims[d].bound > 1) {
-                    term[t][n++] = {d, r, ds.ranks[r].terms[i].coef};
-                    unit[t][d][r] += ds.ranks[r].terms[i].coef;
+                    term[t][n++] = {d, r, coef, coef < 0 ? -coef : coef};
+                    unit[d][r] += coef;
                 }
             }
+            rankEnd[t][r] = n;
+        }
         count[t] = n;
     }
 }
@@ -779,7 +789,8 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
                         Disp tau;
                         for (int r = 0; r < kMaxRanks; ++r)
                             tau.r[r] = cls[k].g.r[r] + c0.S.r[r];
-                        d.linkable(fan, distinct, cls[k].w, 1, tau);
+                        if (fan.reaches(tau)) // (the call is the cost otherwise)
+                            d.linkable(fan, distinct, cls[k].w, 1, tau);
                     }
                 }
             } else {
@@ -799,7 +810,8 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
                         Disp tau;
                         for (int r = 0; r < kMaxRanks; ++r)
                             tau.r[r] = cls[k].g.r[r] + c0.S.r[r];
-                        d.linkable(fan, distinct, cls[k].w, tile, tau);
+                        if (fan.reaches(tau))
+                            d.linkable(fan, distinct, cls[k].w, tile, tau);
                     }
                 } else if (F > 1 && SW > 0.0 && delta0 > 0) {
                     // Only steps repeating the stride (and step 0 after them)
@@ -852,7 +864,9 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
                     denom *= x;
                 }
             }
-            partition[l] = partition[l - 1] * tiles.size[l][t] / denom;
+            // (Divisions cost tens of cycles each: skipped where the ratio is 1.)
+            partition[l] = denom == tiles.size[l][t] ? partition[l - 1]
+                                                     : partition[l - 1] * tiles.size[l][t] / denom;
         }
     }
     double share[kMaxLevels];
@@ -885,7 +899,8 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
         for (int l = L - 1; l >= 0; --l) {
             if (l + 1 < L && m.levels[l + 1].keeps(t))
                 run = 1.0;
-            run *= double(f.fanout[l]) / double(distinctAll[l]);
+            if (f.fanout[l] != distinctAll[l])
+                run *= double(f.fanout[l]) / double(distinctAll[l]);
             sharedBy[l] = run;
         }
     }

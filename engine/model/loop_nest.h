@@ -55,15 +55,15 @@ struct LoopNest {
 // A tile of tensor t whose dimensions span ext[d] coordinates: the bounding
 // box, its extent per rank in e, its words returned.
 inline i64 tileExtents(const Terms& terms, int t, int numRanks, const i64* ext, i64* e) {
-    for (int r = 0; r < numRanks; ++r)
-        e[r] = 1;
-    for (int i = 0; i < terms.count[t]; ++i) {
-        const Terms::Term& term = terms.term[t][i];
-        e[term.rank] += (term.coef < 0 ? -term.coef : term.coef) * (ext[term.dim] - 1);
-    }
     i64 words = 1;
-    for (int r = 0; r < numRanks; ++r)
-        words *= e[r];
+    int i = 0;
+    for (int r = 0; r < numRanks; ++r) {
+        i64 x = 1; // (in a register: no store to reload per term)
+        for (; i < terms.rankEnd[t][r]; ++i)
+            x += terms.term[t][i].absCoef * (ext[terms.term[t][i].dim] - 1);
+        e[r] = x;
+        words *= x;
+    }
     return words;
 }
 

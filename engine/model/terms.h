@@ -15,15 +15,18 @@ namespace model_detail {
 using i64 = std::int64_t;
 
 struct Terms {
-    // Per tensor, as a flat list: a term adds coef x (coordinate of dim) to
-    // rank `rank` (dimensions of bound 1 left out: they never move a tile).
+    // Per tensor, as a flat list in rank order: a term adds coef x (coordinate
+    // of dim) to rank `rank` (dimensions of bound 1 left out: they never move
+    // a tile). Rank r's terms end at rankEnd[t][r].
     struct Term {
         int dim;
         int rank;
         i64 coef;
+        i64 absCoef;
     };
     int count[kMaxTensors];
     Term term[kMaxTensors][kMaxRanks * kMaxTerms];
+    int rankEnd[kMaxTensors][kMaxRanks];
     // Per tensor and dimension: how far one step of the dimension moves the
     // tensor's coordinates, per rank (lanes past the tensor's ranks are 0).
     i64 unit[kMaxTensors][kMaxDims][kMaxRanks];
