@@ -850,6 +850,36 @@ void TestModel::incrementalEqualsFull() {
         check(conv, a, 11);
         check(gemm, a, 12);
     }
+    // One cache across models: an entry of another model (even one made
+    // where a destroyed model was) is never taken for this one's.
+    const Architecture a = loadArchitecture(std::string(MAPWRIGHT_SOURCE_DIR) +
+                                            "/samples/architectures/eyeriss_like.json");
+    const Problem wide = conv2dProblem("wide", 1, 1, 64, 64, 28, 28, 3, 3);
+    const Problem narrow = conv2dProblem("narrow", 1, 1, 64, 64, 28, 28, 1, 1);
+    Rng rng(5);
+    Mapping m;
+    Evaluation scratch, full, inc;
+    QVERIFY(MapSpace(wide, a).sampleLegal(rng, m, scratch, 20000));
+    EvaluationCache cache;
+    for (int round = 0; round < 4; ++round) {
+        const CostModel model(round % 2 ? narrow : wide, a); // same stack slot each round
+        const CostModel other(wide, a);
+        // m's R and S loops fold into the others for the 1x1 layer.
+        Mapping here = m;
+        if (round % 2)
+            for (int l = 0; l < here.numLevels; ++l)
+                for (int d : {wide.dimIndex("R"), wide.dimIndex("S")}) {
+                    here.levels[l].temporal[d] = 1;
+                    here.levels[l].spatialX[d] = 1;
+                    here.levels[l].spatialY[d] = 1;
+                }
+        model.evaluate(here, full);
+        model.evaluate(here, inc, cache);
+        QCOMPARE(inc.valid, full.valid);
+        QCOMPARE(inc.energy, full.energy);
+        QCOMPARE(inc.cycles, full.cycles);
+        QVERIFY(other.id() != model.id());
+    }
 }
 
 #include "test_model.moc"

@@ -7,6 +7,7 @@
 #include "workload/problem.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -40,6 +41,13 @@ using i64 = std::int64_t;
 
 using model_detail::Factors;
 using model_detail::LoopNest;
+
+// Not the model's address: a model made where a destroyed one was would
+// take that one's cache entries for its own.
+std::uint64_t nextModelId() {
+    static std::atomic<std::uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
+}
 
 Violation violation(ViolationKind kind, int level, int tensor, int dim, i64 needed, i64 available) {
     Violation v;
@@ -356,7 +364,8 @@ bool model_detail::factorize(const Problem& p, const Architecture& a, const Mapp
     return checkAndFactor(p, a, m, scratch, f);
 }
 
-CostModel::CostModel(const Problem& p, const Architecture& a) : p_(&p), a_(&a), terms_(p) {
+CostModel::CostModel(const Problem& p, const Architecture& a)
+    : p_(&p), a_(&a), terms_(p), id_(nextModelId()) {
     const char* check = std::getenv("MAPWRIGHT_CHECK_INCREMENTAL");
     checkIncremental_ = check && *check && std::string_view(check) != "0";
 }
@@ -406,7 +415,7 @@ void CostModel::evaluate(const Mapping& m, Evaluation& out, EvaluationCache& cac
     int total[2] = {-1, -1};
     for (int e = 0; e < 2; ++e) {
         const EvaluationCache::Entry& entry = cache.entries[std::size_t(e)];
-        if (entry.model != this || entry.mapping.numLevels != L || m.numLevels != L)
+        if (entry.model != id_ || entry.mapping.numLevels != L || m.numLevels != L)
             continue;
         int same = 0;
         while (same < L && sameLoops(m.levels[same], entry.mapping.levels[same]))
@@ -442,12 +451,12 @@ void CostModel::evaluate(const Mapping& m, Evaluation& out, EvaluationCache& cac
     cache.levelsReused += reused;
     cache.levelsCounted += L * T - reused;
     ++cache.evaluations;
-    target.model = nullptr; // until the deliveries are m's
+    target.model = 0; // until the deliveries are m's
     evaluateImpl(*p_, *a_, terms_, m, out, false, &target, use);
     // Deliveries are counted once tiles and capacities pass; an invalid m
     // leaves them half written.
     if (out.valid) {
-        target.model = this;
+        target.model = id_;
         copyLevelsInUse(target.mapping, m);
     }
     if (checkIncremental_) {

@@ -36,7 +36,7 @@ struct LevelDelivery {
 // other, so that the common parent stays.
 struct EvaluationCache {
     struct Entry {
-        const void* model = nullptr; // the CostModel that filled it; null when empty
+        std::uint64_t model = 0; // CostModel::id() of the model that filled it; 0 when empty
         Mapping mapping;
         std::array<std::array<LevelDelivery, kMaxLevels>, kMaxTensors> deliveries{};
     };
@@ -62,6 +62,8 @@ class CostModel {
     // Legality only; see isLegal() below.
     bool isLegal(const Mapping& m, Evaluation& scratch) const;
 
+    // Tells models apart for caches (copies share it: they compute the same).
+    std::uint64_t id() const { return id_; }
     const Problem& problem() const { return *p_; }
     const Architecture& arch() const { return *a_; }
 
@@ -69,6 +71,7 @@ class CostModel {
     const Problem* p_;
     const Architecture* a_;
     model_detail::Terms terms_;
+    std::uint64_t id_;
     bool checkIncremental_ = false;
 };
 

@@ -694,7 +694,8 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
     // The class of the first loop above each level's own loops.
     int classAbove[kMaxLevels + 1];
     int numClasses = 0;
-    {
+    // (Only levels not taken from a cache walk the classes.)
+    if (reuse < L) {
         Disp S = zeroDisp();
         int i = 0;
         while (i < nest.numTemporal) {
@@ -723,7 +724,7 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
         }
     }
     // firstAbove[c] grows as c falls (fewer loops above outer levels).
-    for (int c = L, k = 0; c >= 1; --c) {
+    for (int c = L, k = 0; c >= 1 && reuse < L; --c) {
         const int first = nest.firstAbove[c];
         while (k < numClasses && cls[k].end <= first)
             ++k;
