@@ -790,8 +790,7 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
                         Disp tau;
                         for (int r = 0; r < kMaxRanks; ++r)
                             tau.r[r] = cls[k].g.r[r] + c0.S.r[r];
-                        if (fan.reaches(tau)) // (the call is the cost otherwise)
-                            d.linkable(fan, distinct, cls[k].w, 1, tau);
+                        d.linkable(fan, distinct, cls[k].w, 1, tau);
                     }
                 }
             } else {
@@ -811,8 +810,7 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
                         Disp tau;
                         for (int r = 0; r < kMaxRanks; ++r)
                             tau.r[r] = cls[k].g.r[r] + c0.S.r[r];
-                        if (fan.reaches(tau))
-                            d.linkable(fan, distinct, cls[k].w, tile, tau);
+                        d.linkable(fan, distinct, cls[k].w, tile, tau);
                     }
                 } else if (F > 1 && SW > 0.0 && delta0 > 0) {
                     // Only steps repeating the stride (and step 0 after them)
