@@ -88,7 +88,7 @@ bool checkAndFactor(const Problem& p, const Architecture& a, const Mapping& m, E
             f.ext[l][i] = static_cast<i64>(u64(f.ext[l + 1][i]) * u64(t) * u64(x) * u64(y));
             // Timeloop's mapping has one spatial factor per dimension and level;
             // its split sends it to X or Y, never to both.
-            if (x > 1 && y > 1)
+            if ((x > 1) & (y > 1)) // (one branch, almost never taken)
                 out.addViolation(violation(ViolationKind::SplitAxes, l, -1, i, x, y));
         }
         f.fanout[l] = fx * fy;
@@ -109,11 +109,11 @@ bool checkAndFactor(const Problem& p, const Architecture& a, const Mapping& m, E
         for (int l = 0; l < L; ++l) {
             const LevelMapping& lm = m.levels[l];
             auto grow = [](i64 cum, i64 factor) {
-                i64 product; // (no division: this runs for every dimension and level)
-                if (factor <= 1)
-                    return cum;
-                return __builtin_mul_overflow(cum, factor, &product) || product > cap ? cap
-                                                                                      : product;
+                // (No division, and no branch on the factor: this runs for every
+                // dimension and level. A zero factor is reported elsewhere.)
+                i64 product;
+                const bool over = __builtin_mul_overflow(cum, factor > 1 ? factor : 1, &product);
+                return over || product > cap ? cap : product;
             };
             for (int d = 0; d < D; ++d) {
                 cumX = grow(cumX, lm.spatialX[d]);
@@ -212,18 +212,18 @@ void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::T
             const i64 tile =
                 model_detail::tileExtents(terms, t, ds.numRanks, ext[l], tiles.extent[l][t]);
             tiles.size[l][t] = tile;
-            if (!((keepMask >> t) & 1u))
-                continue;
-            TensorLevelStats& ts = ls.tensors[t];
-            ts.kept = true;
             // A sparse tensor is stored compressed: its expected nonzeros. (Its
             // traffic is scaled once the dense counts are known, below.)
             const i64 stored =
                 ds.density < 1.0
                     ? std::max<i64>(1, static_cast<i64>(std::ceil(double(tile) * ds.density)))
                     : tile;
-            ts.tile = stored;
-            ls.capacityUsed += stored;
+            // (Selected, not branched on: keeps are a coin toss in a search.)
+            const bool kept = (keepMask >> t) & 1u;
+            TensorLevelStats& ts = ls.tensors[t];
+            ts.kept = kept;
+            ts.tile = kept ? stored : 0;
+            ls.capacityUsed += ts.tile;
         }
         const StorageLevel& s = a.levels[l];
         if (l > 0 && !s.unbounded() &&
@@ -322,9 +322,9 @@ void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::T
         const bool pow2 = bs > 1 && (bs & (bs - 1)) == 0;
         const int shift = pow2 ? __builtin_ctzll(static_cast<unsigned long long>(bs)) : 0;
         auto vectors = [bs, dbs, pow2, shift](i64 words) {
-            return (bs == 1 || words == 0) ? double(words)
-                   : pow2                  ? double((words + bs - 1) >> shift)
-                                           : std::ceil(double(words) / dbs);
+            return bs == 1 ? double(words)
+                   : pow2  ? double((words + bs - 1) >> shift)
+                           : std::ceil(double(words) / dbs);
         };
         double access = 0.0;
         // Instances that pay for accesses: each utilized cluster once
@@ -333,10 +333,11 @@ void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::T
             s.clusterSize == 1
                 ? double(ls.utilizedInstances)
                 : double(std::min<i64>(ls.utilizedInstances, s.instances() / s.clusterSize));
+        // Every tensor, kept or not: one not kept has no accesses, so its
+        // energies come out 0 as they were cleared, and no branch is
+        // mispredicted on the keeps.
         for (int t = 0; t < T; ++t) {
             TensorLevelStats& ts = ls.tensors[t];
-            if (!ts.kept)
-                continue;
             ts.readEnergy = vectors(ts.reads) * s.energy.read * n;
             ts.fillEnergy = vectors(ts.fills) * s.energy.write * n;
             ts.updateEnergy = vectors(ts.updates) * s.energy.update * n;

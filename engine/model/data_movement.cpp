@@ -184,19 +184,15 @@ class SpatialFanout {
             factor_[s] = loop.factor;
             if (s < nx_)
                 logicalX_ *= loop.factor;
-            mask_[s] = 0;
-            if (!((ds.dimMask >> loop.dim) & 1u)) {
-                u_[s] = zeroDisp();
-                continue;
-            }
+            // (A dimension t ignores has a zero row, so it moves nothing.)
             u_[s] = proj.displacement(loop.dim, loop.stride);
+            unsigned mask = 0;
             for (int r = 0; r < R_; ++r)
-                if (u_[s].r[r] != 0)
-                    mask_[s] |= 1u << r;
-            disjoint = disjoint && !(seen & mask_[s]);
-            seen |= mask_[s];
-            if (mask_[s])
-                distinct_ *= loop.factor;
+                mask |= unsigned(u_[s].r[r] != 0) << r;
+            mask_[s] = mask;
+            disjoint = disjoint && !(seen & mask);
+            seen |= mask;
+            distinct_ *= mask ? loop.factor : 1;
         }
         disjoint_ = disjoint;
         groupsReady_ = false;
@@ -493,9 +489,7 @@ i64 overlapWith(const i64* e, const Disp& tau, int R) {
     i64 overlap = 1;
     for (int r = 0; r < R; ++r) {
         const i64 keep = e[r] - std::abs(tau.r[r]);
-        if (keep <= 0)
-            return 0;
-        overlap *= keep;
+        overlap *= keep > 0 ? keep : 0;
     }
     return overlap;
 }
@@ -606,36 +600,44 @@ void buildLoopNest(const Problem& p, const Architecture& a, const Mapping& m, co
         const LevelMapping& lm = m.levels[l];
         // Spatial loops: X (innermost first), then Y, as export-timeloop
         // writes the permutation and split.
+        // Loops are written unconditionally and kept by advancing the count:
+        // whether a factor is 1 is a coin toss on a search's mappings, and a
+        // mispredicted branch costs more than the store.
         int ns = 0;
         nest.numSpatialX[l] = 0;
         if (f.fanout[l] > 1) {
             i64 lx = 1, ly = 1;
-            for (int axis = 0; axis < 2; ++axis) {
-                for (int i = D - 1; i >= 0; --i) {
-                    const int d = lm.spatialOrder[i];
-                    const i64 factor = axis == 0 ? lm.spatialX[d] : lm.spatialY[d];
-                    if (factor <= 1)
-                        continue;
-                    nest.spatial[l][ns++] = {d, factor, f.ext[l + 1][d]};
-                    (axis == 0 ? lx : ly) *= factor;
-                }
-                if (axis == 0)
-                    nest.numSpatialX[l] = ns;
+            for (int i = D - 1; i >= 0; --i) {
+                const int d = lm.spatialOrder[i];
+                const i64 factor = lm.spatialX[d];
+                nest.spatial[l][ns] = {d, factor, f.ext[l + 1][d]};
+                ns += factor > 1;
+                lx *= factor;
+            }
+            nest.numSpatialX[l] = ns;
+            for (int i = D - 1; i >= 0; --i) {
+                const int d = lm.spatialOrder[i];
+                const i64 factor = lm.spatialY[d];
+                nest.spatial[l][ns] = {d, factor, f.ext[l + 1][d]};
+                ns += factor > 1;
+                ly *= factor;
             }
             nest.gridX[l] = std::max<i64>(a.fanoutX(l), lx);
             nest.gridY[l] = std::max<i64>(a.fanoutY(l), ly);
         }
         nest.numSpatial[l] = ns;
+        int nt = nest.numTemporal;
+        i64 cycles = nest.computeCycles;
         for (int i = D - 1; i >= 0; --i) {
             const int d = lm.order[i];
             const i64 factor = lm.temporal[d];
-            if (factor <= 1)
-                continue;
-            nest.temporal[nest.numTemporal++] = {d, factor,
-                                                 f.ext[l + 1][d] * lm.spatialX[d] * lm.spatialY[d]};
-            nest.computeCycles *= factor;
+            nest.temporal[nt] = {d, factor, f.ext[l + 1][d] * lm.spatialX[d] * lm.spatialY[d]};
+            nt += factor > 1;
+            cycles *= factor;
         }
-        nest.firstAbove[l] = nest.numTemporal;
+        nest.numTemporal = nt;
+        nest.computeCycles = cycles;
+        nest.firstAbove[l] = nt;
     }
     nest.suffixProduct[nest.numTemporal] = 1;
     for (int i = nest.numTemporal - 1; i >= 0; --i)
@@ -681,10 +683,10 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
     // step m move its tile by tau_m = g_m + S_first, and repeat step 0's
     // stride exactly when g_m equals g of first's class.
     struct Class {
-        int end;    // loops [begin, end)
-        bool moves; // a loop that moves the tiles (end == begin + 1)
-        Disp step;  // its move (moves only)
-        Disp S;     // moves of all loops before begin
+        int begin, end; // loops [begin, end)
+        bool moves;     // a loop that moves the tiles (end == begin + 1)
+        Disp step;      // its move (zero for a run)
+        Disp S;         // moves of all loops before begin
         Disp g;
         double w;     // invocations the class starts: Q[begin] - Q[end]
         double twinW; // w of the later classes with the same g (-1: not yet known)
@@ -696,39 +698,43 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
     int numClasses = 0;
     // (Only levels not taken from a cache walk the classes.)
     if (reuse < L) {
+        // One pass, the same work for every loop: a loop that does not move
+        // the tiles has a zero step, so a run's S and g stay what its first
+        // loop wrote, and rewriting them as the run goes on changes nothing.
+        // Only where a class begins depends on the loop, and it is counted,
+        // not branched on (a search's loops are a coin toss to a predictor).
+        int classOf[kMaxLevels * kMaxDims + 1]; // the class holding each loop
+        const int n = nest.numTemporal;
         Disp S = zeroDisp();
-        int i = 0;
-        while (i < nest.numTemporal) {
-            Class& c = cls[numClasses];
-            const int begin = i;
-            c.S = S;
+        int k = -1, begin = 0;
+        bool lastMoves = true; // (so that loop 0 begins a class)
+        for (int i = 0; i < n; ++i) {
             const LoopNest::Loop& loop = nest.temporal[i];
-            c.moves = (ds.dimMask >> loop.dim) & 1u;
-            if (c.moves) {
-                c.step = proj.displacement(loop.dim, loop.stride);
-                for (int r = 0; r < kMaxRanks; ++r) {
-                    c.g.r[r] = c.step.r[r] - S.r[r];
-                    S.r[r] += c.step.r[r];
-                }
-                ++i;
-            } else {
-                for (int r = 0; r < kMaxRanks; ++r)
-                    c.g.r[r] = -S.r[r];
-                while (i < nest.numTemporal && !((ds.dimMask >> nest.temporal[i].dim) & 1u))
-                    ++i;
+            const bool moves = (ds.dimMask >> loop.dim) & 1u;
+            const bool begins = moves || lastMoves;
+            k += begins;
+            begin = begins ? i : begin;
+            lastMoves = moves;
+            Class& c = cls[k];
+            c.begin = begin;
+            c.moves = moves;
+            c.step = proj.displacement(loop.dim, loop.stride);
+            for (int r = 0; r < kMaxRanks; ++r) {
+                c.S.r[r] = S.r[r];
+                c.g.r[r] = c.step.r[r] - S.r[r];
+                S.r[r] += c.step.r[r];
             }
-            c.end = i;
-            c.w = double(Q[begin] - Q[i]);
-            c.twinW = -1.0;
-            ++numClasses;
+            c.end = i + 1;
+            classOf[i] = k;
         }
-    }
-    // firstAbove[c] grows as c falls (fewer loops above outer levels).
-    for (int c = L, k = 0; c >= 1 && reuse < L; --c) {
-        const int first = nest.firstAbove[c];
-        while (k < numClasses && cls[k].end <= first)
-            ++k;
-        classAbove[c] = k;
+        numClasses = k + 1;
+        classOf[n] = numClasses;
+        for (int j = 0; j < numClasses; ++j) {
+            cls[j].w = double(Q[cls[j].begin] - Q[cls[j].end]);
+            cls[j].twinW = -1.0;
+        }
+        for (int c = 1; c <= L; ++c)
+            classAbove[c] = classOf[nest.firstAbove[c]];
     }
     // The weight of the classes after k with k's g (computed when first asked).
     auto twinWeight = [&](int k) {
@@ -773,7 +779,7 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
         if (first < nest.numTemporal) {
             const int k0 = classAbove[child];
             const Class& c0 = cls[k0];
-            const Disp& tau0 = c0.moves ? c0.step : zero;
+            const Disp& tau0 = c0.step; // (zero for a run)
             const double n0 = double(nest.temporal[first].factor);
             const double Q1 = double(Q[first + 1]);
             // Steps that repeat step 0's stride: the rest of first's run, and

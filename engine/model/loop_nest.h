@@ -45,7 +45,9 @@ struct LoopNest {
     i64 computeCycles = 1;                        // product of all temporal factors
 
     // Spatial loops of level l (its fan-out to its children) in nest order.
-    Loop spatial[kMaxLevels][kMaxDims];
+    // (Room for an X and a Y loop per dimension: the build writes before it
+    // knows whether a loop is kept, and an illegal split has both.)
+    Loop spatial[kMaxLevels][2 * kMaxDims];
     int numSpatial[kMaxLevels];
     int numSpatialX[kMaxLevels]; // the first numSpatialX[l] loops are on X
     i64 gridX[kMaxLevels];       // Timeloop's grid of children: max(physical, logical) per axis
