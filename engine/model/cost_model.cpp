@@ -182,20 +182,26 @@ void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::T
     out.cycles = out.computeCycles = 0;
     out.energy = out.computeEnergy = out.edp = out.utilization = 0.0;
     out.utilizedMacs = 0;
-    // Only what is accumulated needs clearing; the rest is assigned below.
-    for (int l = 0; l < L && l < kMaxLevels; ++l) {
-        out.levels[l].capacityUsed = 0;
-        for (int t = 0; t < T && t < kMaxTensors; ++t)
-            out.levels[l].tensors[t] = TensorLevelStats{};
-    }
+    // What a mapping that stops before its tiles reports of its levels:
+    // nothing. (Past that point the tile pass writes every level whole.)
+    auto clearLevels = [&] {
+        for (int l = 0; l < L && l < kMaxLevels; ++l) {
+            out.levels[l].capacityUsed = 0;
+            for (int t = 0; t < T && t < kMaxTensors; ++t)
+                out.levels[l].tensors[t] = TensorLevelStats{};
+        }
+    };
 
     Factors f;
     if (L > kMaxLevels || D > kMaxDims || T > kMaxTensors) {
+        clearLevels();
         out.addViolation(violation(ViolationKind::LevelCount, -1, -1, -1, kMaxLevels, L));
         return;
     }
-    if (!checkAndFactor(p, a, m, out, f))
+    if (!checkAndFactor(p, a, m, out, f)) {
+        clearLevels();
         return;
+    }
     const auto& ext = f.ext;
 
     // Tiles of every tensor at every level (the data movement needs the
@@ -205,6 +211,7 @@ void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::T
     for (int l = 0; l < L; ++l) {
         LevelStats& ls = out.levels[l];
         ls.utilizedInstances = instances;
+        ls.capacityUsed = 0;
         instances *= f.fanout[l];
         const std::uint8_t keepMask = m.levels[l].keepMask;
         for (int t = 0; t < T; ++t) {
@@ -221,6 +228,7 @@ void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::T
             // (Selected, not branched on: keeps are a coin toss in a search.)
             const bool kept = (keepMask >> t) & 1u;
             TensorLevelStats& ts = ls.tensors[t];
+            ts = TensorLevelStats{};
             ts.kept = kept;
             ts.tile = kept ? stored : 0;
             ls.capacityUsed += ts.tile;

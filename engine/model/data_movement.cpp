@@ -828,9 +828,9 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
         if (F > 1) {
             d.finish(plain, fan.allGroups(), F);
         } else {
-            Groups one;
-            one.add(1, 1);
-            d.finish(plain, one, 1);
+            // One child, no links: finish() with one group of one child, which
+            // is this (the same sums from zero, so the same doubles).
+            d.A = d.W = d.share = plain > 0.0 ? plain : 0.0;
         }
     };
     for (int par = 0; par < L; ++par) {

@@ -40,7 +40,7 @@ class AnnealingSearch : public Searcher {
         auto neighbour = [&](Rng& rng, const Mapping& from, Mapping& m) {
             thread_local Evaluation scratch;
             for (int attempt = 0; attempt < 16; ++attempt) {
-                m = from;
+                copyLevelsInUse(m, from); // (levels past them stay default)
                 space.randomMove(m, rng);
                 if (space.isLegalQuick(m) || space.repairFit(m, rng, scratch))
                     return true;
@@ -94,7 +94,7 @@ class AnnealingSearch : public Searcher {
                     continue;
                 const double dE = std::log(costs[i]) - std::log(currentCost);
                 if (dE <= 0.0 || std::exp(-dE / T) > ctx.rng().uniform()) {
-                    current = out[i];
+                    copyLevelsInUse(current, out[i]);
                     currentCost = costs[i];
                     break;
                 }
