@@ -549,9 +549,10 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const NotingGenerato
     // breeding and hashing between each two.
     pool_->run(limit, [&](std::size_t begin, std::size_t end, int worker) {
         for (std::size_t i = begin; i < end; ++i) {
-            // (The clock is read every 8th candidate: it costs as much as a hash.)
+            // (The clock is read every 8th candidate: it costs as much as a hash.
+            // Not at candidate 0: stopped() above has just read it.)
             if ((cancel && cancel->load(std::memory_order_relaxed)) ||
-                (deadline > 0 && (i & 7) == 0 && now() >= deadline))
+                (deadline > 0 && i != 0 && (i & 7) == 0 && now() >= deadline))
                 continue;
             Rng rng = Rng::stream(settings_.seed, batch + 1, i);
             CandidateSlot& s = slots[i];
