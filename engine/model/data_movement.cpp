@@ -883,7 +883,11 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
             continue;
         Deliveries& outer = deliv[l - 1];
         if (outer.A != 0.0 && outer.W != 0.0) {
-            const double factor = deliv[l].A * double(f.fanout[l - 1]) / outer.W;
+            // (x / 1 is x: the division, tens of cycles, is skipped for the
+            // one-word deliveries of a level that hands down to a bypass.)
+            double factor = deliv[l].A * double(f.fanout[l - 1]);
+            if (outer.W != 1.0)
+                factor /= outer.W;
             outer.A *= factor;
             outer.W *= factor;
             outer.LT = 0.0;
