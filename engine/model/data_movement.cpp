@@ -606,24 +606,21 @@ void buildLoopNest(const Problem& p, const Architecture& a, const Mapping& m, co
         int ns = 0;
         nest.numSpatialX[l] = 0;
         if (f.fanout[l] > 1) {
-            i64 lx = 1, ly = 1;
-            for (int i = D - 1; i >= 0; --i) {
-                const int d = lm.spatialOrder[i];
-                const i64 factor = lm.spatialX[d];
-                nest.spatial[l][ns] = {d, factor, f.ext[l + 1][d]};
-                ns += factor > 1;
-                lx *= factor;
+            i64 logical[2] = {1, 1}; // X, Y
+            for (int axis = 0; axis < 2; ++axis) {
+                const auto& factors = axis == 0 ? lm.spatialX : lm.spatialY;
+                for (int i = D - 1; i >= 0; --i) {
+                    const int d = lm.spatialOrder[i];
+                    const i64 factor = factors[d];
+                    nest.spatial[l][ns] = {d, factor, f.ext[l + 1][d]};
+                    ns += factor > 1;
+                    logical[axis] *= factor;
+                }
+                if (axis == 0)
+                    nest.numSpatialX[l] = ns;
             }
-            nest.numSpatialX[l] = ns;
-            for (int i = D - 1; i >= 0; --i) {
-                const int d = lm.spatialOrder[i];
-                const i64 factor = lm.spatialY[d];
-                nest.spatial[l][ns] = {d, factor, f.ext[l + 1][d]};
-                ns += factor > 1;
-                ly *= factor;
-            }
-            nest.gridX[l] = std::max<i64>(a.fanoutX(l), lx);
-            nest.gridY[l] = std::max<i64>(a.fanoutY(l), ly);
+            nest.gridX[l] = std::max<i64>(a.fanoutX(l), logical[0]);
+            nest.gridY[l] = std::max<i64>(a.fanoutY(l), logical[1]);
         }
         nest.numSpatial[l] = ns;
         int nt = nest.numTemporal;
