@@ -520,6 +520,30 @@ void TestSearchers::surrogateSavesAndPredicts() {
     std::vector<float> g1(x.size()), g2(x.size());
     QCOMPARE(s.predict(x.data(), g1.data()), again.predict(x.data(), g2.data()));
     QVERIFY(g1 == g2);
+    // Each descent's gradient is that of its own objective: central
+    // differences along the mapping features agree (the network is piecewise
+    // linear: a step across a kink may miss, rarely at this step), and the two
+    // differ.
+    std::vector<std::vector<float>> gradients;
+    for (const SurrogateDescent d : {SurrogateDescent::LogEdp, SurrogateDescent::OutputSum}) {
+        std::vector<float> g(x.size());
+        s.predict(x.data(), g.data(), d);
+        int agree = 0, checked = 0;
+        constexpr float h = 1e-3f;
+        for (std::size_t i = std::size_t(s.codec().problemFeatures()); i < x.size(); ++i) {
+            std::vector<float> up = x, down = x;
+            up[i] += h;
+            down[i] -= h;
+            const double difference =
+                (s.descentObjective(up.data(), d) - s.descentObjective(down.data(), d)) / (2.0 * h);
+            ++checked;
+            agree += std::abs(difference - g[i]) <= 1e-2 * (1.0 + std::abs(g[i]));
+        }
+        QVERIFY2(agree * 10 >= checked * 9,
+                 qPrintable(QString("%1 of %2 agree").arg(agree).arg(checked)));
+        gradients.push_back(g);
+    }
+    QVERIFY(gradients[0] != gradients[1]);
     // Projection of an encoded legal mapping gives a legal mapping.
     Mapping back;
     QVERIFY(s.codec().project(x.data(), space, back, rng, e));

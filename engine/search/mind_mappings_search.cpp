@@ -17,6 +17,8 @@
 //     every 50 injections; costs in EDP / algorithmic minimum, as the
 //     paper's).
 //     The state keeps the unprojected vector (the reference code's CNN mode).
+//     "gradient_outputs" = 1 descends the sum of the standardised outputs, as
+//     the reference code does, instead of the predicted log EDP.
 //   The true model is charged only to re-check candidates: every
 //   `steps_per_evaluation` surrogate steps (default 20) the best predicted
 //   mapping not yet checked is evaluated. Stats record surrogate steps and
@@ -56,6 +58,12 @@ class MindMappingsSearch : public Searcher {
         const int coolEvery = std::max(1, int(ctx.param("cooling_interval", 50)));
         const int stepsPerEval = std::max(1, int(ctx.param("steps_per_evaluation", 20)));
         const int maxDoublings = int(ctx.param("step_doublings", 8));
+        // The reference code's objective (param gradient_outputs = 1): see
+        // SurrogateDescent. Off by default: it helps some layers and hurts
+        // others (README, "Mind Mappings").
+        const SurrogateDescent descent = ctx.param("gradient_outputs", 0) != 0
+                                             ? SurrogateDescent::OutputSum
+                                             : SurrogateDescent::LogEdp;
 
         const MappingCodec& codec = surrogate.codec();
         const int P = codec.problemFeatures();
@@ -120,7 +128,7 @@ class MindMappingsSearch : public Searcher {
                 if (++injections % coolEvery == 0)
                     temperature *= cooling;
             } else {
-                surrogate.predict(x.data(), grad.data());
+                surrogate.predict(x.data(), grad.data(), descent);
                 Mapping next = current;
                 double alpha = alpha0;
                 for (int attempt = 0; attempt <= maxDoublings; ++attempt, alpha *= 2) {

@@ -448,7 +448,7 @@ Surrogate Surrogate::train(const Problem& p, const Architecture& a, const Surrog
     return s;
 }
 
-double Surrogate::predict(const float* x, float* grad) {
+double Surrogate::predict(const float* x, float* grad, SurrogateDescent descent) {
     const int F = codec_.features();
     x_.resize(F, 1);
     for (int i = 0; i < F; ++i)
@@ -460,13 +460,22 @@ double Surrogate::predict(const float* x, float* grad) {
                y(cyclesOutput_, 0) * out_.stddev[cyclesOutput_] + out_.mean[cyclesOutput_]);
     if (grad) {
         Eigen::MatrixXf dy = Eigen::MatrixXf::Zero(y.rows(), 1);
-        dy(energyOutput_, 0) = out_.stddev[energyOutput_];
-        dy(cyclesOutput_, 0) = out_.stddev[cyclesOutput_];
+        if (descent == SurrogateDescent::OutputSum) {
+            dy.setOnes();
+        } else {
+            dy(energyOutput_, 0) = out_.stddev[energyOutput_];
+            dy(cyclesOutput_, 0) = out_.stddev[cyclesOutput_];
+        }
         const Eigen::MatrixXf dx = net_.inputGradient(dy); // the weights stay frozen
         for (int i = 0; i < F; ++i)
             grad[i] = dx(i, 0) / in_.stddev[i]; // back to raw units
     }
     return value;
+}
+
+double Surrogate::descentObjective(const float* x, SurrogateDescent descent) {
+    const double logEdp = predict(x);
+    return descent == SurrogateDescent::OutputSum ? double(net_.forward(x_).sum()) : logEdp;
 }
 
 std::string Surrogate::cachePath(const std::string& dir, const Problem& p, const Architecture& a) {

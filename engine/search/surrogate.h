@@ -79,6 +79,12 @@ struct SurrogateReport {
     std::size_t parameters = 0;
 };
 
+// What Mind Mappings' gradient descent follows on the surrogate: the
+// predicted log(EDP / algorithmic minimum), or, as the paper's reference code
+// does (its loss is out.sum()), the sum of the network's standardised
+// outputs, utilization included.
+enum class SurrogateDescent { LogEdp, OutputSum };
+
 class Surrogate {
   public:
     // Outputs, in order: energy of each non-dummy storage level, utilization,
@@ -95,8 +101,11 @@ class Surrogate {
                            SurrogateReport& report, const Progress& progress = {});
 
     // Predicted log(EDP / EDP algorithmic minimum) of x (problem + mapping features,
-    // raw); when grad is given, d/dx of it (raw units) for the mapping part.
-    double predict(const float* x, float* grad = nullptr);
+    // raw); when grad is given, d/dx (raw units) of what `descent` follows.
+    double predict(const float* x, float* grad = nullptr,
+                   SurrogateDescent descent = SurrogateDescent::LogEdp);
+    // The value whose gradient predict() gives for `descent`.
+    double descentObjective(const float* x, SurrogateDescent descent);
     const MappingCodec& codec() const { return codec_; }
 
     void save(const std::string& path) const;
