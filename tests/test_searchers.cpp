@@ -45,6 +45,7 @@ class TestSearchers : public QObject {
     void mindMappingsAnswersFromTraining();
     void mindMappingsFindsBundledSurrogate();
     void mindMappingsRetrainsRefusedSurrogate();
+    void mindMappingsChainsOnThreads();
     void preparationShowsAsPhases();
     void surrogateSavesAndPredicts();
     void mlpInputGradient();
@@ -440,6 +441,40 @@ void TestSearchers::mindMappingsRetrainsRefusedSurrogate() {
     Surrogate::load(path, conv, a); // retrained for this family, in its place
     const SearchResult again = runSearch(space, "mind-mappings", s);
     QVERIFY(again.notes.empty() && !again.stats.count("surrogate_trained_seconds"));
+}
+
+// With two threads Mind Mappings descends two chains at once, the second on
+// its own RNG stream and the other objective: the first is the one-thread
+// search step for step (its checks, in order, are among the pair's), and
+// the pair is reproducible from its seed.
+void TestSearchers::mindMappingsChainsOnThreads() {
+    const Architecture a = eyeriss();
+    const Problem p = conv3x3();
+    const MapSpace space(p, a);
+    const QTemporaryDir empty;
+    SearchSettings one = budget(300);
+    one.modelDir = empty.path().toStdString();
+    one.deduplicate = false; // every check charged and traced
+    SearchSettings two = one;
+    two.budget.evaluations = 600;
+    two.threads = 2;
+    const SearchResult alone = runSearch(space, "mind-mappings", one);
+    const SearchResult pair = runSearch(space, "mind-mappings", two);
+    const SearchResult again = runSearch(space, "mind-mappings", two);
+    QVERIFY2(alone.found && pair.found, pair.stopReason.c_str());
+    QCOMPARE(alone.stats.at("chains"), 1.0);
+    QCOMPARE(pair.stats.at("chains"), 2.0);
+    QCOMPARE(alone.trace.size(), std::size_t(300));
+    QCOMPARE(pair.trace.size(), std::size_t(600));
+    std::size_t matched = 0;
+    for (const TracePoint& t : pair.trace)
+        if (matched < alone.trace.size() && t.cost == alone.trace[matched].cost)
+            ++matched;
+    QCOMPARE(matched, alone.trace.size());
+    QVERIFY(pair.bestCost <= alone.bestCost);
+    QCOMPARE(again.bestCost, pair.bestCost);
+    QCOMPARE(space.hash(again.best), space.hash(pair.best));
+    QCOMPARE(again.stats.at("surrogate_steps"), pair.stats.at("surrogate_steps"));
 }
 
 // Steps that are not search show as phases with how far they are: training

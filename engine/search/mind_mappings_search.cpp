@@ -19,6 +19,11 @@
 //     The state keeps the unprojected vector (the reference code's CNN mode).
 //     "gradient_outputs" = 1 descends the sum of the standardised outputs, as
 //     the reference code does, instead of the predicted log EDP.
+//   Chains: one descent per thread ("chains", default the run's threads), as
+//     Timeloop's mapper runs one search per thread. Chain 0 is the one-thread
+//     search; the others have RNG streams of their own, and with "portfolio"
+//     = 1 (default) every other chain descends the other objective, since
+//     neither wins on every layer (README, "Mind Mappings").
 //   The true model is charged only to re-check candidates: every
 //   `steps_per_evaluation` surrogate steps (default 20) the best predicted
 //   mapping not yet checked is evaluated. Stats record surrogate steps and
@@ -32,10 +37,134 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 
 namespace mw {
 
 namespace {
+
+// The descent's settings (paper Sec. 4.2 and App. A; the file's header).
+struct Descent {
+    double alpha0 = 1.0;
+    int injectEvery = 10;
+    double temperature0 = 50.0;
+    double cooling = 0.75;
+    int coolEvery = 50;
+    int maxDoublings = 8;
+};
+
+// One descent on the surrogate: its own copy of the network (a prediction
+// writes scratch), its own RNG stream, and the candidates it found, by
+// predicted cost, each checked with the true model once.
+struct Chain {
+    Chain(const Surrogate& net, SurrogateDescent follows, const Rng& stream, double t0)
+        : surrogate(net), descent(follows), rng(stream), temperature(t0) {}
+
+    Surrogate surrogate;
+    SurrogateDescent descent;
+    Rng rng;
+    std::vector<float> x, trial, grad; // problem and mapping features, raw
+    Mapping current{};
+    double currentCost = 0.0;
+    double temperature;
+    std::int64_t steps = 0, injections = 0, idleCheckpoints = 0;
+    double stepSeconds = 0.0;
+    std::multimap<double, Mapping> pending;
+    std::set<std::uint64_t> seen;
+    Evaluation scratch;
+
+    bool randomLegal(const MapSpace& space, Mapping& m) {
+        if (space.sampleLegal(rng, m, scratch, 2000))
+            return true;
+        m = space.sample(rng);
+        return space.repair(m, rng, scratch);
+    }
+
+    void consider(const MapSpace& space, const Mapping& m, double predicted) {
+        if (seen.insert(space.hash(m)).second) {
+            pending.emplace(predicted, m);
+            if (pending.size() > 256)
+                pending.erase(std::prev(pending.end()));
+        }
+    }
+
+    // From a random legal mapping; false when none is found.
+    bool start(const MapSpace& space, const Problem& p) {
+        const MappingCodec& codec = surrogate.codec();
+        const auto width = static_cast<std::size_t>(codec.features());
+        x.assign(width, 0.0f);
+        trial.assign(width, 0.0f);
+        grad.assign(width, 0.0f);
+        codec.encodeProblem(p, x.data());
+        if (!randomLegal(space, current))
+            return false;
+        codec.encode(current, x.data() + codec.problemFeatures());
+        currentCost = surrogate.predict(x.data());
+        consider(space, current, currentCost);
+        return true;
+    }
+
+    void step(const MapSpace& space, const Descent& d) {
+        const MappingCodec& codec = surrogate.codec();
+        const int P = codec.problemFeatures();
+        const int F = codec.features();
+        ++steps;
+        if (steps % d.injectEvery == 0) {
+            Mapping fresh;
+            if (randomLegal(space, fresh)) {
+                std::vector<float> y(x);
+                codec.encode(fresh, y.data() + P);
+                const double cost = surrogate.predict(y.data());
+                consider(space, fresh, cost);
+                // Odds on EDP / algorithmic minimum (the predictions are its log).
+                const double delta = std::exp(cost) - std::exp(currentCost);
+                if (delta < 0 || rng.uniform() < std::exp(-delta / temperature)) {
+                    x = y;
+                    current = fresh;
+                    currentCost = cost;
+                }
+            }
+            if (++injections % d.coolEvery == 0)
+                temperature *= d.cooling;
+            return;
+        }
+        surrogate.predict(x.data(), grad.data(), descent);
+        Mapping next = current;
+        double alpha = d.alpha0;
+        for (int attempt = 0; attempt <= d.maxDoublings; ++attempt, alpha *= 2) {
+            trial = x;
+            for (int i = P; i < F; ++i)
+                trial[std::size_t(i)] -= float(alpha) * grad[std::size_t(i)];
+            if (codec.project(trial.data(), space, next, rng, scratch) &&
+                space.hash(next) != space.hash(current))
+                break;
+        }
+        x.swap(trial);
+        std::vector<float> snapped(x);
+        codec.encode(next, snapped.data() + P);
+        current = next;
+        currentCost = surrogate.predict(snapped.data());
+        consider(space, current, currentCost);
+    }
+
+    // `n` steps, then the best predicted candidate not yet checked; false
+    // when there is none (every candidate is new to the chain, since `seen`
+    // filters them, so many such checkpoints in a row mean the space is spent).
+    bool advance(const MapSpace& space, const Descent& d, int n, Mapping& out) {
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < n; ++i)
+            step(space, d);
+        stepSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (pending.empty()) {
+            ++idleCheckpoints;
+            return false;
+        }
+        idleCheckpoints = 0;
+        out = pending.begin()->second;
+        pending.erase(pending.begin());
+        return true;
+    }
+};
 
 class MindMappingsSearch : public Searcher {
   public:
@@ -51,129 +180,96 @@ class MindMappingsSearch : public Searcher {
             "surrogate_ready_seconds",
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
 
-        const double alpha0 = ctx.param("learning_rate", 1.0);
-        const int injectEvery = std::max(1, int(ctx.param("injection_interval", 10)));
-        double temperature = ctx.param("temperature", 50.0);
-        const double cooling = ctx.param("cooling", 0.75);
-        const int coolEvery = std::max(1, int(ctx.param("cooling_interval", 50)));
+        Descent d;
+        d.alpha0 = ctx.param("learning_rate", 1.0);
+        d.injectEvery = std::max(1, int(ctx.param("injection_interval", 10)));
+        d.temperature0 = ctx.param("temperature", 50.0);
+        d.cooling = ctx.param("cooling", 0.75);
+        d.coolEvery = std::max(1, int(ctx.param("cooling_interval", 50)));
+        d.maxDoublings = int(ctx.param("step_doublings", 8));
         const int stepsPerEval = std::max(1, int(ctx.param("steps_per_evaluation", 20)));
-        const int maxDoublings = int(ctx.param("step_doublings", 8));
-        // The reference code's objective (param gradient_outputs = 1): see
-        // SurrogateDescent. Off by default: it helps some layers and hurts
-        // others (README, "Mind Mappings").
-        const SurrogateDescent descent = ctx.param("gradient_outputs", 0) != 0
-                                             ? SurrogateDescent::OutputSum
-                                             : SurrogateDescent::LogEdp;
+        // One chain per thread by default, as Timeloop's mapper runs one
+        // search per thread; chain 0 is the one-thread search.
+        const int chainCount =
+            std::max(1, int(ctx.param("chains", std::max(1, ctx.settings().threads))));
+        // What each chain descends (see SurrogateDescent): "gradient_outputs"
+        // 0 (default) the predicted log EDP, 1 the reference code's output
+        // sum. Neither wins everywhere (README, "Mind Mappings"), so with two
+        // chains or more, "portfolio" = 1 (default) has every other chain
+        // descend the one the others do not.
+        const bool outputSum = ctx.param("gradient_outputs", 0) != 0;
+        const bool portfolio = ctx.param("portfolio", 1) != 0;
 
-        const MappingCodec& codec = surrogate.codec();
-        const int P = codec.problemFeatures();
-        const int F = codec.features();
-        Rng& rng = ctx.rng();
-        Evaluation scratch;
-        const auto width = static_cast<std::size_t>(F);
-        std::vector<float> x(width), trial(width), grad(width);
-        codec.encodeProblem(p, x.data());
-
-        auto randomLegal = [&](Mapping& m) {
-            if (space.sampleLegal(rng, m, scratch, 2000))
-                return true;
-            m = space.sample(rng);
-            return space.repair(m, rng, scratch);
-        };
-        Mapping current;
-        if (!randomLegal(current)) {
-            ctx.stop("Mind Mappings: no legal starting mapping found");
-            return;
-        }
-        codec.encode(current, x.data() + P);
-        double currentCost = surrogate.predict(x.data());
-
-        // Candidates by predicted cost; each is checked with the true model once.
-        std::multimap<double, Mapping> pending;
-        std::map<std::uint64_t, bool> seen;
-        auto consider = [&](const Mapping& m, double predicted) {
-            if (seen.emplace(space.hash(m), true).second) {
-                pending.emplace(predicted, m);
-                if (pending.size() > 256)
-                    pending.erase(std::prev(pending.end()));
+        std::vector<Chain> chains;
+        chains.reserve(std::size_t(chainCount));
+        for (int c = 0; c < chainCount; ++c) {
+            const bool odd = portfolio && c % 2 == 1;
+            chains.emplace_back(
+                surrogate,
+                outputSum != odd ? SurrogateDescent::OutputSum : SurrogateDescent::LogEdp,
+                c == 0 ? ctx.rng() : Rng::stream(ctx.settings().seed, 0x4d4d, c), d.temperature0);
+            if (!chains.back().start(space, p)) {
+                ctx.stop("Mind Mappings: no legal starting mapping found");
+                return;
             }
-        };
-        consider(current, currentCost);
-        std::int64_t steps = 0, injections = 0, checks = 0, idleCheckpoints = 0;
+        }
         // Steps without a new candidate that end the search (param idle_steps).
         const std::int64_t maxIdleCheckpoints =
             std::max<std::int64_t>(1, std::int64_t(ctx.param("idle_steps", 20000)) / stepsPerEval);
-        // The comparison: what a surrogate step costs against a true
-        // evaluation (both in microseconds, from the same clock).
+
+        // The chains step in parallel, each on its own, and every
+        // `stepsPerEval` steps each hands its best predicted mapping not yet
+        // checked to the true model (the driver evaluates them in chain order).
+        std::vector<Mapping> candidates(chains.size());
+        std::vector<double> costs(chains.size());
         using Clock = std::chrono::steady_clock;
-        const auto loopStart = Clock::now();
-        double checkSeconds = 0.0;
+        std::int64_t checks = 0;
+        double checkSeconds = 0.0; // each batch's time after its slowest chain
+        std::vector<double> before(chains.size());
         while (!ctx.stopped()) {
-            ++steps;
-            if (steps % injectEvery == 0) {
-                Mapping fresh;
-                if (randomLegal(fresh)) {
-                    std::vector<float> y(x);
-                    codec.encode(fresh, y.data() + P);
-                    const double cost = surrogate.predict(y.data());
-                    consider(fresh, cost);
-                    // Odds on EDP / algorithmic minimum (the predictions are its log).
-                    const double delta = std::exp(cost) - std::exp(currentCost);
-                    if (delta < 0 || rng.uniform() < std::exp(-delta / temperature)) {
-                        x = y;
-                        current = fresh;
-                        currentCost = cost;
-                    }
-                }
-                if (++injections % coolEvery == 0)
-                    temperature *= cooling;
-            } else {
-                surrogate.predict(x.data(), grad.data(), descent);
-                Mapping next = current;
-                double alpha = alpha0;
-                for (int attempt = 0; attempt <= maxDoublings; ++attempt, alpha *= 2) {
-                    trial = x;
-                    for (int i = P; i < F; ++i)
-                        trial[std::size_t(i)] -= float(alpha) * grad[std::size_t(i)];
-                    if (codec.project(trial.data(), space, next, rng, scratch) &&
-                        space.hash(next) != space.hash(current))
-                        break;
-                }
-                x.swap(trial);
-                std::vector<float> snapped(x);
-                codec.encode(next, snapped.data() + P);
-                current = next;
-                currentCost = surrogate.predict(snapped.data());
-                consider(current, currentCost);
-            }
-            // Every candidate is new to this search (seen filters them), so an
-            // empty queue at many checkpoints in a row means the space is spent.
-            if (steps % stepsPerEval == 0)
-                idleCheckpoints = pending.empty() ? idleCheckpoints + 1 : 0;
-            if (idleCheckpoints >= maxIdleCheckpoints) {
+            for (std::size_t i = 0; i < chains.size(); ++i)
+                before[i] = chains[i].stepSeconds;
+            const auto t0 = Clock::now();
+            checks += std::int64_t(ctx.evaluateGenerated(
+                chains.size(),
+                [&](std::size_t i, Rng&, Mapping& out) {
+                    return chains[i].advance(space, d, stepsPerEval, out);
+                },
+                candidates.data(), costs.data()));
+            double slowest = 0.0;
+            for (std::size_t i = 0; i < chains.size(); ++i)
+                slowest = std::max(slowest, chains[i].stepSeconds - before[i]);
+            checkSeconds += std::chrono::duration<double>(Clock::now() - t0).count() - slowest;
+            bool idle = true;
+            for (const Chain& c : chains)
+                idle = idle && c.idleCheckpoints >= maxIdleCheckpoints;
+            if (idle) {
                 ctx.stop("Mind Mappings: no new mapping in " +
                          std::to_string(maxIdleCheckpoints * stepsPerEval) +
                          " steps: the space looks exhausted");
                 break;
             }
-            if (steps % stepsPerEval == 0 && !pending.empty()) {
-                const auto t0 = Clock::now();
-                ctx.evaluate(pending.begin()->second);
-                checkSeconds += std::chrono::duration<double>(Clock::now() - t0).count();
-                ++checks;
-                pending.erase(pending.begin());
-                ctx.setStat("surrogate_steps", double(steps));
-            }
         }
         if (!ctx.hasBest() && !trainingBest_.empty())
             answerFromTraining(ctx, "the budget ended before the surrogate's first check");
-        const double loopSeconds = std::chrono::duration<double>(Clock::now() - loopStart).count();
+        std::int64_t steps = 0, injections = 0;
+        double stepSeconds = 0.0;
+        for (const Chain& c : chains) {
+            steps += c.steps;
+            injections += c.injections;
+            stepSeconds += c.stepSeconds;
+        }
+        ctx.setStat("chains", double(chains.size()));
         ctx.setStat("surrogate_steps", double(steps));
         ctx.setStat("injections", double(injections));
+        // The comparison: what a surrogate step costs against a true
+        // check (microseconds on one thread; a check's time includes handing
+        // it to the driver and waiting for the other chains' checks).
         if (steps > 0)
-            ctx.setStat("surrogate_step_us", 1e6 * (loopSeconds - checkSeconds) / double(steps));
+            ctx.setStat("surrogate_step_us", 1e6 * stepSeconds / double(steps));
         if (checks > 0)
-            ctx.setStat("true_evaluation_us", 1e6 * checkSeconds / double(checks));
+            ctx.setStat("true_evaluation_us",
+                        1e6 * std::max(0.0, checkSeconds) * double(chains.size()) / double(checks));
     }
 
   private:
