@@ -452,11 +452,11 @@ void TestSearchers::mindMappingsChainsOnThreads() {
     const Problem p = conv3x3();
     const MapSpace space(p, a);
     const QTemporaryDir empty;
-    SearchSettings one = budget(300);
+    SearchSettings one = budget(150);
     one.modelDir = empty.path().toStdString();
     one.deduplicate = false; // every check charged and traced
     SearchSettings two = one;
-    two.budget.evaluations = 600;
+    two.budget.evaluations = 300;
     two.threads = 2;
     const SearchResult alone = runSearch(space, "mind-mappings", one);
     const SearchResult pair = runSearch(space, "mind-mappings", two);
@@ -464,8 +464,8 @@ void TestSearchers::mindMappingsChainsOnThreads() {
     QVERIFY2(alone.found && pair.found, pair.stopReason.c_str());
     QCOMPARE(alone.stats.at("chains"), 1.0);
     QCOMPARE(pair.stats.at("chains"), 2.0);
-    QCOMPARE(alone.trace.size(), std::size_t(300));
-    QCOMPARE(pair.trace.size(), std::size_t(600));
+    QCOMPARE(alone.trace.size(), std::size_t(150));
+    QCOMPARE(pair.trace.size(), std::size_t(300));
     std::size_t matched = 0;
     for (const TracePoint& t : pair.trace)
         if (matched < alone.trace.size() && t.cost == alone.trace[matched].cost)
