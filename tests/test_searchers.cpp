@@ -443,10 +443,10 @@ void TestSearchers::mindMappingsRetrainsRefusedSurrogate() {
     QVERIFY(again.notes.empty() && !again.stats.count("surrogate_trained_seconds"));
 }
 
-// With two threads Mind Mappings descends two chains at once, the second on
-// its own RNG stream and the other objective: the first is the one-thread
-// search step for step (its checks, in order, are among the pair's), and
-// the pair is reproducible from its seed.
+// Mind Mappings descends two chains at once by default, the second on its
+// own RNG stream and the other objective: the first is the one-chain search
+// step for step (its checks, in order, are among the pair's), and the pair
+// is the same run on one thread or two.
 void TestSearchers::mindMappingsChainsOnThreads() {
     const Architecture a = eyeriss();
     const Problem p = conv3x3();
@@ -456,10 +456,12 @@ void TestSearchers::mindMappingsChainsOnThreads() {
     one.modelDir = empty.path().toStdString();
     one.deduplicate = false; // every check charged and traced
     SearchSettings two = one;
+    one.params["chains"] = 1;
     two.budget.evaluations = 300;
     two.threads = 2;
     const SearchResult alone = runSearch(space, "mind-mappings", one);
     const SearchResult pair = runSearch(space, "mind-mappings", two);
+    two.threads = 1;
     const SearchResult again = runSearch(space, "mind-mappings", two);
     QVERIFY2(alone.found && pair.found, pair.stopReason.c_str());
     QCOMPARE(alone.stats.at("chains"), 1.0);

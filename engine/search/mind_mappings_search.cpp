@@ -19,11 +19,12 @@
 //     The state keeps the unprojected vector (the reference code's CNN mode).
 //     "gradient_outputs" = 1 descends the sum of the standardised outputs, as
 //     the reference code does, instead of the predicted log EDP.
-//   Chains: one descent per thread ("chains", default the run's threads), as
-//     Timeloop's mapper runs one search per thread. Chain 0 is the one-thread
-//     search; the others have RNG streams of their own, and with "portfolio"
-//     = 1 (default) every other chain descends the other objective, since
-//     neither wins on every layer (README, "Mind Mappings").
+//   Chains: "chains" descents (default 2, whatever the threads, so that a
+//     seed gives the same run on any; they step in parallel where there are
+//     threads). Chain 0 is the one-chain search step for step; the others
+//     have RNG streams of their own, and with "portfolio" = 1 (default)
+//     every other chain descends the other objective, since neither wins on
+//     every layer (README, "Mind Mappings").
 //   The true model is charged only to re-check candidates: every
 //   `steps_per_evaluation` surrogate steps (default 20) the best predicted
 //   mapping not yet checked is evaluated. Stats record surrogate steps and
@@ -188,10 +189,9 @@ class MindMappingsSearch : public Searcher {
         d.coolEvery = std::max(1, int(ctx.param("cooling_interval", 50)));
         d.maxDoublings = int(ctx.param("step_doublings", 8));
         const int stepsPerEval = std::max(1, int(ctx.param("steps_per_evaluation", 20)));
-        // One chain per thread by default, as Timeloop's mapper runs one
-        // search per thread; chain 0 is the one-thread search.
-        const int chainCount =
-            std::max(1, int(ctx.param("chains", std::max(1, ctx.settings().threads))));
+        // Two chains by default, whatever the threads (a seed gives the same
+        // run on one thread or two; on two, each chain has its own).
+        const int chainCount = std::max(1, int(ctx.param("chains", 2)));
         // What each chain descends (see SurrogateDescent): "gradient_outputs"
         // 0 (default) the predicted log EDP, 1 the reference code's output
         // sum. Neither wins everywhere (README, "Mind Mappings"), so with two
