@@ -182,12 +182,12 @@ class MindMappingsSearch : public Searcher {
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
 
         Descent d;
-        d.alpha0 = ctx.param("learning_rate", 1.0);
-        d.injectEvery = std::max(1, int(ctx.param("injection_interval", 10)));
-        d.temperature0 = ctx.param("temperature", 50.0);
-        d.cooling = ctx.param("cooling", 0.75);
-        d.coolEvery = std::max(1, int(ctx.param("cooling_interval", 50)));
-        d.maxDoublings = int(ctx.param("step_doublings", 8));
+        d.alpha0 = ctx.param("learning_rate", d.alpha0);
+        d.injectEvery = std::max(1, int(ctx.param("injection_interval", d.injectEvery)));
+        d.temperature0 = ctx.param("temperature", d.temperature0);
+        d.cooling = ctx.param("cooling", d.cooling);
+        d.coolEvery = std::max(1, int(ctx.param("cooling_interval", d.coolEvery)));
+        d.maxDoublings = int(ctx.param("step_doublings", d.maxDoublings));
         const int stepsPerEval = std::max(1, int(ctx.param("steps_per_evaluation", 20)));
         // Two chains by default, whatever the threads (a seed gives the same
         // run on one thread or two; on two, each chain has its own).
@@ -224,7 +224,11 @@ class MindMappingsSearch : public Searcher {
         std::vector<double> costs(chains.size());
         using Clock = std::chrono::steady_clock;
         std::int64_t checks = 0;
-        double checkSeconds = 0.0; // each batch's time after its slowest chain
+        // Each batch's time after its steps: the slowest chain's, or all of
+        // them shared among the threads, whichever is longer.
+        double checkSeconds = 0.0;
+        const double parallel = double(
+            std::min<std::size_t>(chains.size(), std::size_t(std::max(1, ctx.settings().threads))));
         std::vector<double> before(chains.size());
         while (!ctx.stopped()) {
             for (std::size_t i = 0; i < chains.size(); ++i)
@@ -236,10 +240,13 @@ class MindMappingsSearch : public Searcher {
                     return chains[i].advance(space, d, stepsPerEval, out);
                 },
                 candidates.data(), costs.data()));
-            double slowest = 0.0;
-            for (std::size_t i = 0; i < chains.size(); ++i)
+            double slowest = 0.0, all = 0.0;
+            for (std::size_t i = 0; i < chains.size(); ++i) {
                 slowest = std::max(slowest, chains[i].stepSeconds - before[i]);
-            checkSeconds += std::chrono::duration<double>(Clock::now() - t0).count() - slowest;
+                all += chains[i].stepSeconds - before[i];
+            }
+            checkSeconds += std::chrono::duration<double>(Clock::now() - t0).count() -
+                            std::max(slowest, all / parallel);
             bool idle = true;
             for (const Chain& c : chains)
                 idle = idle && c.idleCheckpoints >= maxIdleCheckpoints;
@@ -263,13 +270,13 @@ class MindMappingsSearch : public Searcher {
         ctx.setStat("surrogate_steps", double(steps));
         ctx.setStat("injections", double(injections));
         // The comparison: what a surrogate step costs against a true
-        // check (microseconds on one thread; a check's time includes handing
-        // it to the driver and waiting for the other chains' checks).
+        // check (microseconds of one thread; on several, a check's time
+        // includes handing it to the driver and waiting for the other chains).
         if (steps > 0)
             ctx.setStat("surrogate_step_us", 1e6 * stepSeconds / double(steps));
         if (checks > 0)
             ctx.setStat("true_evaluation_us",
-                        1e6 * std::max(0.0, checkSeconds) * double(chains.size()) / double(checks));
+                        1e6 * std::max(0.0, checkSeconds) * parallel / double(checks));
     }
 
   private:
