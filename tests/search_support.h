@@ -69,6 +69,9 @@ inline SearchSettings budget(std::int64_t evaluations, std::uint64_t seed = 1, i
     // (three rounds took CoSA's driver tests from 10 s to 140 s in release).
     s.params["keep_rounds"] = 1;
     s.params["keep_chains"] = 1;
+    // ... and no keep screening (test_searchers' cosaScreensSpecialisedKeeps
+    // tests it): six more solves per run.
+    s.params["keep_screen"] = 0;
     return s;
 }
 

@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "learn/mlp.h"
 #include "model/cost_model.h"
+#include "search/cosa_model.h"
 #include "search/network_search.h"
 #include "search/surrogate.h"
 #include "search_support.h"
@@ -34,6 +35,7 @@ class TestSearchers : public QObject {
     Q_OBJECT
   private slots:
     void cosaSchedules();
+    void cosaScreensSpecialisedKeeps();
     void cosaReportsInfeasibleMip();
     void cosaFillsRowStationaryArray();
     void cosaRefinementIsApart();
@@ -58,9 +60,10 @@ void TestSearchers::cosaSchedules() {
     const Architecture a = loadArchitecture(kSamples + "architectures/simba_like.json");
     const std::vector<Problem> problems = {
         conv3x3(), conv2dProblem("1x1/2", 1, 1, 256, 512, 14, 14, 1, 1, 2, 2)};
+    const SearchSettings s = budget(20);
     for (const Problem& p : problems) {
         const MapSpace space(p, a);
-        const SearchResult one = runSearch(space, "cosa", budget(20));
+        const SearchResult one = runSearch(space, "cosa", s);
         const QString where = QString::fromStdString(p.name);
         QVERIFY2(one.found, qPrintable(where + ": " + QString::fromStdString(one.stopReason)));
         QVERIFY2(evaluate(p, a, one.best).valid, qPrintable(where));
@@ -71,11 +74,61 @@ void TestSearchers::cosaSchedules() {
         QVERIFY(one.stats.at("solve_seconds") > 0);
         QCOMPARE(one.evaluations, std::int64_t(1)); // one-shot: the MIP's schedule only
         if (&p == &problems.front()) {
-            const SearchResult again = runSearch(space, "cosa", budget(20));
+            const SearchResult again = runSearch(space, "cosa", s);
             QVERIFY2(sameTrace(one, again), qPrintable(where));
             QCOMPARE(space.hash(one.best), space.hash(again.best));
         }
     }
+}
+
+// Where the map space leaves the PEs' buffers' keeps free, CoSA screens the
+// assignments of one tensor of its own to each (Eyeriss-like: 3! ways over
+// its three scratchpads), each from a short solve, before its keep rounds;
+// fixed keeps leave nothing to screen.
+void TestSearchers::cosaScreensSpecialisedKeeps() {
+    const Architecture a = eyeriss();
+    const Problem p = conv3x3();
+    const int L = a.numLevels(), T = p.numTensors();
+    const std::vector<int> spads{a.levelIndex("ifmap_spad"), a.levelIndex("weights_spad"),
+                                 a.levelIndex("psum_spad")};
+    const int glb = a.levelIndex("shared_glb");
+    const MapSpace open(p, a);
+    const cosa::CosaModel model(open, 0.1, 10.0, 0.0, 1.0, false);
+    std::vector<int> base(static_cast<std::size_t>(L), -1);
+    base[static_cast<std::size_t>(glb)] = 0b101;
+    const auto candidates = cosa::specialisedKeeps(open, model, base);
+    QCOMPARE(int(candidates.size()), 6);
+    std::set<std::vector<int>> distinct;
+    for (const std::vector<int>& masks : candidates) {
+        distinct.insert(masks);
+        QCOMPARE(masks[static_cast<std::size_t>(glb)], 0b101); // the base's
+        unsigned seen = 0;
+        for (int l : spads) {
+            const int m = masks[static_cast<std::size_t>(l)];
+            QVERIFY2(m > 0 && (m & (m - 1)) == 0, qPrintable(QString::number(m))); // one tensor
+            seen |= unsigned(m);
+        }
+        QCOMPARE(seen, (1u << T) - 1); // every tensor somewhere
+    }
+    QCOMPARE(int(distinct.size()), 6);
+    // The row-stationary constraints fix every scratchpad's keeps.
+    const MapSpace fixed(
+        p, a, loadConstraints(kSamples + "constraints/eyeriss_row_stationary.json", p, a));
+    const cosa::CosaModel fixedModel(fixed, 0.1, 10.0, 0.0, 1.0, false);
+    QVERIFY(cosa::specialisedKeeps(fixed, fixedModel, base).empty());
+
+    // A smaller layer for the run: the MIP's root takes seconds on conv3_x.
+    const Problem small = conv2dProblem("small", 1, 1, 16, 32, 14, 14, 3, 3);
+    const MapSpace smallSpace(small, a);
+    SearchSettings s = budget(20);
+    s.params["keep_screen"] = 1;
+    s.params["screen_nodes"] = 20;
+    const SearchResult r = runSearch(smallSpace, "cosa", s);
+    QVERIFY2(r.found, r.stopReason.c_str());
+    QCOMPARE(r.stats.at("keep_candidates"), 6.0);
+    QCOMPARE(r.stats.at("time_limited"), 0.0); // node limits alone here
+    QCOMPARE(r.evaluations, std::int64_t(1));  // still one-shot
+    QVERIFY(evaluate(small, a, r.best).valid);
 }
 
 // A keep and a factor fixed so that a buffer cannot hold its tile: CBC proves

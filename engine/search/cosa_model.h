@@ -51,6 +51,12 @@ class CosaModel {
     void setEnergyScale(double pJ) { energyScale_ = pJ; }
     // The MIP's estimate of a solution's energy (pJ; the MACs' own left out).
     double energyEstimate(const std::vector<double>& sol) const;
+    // log2 of the MIP's estimate of a solution's energy-delay product: its
+    // cycles column plus log2 of energyEstimate and the MACs' energy. The
+    // objective's energy term is a tangent of log2 E taken at one first
+    // scale, so it over-charges solutions far above that scale; this ranks
+    // solutions of different builds (keep choices) as EDP does.
+    double logEdpEstimate(const std::vector<double>& sol) const;
     // Seed CBC with a greedy schedule (MIP start): 0 none, 1 innermost level
     // filled first, 2 outermost on-chip level filled first.
     int greedyStartMode = 2;
@@ -240,5 +246,14 @@ class CosaModel {
     std::vector<std::vector<std::pair<int, std::size_t>>> patternVars_; // [l]: (col, pattern)
     std::vector<RankBlock> ranks_;
 };
+
+// Keep masks for screening (per level; -1 where a level's keeps are left to
+// the MIP or it has none): each bounded level below the outermost buffer (the
+// PEs' storage, e.g. Eyeriss' three scratchpads) keeps one tensor of its own
+// or nothing, every tensor going to one of them when there are levels enough
+// (otherwise every level keeping one), the other levels as in `base`; keeps
+// the map space fixes win. Empty when fewer than two such levels are free.
+std::vector<std::vector<int>> specialisedKeeps(const MapSpace& space, const CosaModel& model,
+                                               const std::vector<int>& base);
 
 } // namespace mw::cosa

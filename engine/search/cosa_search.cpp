@@ -65,8 +65,13 @@
 // * Keeps fixed by the map space: one solve from CBC's own start; with 8 s or
 //   more, a second from the greedy start ("mip_start" 2: fan-outs filled,
 //   then primes moved from DRAM into the outermost level first while the
-//   tiles fit; "two_starts"), the better MIP objective wins.
-// * Keeps free: the MIP alternates tilings and keeps (see run()).
+//   tiles fit; "two_starts"); the lower EDP estimate wins.
+// * Keeps free: the MIP screens one-tensor-per-buffer keeps for the PEs'
+//   storage, then alternates tilings and keeps (see run()).
+// * Solutions of different solves are ranked by the MIP's own estimate of
+//   their EDP (its cycles column times its energy parts; "rank_by_edp" = 0
+//   ranks by the objective, whose energy tangent is taken at one first scale
+//   and over-charges solutions far above it).
 // * The decode is checked exactly. If a tile overflows (halos, the stride
 //   approximation), that level's log capacity for the tensor is reduced by the
 //   overflow and the MIP is solved again (up to "resolves" = 3 times, within
@@ -82,19 +87,71 @@
 //   sinkDramLoop), before keep pruning, and CBC's other saved incumbents.
 // Stats: solve_seconds, mip_nodes, time_limited, mip_variables, mip_integers,
 // mip_constraints, mip_solves, proven_optimal, mip_objective, mip_bound,
-// energy_estimate_pj, keep_rounds, repaired, refine_evaluations.
+// energy_estimate_pj, keep_rounds, keep_candidates, repaired, refine_evaluations.
 #include "search/searchers.h"
 
 #include "search/cosa_model.h"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace mw {
+
+namespace cosa {
+
+std::vector<std::vector<int>> specialisedKeeps(const MapSpace& space, const CosaModel& model,
+                                               const std::vector<int>& base) {
+    const int L = space.arch().numLevels(), T = space.problem().numTensors();
+    const int outer = model.outermostBuffer();
+    std::vector<int> group;
+    for (int l = outer + 1; outer >= 0 && l < L; ++l) {
+        const LevelConstraint& lc = space.constraints().levels[static_cast<std::size_t>(l)];
+        if (space.levelHasTemporal(l) &&
+            !space.arch().levels[static_cast<std::size_t>(l)].unbounded() &&
+            (lc.keepFixed & ((1u << T) - 1)) != ((1u << T) - 1))
+            group.push_back(l);
+    }
+    std::vector<std::vector<int>> out;
+    if (group.size() < 2)
+        return out;
+    // Slots: the group's levels; values: a tensor or -1 (nothing), each
+    // tensor at most once.
+    std::vector<int> pick(group.size(), -1);
+    const int want = std::min<int>(T, int(group.size()));
+    std::function<void(std::size_t, unsigned)> place = [&](std::size_t i, unsigned used) {
+        if (i == group.size()) {
+            if (std::popcount(used) != want)
+                return;
+            std::vector<int> masks = base;
+            for (std::size_t j = 0; j < group.size(); ++j) {
+                const LevelConstraint& lc =
+                    space.constraints().levels[static_cast<std::size_t>(group[j])];
+                const unsigned mask = pick[j] < 0 ? 0u : 1u << pick[j];
+                masks[static_cast<std::size_t>(group[j])] =
+                    int((mask & ~unsigned(lc.keepFixed)) | (lc.keepValue & lc.keepFixed));
+            }
+            if (std::find(out.begin(), out.end(), masks) == out.end())
+                out.push_back(masks);
+            return;
+        }
+        for (int t = -1; t < T; ++t) {
+            if (t >= 0 && ((used >> t) & 1u))
+                continue;
+            pick[i] = t;
+            place(i + 1, t >= 0 ? used | (1u << t) : used);
+        }
+    };
+    place(0, 0u);
+    return out;
+}
+
+} // namespace cosa
 
 namespace {
 
@@ -131,7 +188,7 @@ class CosaSearch : public Searcher {
         bool timeLimited = false;
         int solves = 0;
         int crashes = 0;
-        auto solve = [&](double seconds) {
+        auto solve = [&](double seconds, int nodeLimit) {
             // Polled while CBC works: the run shows the solve as its phase,
             // done as the time limit is spent (node limits often end it sooner).
             const auto cancelled = [&] {
@@ -140,19 +197,23 @@ class CosaSearch : public Searcher {
             };
             const int mode = model.greedyStartMode;
             const std::optional<Mapping> from = model.startMapping;
-            MipSolution s = model.solve(seconds, maxNodes, cancelled);
-            // CBC 2.10's crashes (assertions, seen on two Simba-like ResNet-50
-            // layers) depend on its search path: the same model without the
-            // MIP start, or then without root cuts and with the other
-            // branching mode, gets through.
+            MipSolution s = model.solve(seconds, nodeLimit, cancelled);
+            // CBC 2.10's crashes (assertions, seen on three Simba-like
+            // ResNet-50 layers) depend on its search path: the same model
+            // without root cuts, or then also without the MIP start and with
+            // the other branching mode, gets through. (Without the start but
+            // with the cuts, layer4.0.conv3 crashed again 4 s in, and the
+            // last retry's second left found nothing.)
             for (int retry = 0; retry < 2 && !s.failure.empty() && !cancelled(); ++retry) {
                 ctx.setStat("solver_crashes", ++crashes);
-                model.greedyStartMode = 0;
-                model.startMapping.reset();
-                model.rootCuts = retry == 0;
-                model.localBranching = retry == 0 ? localBranching : !localBranching;
+                if (retry == 1) {
+                    model.greedyStartMode = 0;
+                    model.startMapping.reset();
+                    model.localBranching = !localBranching;
+                }
+                model.rootCuts = false;
                 solveSeconds += s.seconds;
-                s = model.solve(std::max(0.5, std::min(seconds, limit - elapsed())), maxNodes,
+                s = model.solve(std::max(0.5, std::min(seconds, limit - elapsed())), nodeLimit,
                                 cancelled);
             }
             if (!s.feasible && !s.infeasible && s.failure.empty() && !cancelled() &&
@@ -176,7 +237,7 @@ class CosaSearch : public Searcher {
             // A solve that ends before its node limit without proving anything
             // was stopped by the clock: its result depends on the machine's speed.
             if (s.failure.empty() && !s.optimal && !s.infeasible && !cancelled() &&
-                (maxNodes <= 0 || s.nodes < maxNodes))
+                (nodeLimit <= 0 || s.nodes < nodeLimit))
                 timeLimited = true;
             if (solves++ == 0) {
                 ctx.setStat("mip_variables", s.variables);
@@ -207,16 +268,24 @@ class CosaSearch : public Searcher {
         // solution so far, then the keeps for that tiling, each a MIP of the
         // same objective, until the objective stops improving. The paper's B
         // (which level keeps which tensor) is a given of its architecture;
-        // this is the MIP choosing it. Two chains start from the greedy
-        // schedule's keeps: every tensor it fits, and those that give reuse;
-        // the better MIP objective wins. Re-solves after an overflow get what
-        // is left.
+        // this is the MIP choosing it. A chain starts from the best screened
+        // keeps (below), two more from the greedy schedule's: every tensor it
+        // fits, and those that give reuse; the lower EDP estimate wins.
+        // Re-solves after an overflow get what is left.
         const double runs = resolves > 0 ? 0.9 * limit : limit;
         const int keepRounds =
             model.keepsFree() ? std::max(0, static_cast<int>(ctx.param("keep_rounds", 3))) : 0;
         MipSolution sol;
         Mapping solMapping{};
         double energyScale = 0.0;
+        // Solutions of different builds (keep choices, starts) are ranked by
+        // the MIP's own EDP estimate ("rank_by_edp", default 1), or by the MIP
+        // objective (0). Each rank is taken in the build that solved it.
+        const bool rankByEdp = ctx.param("rank_by_edp", 1) != 0;
+        auto rankOf = [&](const MipSolution& s) {
+            return rankByEdp ? model.logEdpEstimate(s.x) : s.objective;
+        };
+        double solRank = SearchContext::kInfinity;
         auto masksOf = [&](const Mapping& m) {
             std::vector<int> masks(static_cast<std::size_t>(L), -1);
             for (int l = 1; l < L; ++l) { // (keep pruning may drop a keep the space fixes)
@@ -229,9 +298,10 @@ class CosaSearch : public Searcher {
         };
         // The best solution so far, its schedule and energy (decoded in the
         // build that solved it).
-        auto adopt = [&](MipSolution& s, const Mapping& decoded, double energy) {
+        auto adopt = [&](MipSolution& s, const Mapping& decoded, double energy, double rank) {
             solMapping = decoded;
             energyScale = energy;
+            solRank = rank;
             sol = std::move(s);
         };
         int rounds = 0;
@@ -245,17 +315,19 @@ class CosaSearch : public Searcher {
                     break;
                 model.keepMasks = masksOf(current);
                 model.startMapping = current;
-                MipSolution tiled = solve(0.8 * left / double(keepRounds - round));
+                MipSolution tiled = solve(0.8 * left / double(keepRounds - round), maxNodes);
                 if (!tiled.feasible)
                     break;
                 ++rounds;
                 // (Each solution decodes in the build that solved it.)
                 const Mapping tiling = model.decode(tiled.x);
                 const double tiledEnergy = model.energyEstimate(tiled.x);
+                const double tiledRank = rankOf(tiled);
                 model.keepMasks.clear();
                 model.fixedTiling = tiling;
                 model.startMapping = tiling;
-                MipSolution kept = solve(std::max(0.1, 0.25 * (until - elapsed())));
+                MipSolution kept = solve(std::max(0.1, 0.25 * (until - elapsed())), maxNodes);
+                const double keptRank = kept.feasible ? rankOf(kept) : SearchContext::kInfinity;
                 model.fixedTiling.reset();
                 const bool keepsWin = kept.feasible && kept.objective <= tiled.objective;
                 MipSolution& better = keepsWin ? kept : tiled;
@@ -264,17 +336,64 @@ class CosaSearch : public Searcher {
                 objective = better.objective;
                 const Mapping decoded = keepsWin ? model.decode(kept.x) : tiling;
                 const double energy = keepsWin ? model.energyEstimate(kept.x) : tiledEnergy;
+                const double rank = keepsWin ? keptRank : tiledRank;
                 current = decoded;
                 model.pruneKeeps(current);
-                if (!sol.feasible || better.objective < sol.objective)
-                    adopt(better, decoded, energy);
+                if (!sol.feasible || rank < solRank)
+                    adopt(better, decoded, energy, rank);
             }
         };
         Mapping greedy{};
         if (keepRounds > 0 && model.greedySchedule(model.closestFill, greedy)) {
             Mapping pruned = greedy;
             model.pruneKeeps(pruned);
-            const double start = elapsed();
+            double start = elapsed();
+            // Screening ("keep_screen", default 1): the alternation only
+            // moves keeps near its start, and the greedy keeps are rarely
+            // near the best (ResNet-50 on Eyeriss-like: the MIP rates the
+            // row-stationary keeps' schedule of layer2.0.conv1 at 244
+            // J*cycle, its chains' best at 3,377). Each assignment of one
+            // tensor of its own to each level of the PEs' storage
+            // (specialisedKeeps) gets an equal share of "screen_share" (0.6)
+            // of the time, at most "screen_nodes" (60) nodes, from CBC's own
+            // start; a chain starts from the one of least EDP estimate. The
+            // shares are clock-bound (stat time_limited).
+            const std::vector<std::vector<int>> candidates =
+                ctx.param("keep_screen", 1) != 0 ? specialisedKeeps(space, model, masksOf(pruned))
+                                                 : std::vector<std::vector<int>>{};
+            if (!candidates.empty()) {
+                const int screenNodes =
+                    static_cast<int>(std::clamp(ctx.param("screen_nodes", 60), 1.0, 1e9));
+                const double screenShare = std::clamp(ctx.param("screen_share", 0.6), 0.0, 0.7);
+                const double screenUntil = start + screenShare * (runs - start);
+                // CBC's own start: the greedy start's tiles, made for other
+                // keeps, are poor ones, and a short solve seldom leaves them.
+                const int mode = model.greedyStartMode;
+                model.greedyStartMode = 0;
+                model.startMapping.reset();
+                std::optional<Mapping> screened;
+                double screenedRank = SearchContext::kInfinity;
+                for (std::size_t i = 0; i < candidates.size() && !ctx.cancelRequested(); ++i) {
+                    const double left = screenUntil - elapsed();
+                    if (left < 0.1)
+                        break;
+                    model.keepMasks = candidates[i];
+                    MipSolution s = solve(left / double(candidates.size() - i), screenNodes);
+                    if (!s.feasible)
+                        continue;
+                    const double rank = rankOf(s);
+                    if (rank < screenedRank) {
+                        screenedRank = rank;
+                        screened = model.decode(s.x);
+                    }
+                }
+                model.greedyStartMode = mode;
+                model.keepMasks.clear();
+                ctx.setStat("keep_candidates", double(candidates.size()));
+                if (screened)
+                    chain(*screened, start + (0.3 + screenShare) * (runs - start));
+                start = elapsed();
+            }
             const bool both = masksOf(pruned) != masksOf(greedy) && ctx.param("keep_chains", 2) > 1;
             chain(pruned, both ? start + 0.6 * (runs - start) : runs);
             if (both)
@@ -295,16 +414,18 @@ class CosaSearch : public Searcher {
                 model.greedyStartMode > 0 && ctx.param("two_starts", 1) != 0 && limit >= 8.0;
             const int mode = model.greedyStartMode;
             model.greedyStartMode = 0;
-            MipSolution own = solve(twoStarts ? 0.6 * (runs - elapsed()) : runs - elapsed());
+            MipSolution own =
+                solve(twoStarts ? 0.6 * (runs - elapsed()) : runs - elapsed(), maxNodes);
             model.greedyStartMode = mode;
             if (own.feasible)
-                adopt(own, model.decode(own.x), model.energyEstimate(own.x));
+                adopt(own, model.decode(own.x), model.energyEstimate(own.x), rankOf(own));
             else
                 sol = std::move(own);
             if (twoStarts && !ctx.cancelRequested() && runs - elapsed() > 0.3) {
-                MipSolution other = solve(runs - elapsed());
-                if (other.feasible && (!sol.feasible || other.objective < sol.objective))
-                    adopt(other, model.decode(other.x), model.energyEstimate(other.x));
+                MipSolution other = solve(runs - elapsed(), maxNodes);
+                if (other.feasible && (!sol.feasible || rankOf(other) < solRank))
+                    adopt(other, model.decode(other.x), model.energyEstimate(other.x),
+                          rankOf(other));
             }
             if (!sol.feasible)
                 return fail(sol);
@@ -339,7 +460,7 @@ class CosaSearch : public Searcher {
             const double left = limit - elapsed();
             if (!capacityOnly || left < 0.1)
                 break;
-            MipSolution s = solve(round + 1 == resolves ? left : left / 2);
+            MipSolution s = solve(round + 1 == resolves ? left : left / 2, maxNodes);
             if (!s.feasible)
                 break;
             sol = std::move(s);

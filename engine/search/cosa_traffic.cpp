@@ -349,4 +349,9 @@ double CosaModel::energyEstimate(const std::vector<double>& sol) const {
     return e * energyScale_;
 }
 
+double CosaModel::logEdpEstimate(const std::vector<double>& sol) const {
+    const double energy = double(p_.computes()) * a_.compute.macEnergy + energyEstimate(sol);
+    return sol[static_cast<std::size_t>(cyc_)] + std::log2(std::max(energy, 1e-9));
+}
+
 } // namespace mw::cosa
