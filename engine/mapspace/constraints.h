@@ -54,6 +54,14 @@ struct LevelConstraint {
         spatialY.fill(0);
     }
     void allowSpatial(std::uint32_t dims) { spatialAllowedX = spatialAllowedY = dims; }
+    // `mask` with the fixed keep bits set as the constraint fixes them.
+    std::uint8_t withFixedKeeps(unsigned mask) const {
+        return static_cast<std::uint8_t>((mask & ~unsigned(keepFixed)) | (keepValue & keepFixed));
+    }
+    // Whether `mask` keeps every fixed tensor as the constraint fixes it.
+    bool keepsHold(unsigned mask) const {
+        return (mask & keepFixed) == unsigned(keepValue & keepFixed);
+    }
 };
 
 struct MapSpaceConstraints {

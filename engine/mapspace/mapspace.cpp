@@ -257,8 +257,7 @@ void MapSpace::applyFixed(Mapping& m) const {
         }
         lc.order.apply(lm.order, problem_->numDims());
         lc.spatialOrder.apply(lm.spatialOrder, problem_->numDims());
-        lm.keepMask = static_cast<std::uint8_t>((lm.keepMask & ~lc.keepFixed) |
-                                                (lc.keepValue & lc.keepFixed));
+        lm.keepMask = lc.withFixedKeeps(lm.keepMask);
         if (l == 0)
             lm.keepMask = static_cast<std::uint8_t>((1u << problem_->numTensors()) - 1);
         if (arch_->levels[l].cls == LevelClass::Dummy)
@@ -354,7 +353,7 @@ bool MapSpace::meetsConstraints(const Mapping& m) const {
             if (!levelHasTemporal(l) && lm.temporal[d] > 1)
                 return false;
         }
-        if ((lm.keepMask & lc.keepFixed) != (lc.keepValue & lc.keepFixed))
+        if (!lc.keepsHold(lm.keepMask))
             return false;
         // Only the relative order of real loops matters.
         if (lc.order.constrains() || lc.spatialOrder.constrains()) {

@@ -345,7 +345,7 @@ void CosaModel::build() {
         std::vector<std::pair<int, double>> one;
         for (std::size_t q = 0; q < patterns_.size(); ++q) {
             const KeepPattern& kp = patterns_[q];
-            if ((kp.mask & lc.keepFixed) != (lc.keepValue & lc.keepFixed))
+            if (!lc.keepsHold(kp.mask))
                 continue;
             if (static_cast<std::size_t>(l) < keepMasks.size() &&
                 keepMasks[static_cast<std::size_t>(l)] >= 0 &&

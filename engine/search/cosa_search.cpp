@@ -133,8 +133,7 @@ std::vector<std::vector<int>> specialisedKeeps(const MapSpace& space, const Cosa
                 const LevelConstraint& lc =
                     space.constraints().levels[static_cast<std::size_t>(group[j])];
                 const unsigned mask = pick[j] < 0 ? 0u : 1u << pick[j];
-                masks[static_cast<std::size_t>(group[j])] =
-                    int((mask & ~unsigned(lc.keepFixed)) | (lc.keepValue & lc.keepFixed));
+                masks[static_cast<std::size_t>(group[j])] = lc.withFixedKeeps(mask);
             }
             if (std::find(out.begin(), out.end(), masks) == out.end())
                 out.push_back(masks);
@@ -291,8 +290,7 @@ class CosaSearch : public Searcher {
             for (int l = 1; l < L; ++l) { // (keep pruning may drop a keep the space fixes)
                 const LevelConstraint& lc = space.constraints().levels[static_cast<std::size_t>(l)];
                 masks[static_cast<std::size_t>(l)] =
-                    (m.levels[static_cast<std::size_t>(l)].keepMask & ~lc.keepFixed) |
-                    (lc.keepValue & lc.keepFixed);
+                    lc.withFixedKeeps(m.levels[static_cast<std::size_t>(l)].keepMask);
             }
             return masks;
         };

@@ -144,8 +144,7 @@ class Plan {
             LevelMapping& lm = base_.levels[l];
             lc.order.apply(lm.order, D_);
             lc.spatialOrder.apply(lm.spatialOrder, D_);
-            lm.keepMask =
-                std::uint8_t((lm.keepMask & ~lc.keepFixed) | (lc.keepValue & lc.keepFixed));
+            lm.keepMask = lc.withFixedKeeps(lm.keepMask);
             if (l == 0)
                 lm.keepMask = std::uint8_t((1u << T_) - 1);
             if (!space.levelHasTemporal(l))
