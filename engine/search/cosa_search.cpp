@@ -369,8 +369,8 @@ class CosaSearch : public Searcher {
                 const int mode = model.greedyStartMode;
                 model.greedyStartMode = 0;
                 model.startMapping.reset();
-                std::optional<Mapping> screened;
-                double screenedRank = SearchContext::kInfinity;
+                // The best screened solution is a schedule in its own right:
+                // adopted, and a chain's start.
                 for (std::size_t i = 0; i < candidates.size() && !ctx.cancelRequested(); ++i) {
                     const double left = screenUntil - elapsed();
                     if (left < 0.1)
@@ -380,16 +380,14 @@ class CosaSearch : public Searcher {
                     if (!s.feasible)
                         continue;
                     const double rank = rankOf(s);
-                    if (rank < screenedRank) {
-                        screenedRank = rank;
-                        screened = model.decode(s.x);
-                    }
+                    if (!sol.feasible || rank < solRank)
+                        adopt(s, model.decode(s.x), model.energyEstimate(s.x), rank);
                 }
                 model.greedyStartMode = mode;
                 model.keepMasks.clear();
                 ctx.setStat("keep_candidates", double(candidates.size()));
-                if (screened)
-                    chain(*screened, start + (0.3 + screenShare) * (runs - start));
+                if (sol.feasible)
+                    chain(solMapping, start + (0.3 + screenShare) * (runs - start));
                 start = elapsed();
             }
             const bool both = masksOf(pruned) != masksOf(greedy) && ctx.param("keep_chains", 2) > 1;
