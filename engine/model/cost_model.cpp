@@ -216,8 +216,7 @@ void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::T
         const std::uint8_t keepMask = m.levels[l].keepMask;
         for (int t = 0; t < T; ++t) {
             const DataSpace& ds = p.tensors[t];
-            const i64 tile =
-                model_detail::tileExtents(terms, t, ds.numRanks, ext[l], tiles.extent[l][t]);
+            const i64 tile = model_detail::tileExtents(terms, t, ext[l], tiles.extent[l][t]);
             tiles.size[l][t] = tile;
             // A sparse tensor is stored compressed: its expected nonzeros. (Its
             // traffic is scaled once the dense counts are known, below.)

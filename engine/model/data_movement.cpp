@@ -52,37 +52,38 @@ namespace mw::model_detail {
 
 namespace {
 
-// A displacement in one tensor's coordinates, one entry per rank; the lanes
-// past the tensor's ranks stay zero, so every operation runs over all lanes
-// (fixed trip counts the compiler unrolls and vectorizes).
-struct Disp {
-    i64 r[kMaxRanks];
-};
+// A displacement in one tensor's coordinates, one entry per lane (Terms: a
+// live rank); the lanes past the tensor's stay zero, so every operation runs
+// over all W lanes (fixed trip counts the compiler unrolls and vectorizes).
+// W is 4 where every tensor has at most 4 live ranks (convolutions at batch
+// 1 and one group, GEMMs), else kMaxRanks: a third less lane work where it
+// fits.
+template <int W> struct Disp { i64 r[W]; };
 
-Disp zeroDisp() {
-    Disp v;
-    for (int i = 0; i < kMaxRanks; ++i)
+template <int W> Disp<W> zeroDisp() {
+    Disp<W> v;
+    for (int i = 0; i < W; ++i)
         v.r[i] = 0;
     return v;
 }
 
-bool sameDisp(const Disp& a, const Disp& b) {
+template <int W> bool sameDisp(const Disp<W>& a, const Disp<W>& b) {
     bool same = true;
-    for (int i = 0; i < kMaxRanks; ++i)
+    for (int i = 0; i < W; ++i)
         same &= a.r[i] == b.r[i];
     return same;
 }
 
 // Tensor t's coordinates as a table by dimension (Terms::unit), so that a
-// loop's displacement is one multiplication per rank.
-struct Projection {
+// loop's displacement is one multiplication per lane.
+template <int W> struct Projection {
     const i64 (*unit)[kMaxRanks];
 
     Projection(const Terms& all, int t) : unit(all.unit[t]) {}
     // Displacement when dimension `dim` steps by `step` coordinates.
-    Disp displacement(int dim, i64 step) const {
-        Disp v;
-        for (int r = 0; r < kMaxRanks; ++r)
+    Disp<W> displacement(int dim, i64 step) const {
+        Disp<W> v;
+        for (int r = 0; r < W; ++r)
             v.r[r] = unit[dim][r] * step;
         return v;
     }
@@ -162,12 +163,12 @@ i64 countDistinct(i64* keys, i64 n, Groups* groups = nullptr) {
 // The children of one level's spatial fan-out, as one tensor sees them: each
 // child's offset (the translation of its delta from the first child's), the
 // number of distinct offsets, and the link transfers a given step allows.
-class SpatialFanout {
+template <int W> class SpatialFanout {
   public:
-    // Describes level `level`'s fan-out to tensor t's eyes.
-    void reset(const DataSpace& ds, const Projection& proj, const LoopNest& nest, int level,
-               i64 fanout) {
-        R_ = ds.numRanks;
+    // Describes level `level`'s fan-out to tensor t's eyes (`lanes` of its
+    // lanes live).
+    void reset(int lanes, const Projection<W>& proj, const LoopNest& nest, int level, i64 fanout) {
+        R_ = lanes;
         n_ = nest.numSpatial[level];
         nx_ = nest.numSpatialX[level];
         fanout_ = fanout;
@@ -231,7 +232,7 @@ class SpatialFanout {
     // delta (and the deltas have the same shape): the children served by a
     // neighbour, and the distinct deltas left for the parent.
     // `left` receives the groups of the children left to the parent.
-    void linkTransfers(const Disp& tau, i64& served, i64& remaining, Groups& left) {
+    void linkTransfers(const Disp<W>& tau, i64& served, i64& remaining, Groups& left) {
         served = 0;
         remaining = distinct_;
         if (!reaches(tau))
@@ -259,12 +260,12 @@ class SpatialFanout {
 
     // Whether two children's offsets may differ by tau (else no child can
     // have a neighbour's delta: the outer loops' moves, mostly).
-    bool reaches(const Disp& tau) {
+    bool reaches(const Disp<W>& tau) {
         prepareKeys();
         if (radixOverflow_)
             return false;
         bool beyond = false;
-        for (int r = 0; r < kMaxRanks; ++r)
+        for (int r = 0; r < W; ++r)
             beyond |= std::abs(tau.r[r]) > spread_[r];
         return !beyond;
     }
@@ -298,11 +299,11 @@ class SpatialFanout {
             else
                 mult = next;
         }
-        for (int r = R_; r < kMaxRanks; ++r)
+        for (int r = R_; r < W; ++r)
             spread_[r] = 0;
     }
 
-    i64 keyOf(const Disp& v, bool offset) const {
+    i64 keyOf(const Disp<W>& v, bool offset) const {
         i64 k = 0;
         for (int r = 0; r < R_; ++r)
             k += (offset ? v.r[r] - lo_[r] : v.r[r]) * radix_[r];
@@ -398,7 +399,7 @@ class SpatialFanout {
     int R_ = 0, n_ = 0, nx_ = 0;
     i64 fanout_ = 1, gridX_ = 1, gridY_ = 1, logicalX_ = 1;
     i64 factor_[kMaxDims];
-    Disp u_[kMaxDims];
+    Disp<W> u_[kMaxDims];
     unsigned mask_[kMaxDims]; // ranks each loop moves
     i64 lo_[kMaxRanks], spread_[kMaxRanks], radix_[kMaxRanks];
     bool keysReady_ = false, radixOverflow_ = false;
@@ -446,7 +447,9 @@ struct Deliveries {
     // `weight` invocations of `words` words per child whose deltas may come
     // from neighbours: the first child's tile moved by tau since the last
     // delta, and that delta had the same shape.
-    void linkable(SpatialFanout& sp, i64 distinct, double weight, i64 words, const Disp& tau) {
+    template <int W>
+    void linkable(SpatialFanout<W>& sp, i64 distinct, double weight, i64 words,
+                  const Disp<W>& tau) {
         if (words == 0 || weight == 0.0)
             return;
         i64 served = 0, left = 0;
@@ -485,7 +488,7 @@ i64 roundHalfAway(double x) {
 }
 
 // Words of a tile with rank extents `e` that a copy moved by tau does not cover.
-i64 overlapWith(const i64* e, const Disp& tau, int R) {
+template <int W> i64 overlapWith(const i64* e, const Disp<W>& tau, int R) {
     i64 overlap = 1;
     for (int r = 0; r < R; ++r) {
         const i64 keep = e[r] - std::abs(tau.r[r]);
@@ -496,14 +499,12 @@ i64 overlapWith(const i64* e, const Disp& tau, int R) {
 
 } // namespace
 
-i64 distinctChildOffsets(const Problem& p, const Terms& terms, const LoopNest& nest, int level,
-                         int t, i64 fanout) {
+i64 distinctChildOffsets(const Terms& terms, const LoopNest& nest, int level, int t, i64 fanout) {
     if (fanout <= 1)
         return 1;
-    const DataSpace& ds = p.tensors[t];
-    const Projection proj(terms, t);
-    SpatialFanout fan;
-    fan.reset(ds, proj, nest, level, fanout);
+    const Projection<kMaxRanks> proj(terms, t);
+    SpatialFanout<kMaxRanks> fan;
+    fan.reset(terms.lanes[t], proj, nest, level, fanout);
     return fan.distinct();
 }
 
@@ -513,7 +514,7 @@ void neighbourTranslations(const Problem& p, const Terms& terms, const LoopNest&
     if (fanout <= 1)
         return;
     const DataSpace& ds = p.tensors[t];
-    const Projection proj(terms, t);
+    const Projection<kMaxRanks> proj(terms, t);
     // Children numbered in nest order (the first spatial loop fastest), each
     // with its tile's offset from the first child's; rows of gridX on the grid
     // (SpatialFanout::bruteForce's neighbours).
@@ -522,7 +523,7 @@ void neighbourTranslations(const Problem& p, const Terms& terms, const LoopNest&
     i64 count = 1;
     for (int s = 0; s < nest.numSpatial[level]; ++s) {
         const LoopNest::Loop& loop = nest.spatial[level][s];
-        Disp u = zeroDisp();
+        Disp<kMaxRanks> u = zeroDisp<kMaxRanks>();
         if ((ds.dimMask >> loop.dim) & 1u)
             u = proj.displacement(loop.dim, loop.stride);
         for (i64 d = 1; d < loop.factor; ++d)
@@ -648,30 +649,38 @@ Terms::Terms(const Problem& p) {
         for (int d = 0; d < kMaxDims; ++d)
             for (int r = 0; r < kMaxRanks; ++r)
                 unit[d][r] = 0;
-        int n = 0;
+        int n = 0, lane = 0;
         for (int r = 0; r < ds.numRanks; ++r) {
+            const int first = n;
             for (int i = 0; i < ds.ranks[r].numTerms; ++i) {
                 const int d = ds.ranks[r].terms[i].dim;
                 const i64 coef = ds.ranks[r].terms[i].coef;
-                // A dimension of bound 1 never moves a tile or widens it.
                 if (p.dims[d].bound > 1) {
-                    term[t][n++] = {d, r, coef, coef < 0 ? -coef : coef};
-                    unit[d][r] += coef;
+                    term[t][n++] = {d, lane, coef, coef < 0 ? -coef : coef};
+                    unit[d][lane] += coef;
                 }
             }
-            rankEnd[t][r] = n;
+            if (n > first)
+                rankEnd[t][lane++] = n;
         }
         count[t] = n;
+        lanes[t] = lane;
+        maxLanes = std::max(maxLanes, lane);
     }
 }
 
-void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m, const Factors& f,
-                       const Terms& terms, const Tiles& tiles, const LoopNest& nest, int t,
-                       LevelDelivery* deliveries, int reuse, Evaluation& out) {
+namespace {
+
+// countDataMovement on W lanes.
+template <int W>
+void countOnLanes(const Problem& p, const Architecture& a, const Mapping& m, const Factors& f,
+                  const Terms& terms, const Tiles& tiles, const LoopNest& nest, int t,
+                  LevelDelivery* deliveries, int reuse, Evaluation& out) {
+    using Disp = model_detail::Disp<W>;
     const int L = a.numLevels();
     const DataSpace& ds = p.tensors[t];
-    const int R = ds.numRanks;
-    const Projection proj(terms, t);
+    const int lanes = terms.lanes[t];
+    const Projection<W> proj(terms, t);
 
     // The temporal loops in classes: each loop that moves t's tiles is a
     // class, and so is each run of loops that do not. A class's g is its
@@ -702,7 +711,7 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
         // not branched on (a search's loops are a coin toss to a predictor).
         int classOf[kMaxLevels * kMaxDims + 1]; // the class holding each loop
         const int n = nest.numTemporal;
-        Disp S = zeroDisp();
+        Disp S = zeroDisp<W>();
         int k = -1, begin = 0;
         bool lastMoves = true; // (so that loop 0 begins a class)
         for (int i = 0; i < n; ++i) {
@@ -716,7 +725,7 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
             c.begin = begin;
             c.moves = moves;
             c.step = proj.displacement(loop.dim, loop.stride);
-            for (int r = 0; r < kMaxRanks; ++r) {
+            for (int r = 0; r < W; ++r) {
                 c.S.r[r] = S.r[r];
                 c.g.r[r] = c.step.r[r] - S.r[r];
                 S.r[r] += c.step.r[r];
@@ -747,8 +756,8 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
 
     Deliveries deliv[kMaxLevels];
     i64 distinctAll[kMaxLevels];
-    SpatialFanout fan;
-    const Disp zero = zeroDisp();
+    SpatialFanout<W> fan;
+    const Disp zero = zeroDisp<W>();
     // What level par's innermost loop hands down to its children (the tiles
     // of level par + 1, or operands of the MACs below the innermost level),
     // and the distinct offsets of its children.
@@ -758,7 +767,7 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
         const i64 F = f.fanout[par];
         i64 distinct = 1;
         if (F > 1) {
-            fan.reset(ds, proj, nest, par, F);
+            fan.reset(lanes, proj, nest, par, F);
             distinct = fan.distinct();
         }
         distinctOut = distinct;
@@ -791,14 +800,15 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
                         d.linkable(fan, distinct, rest, 1, zero);
                     for (int k = k0 + 1; k < numClasses; ++k) {
                         Disp tau;
-                        for (int r = 0; r < kMaxRanks; ++r)
+                        for (int r = 0; r < W; ++r)
                             tau.r[r] = cls[k].g.r[r] + c0.S.r[r];
                         d.linkable(fan, distinct, cls[k].w, 1, tau);
                     }
                 }
             } else {
                 // Step 0's delta (S0): the tile less its overlap with the last.
-                const i64 overlap0 = c0.moves ? overlapWith(tiles.extent[child][t], tau0, R) : tile;
+                const i64 overlap0 =
+                    c0.moves ? overlapWith(tiles.extent[child][t], tau0, lanes) : tile;
                 const i64 delta0 = tile - overlap0;
                 const bool fullShape = overlap0 == 0; // S0 is a whole tile
                 const double SW = rest + (delta0 == tile ? 0.0 : twinWeight(k0));
@@ -811,7 +821,7 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
                     d.linkable(fan, distinct, (n0 - 1.0) * Q1, delta0, tau0);
                     for (int k = k0 + 1; k < numClasses; ++k) {
                         Disp tau;
-                        for (int r = 0; r < kMaxRanks; ++r)
+                        for (int r = 0; r < W; ++r)
                             tau.r[r] = cls[k].g.r[r] + c0.S.r[r];
                         d.linkable(fan, distinct, cls[k].w, tile, tau);
                     }
@@ -854,7 +864,7 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
             i64 denom = tiles.size[l][t];
             if (f.fanout[l - 1] > 1) { // the parent's spatial working set
                 denom = 1;
-                for (int r = 0; r < R; ++r) {
+                for (int r = 0; r < ds.numRanks; ++r) {
                     const Rank& rank = ds.ranks[r];
                     i64 x = 1;
                     for (int i = 0; i < rank.numTerms; ++i) {
@@ -929,6 +939,17 @@ void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m
         }
         ts.sharedBy = std::max<i64>(1, roundHalfAway(sharedBy[l]));
     }
+}
+
+} // namespace
+
+void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m, const Factors& f,
+                       const Terms& terms, const Tiles& tiles, const LoopNest& nest, int t,
+                       LevelDelivery* deliveries, int reuse, Evaluation& out) {
+    if (terms.maxLanes <= 4)
+        countOnLanes<4>(p, a, m, f, terms, tiles, nest, t, deliveries, reuse, out);
+    else
+        countOnLanes<kMaxRanks>(p, a, m, f, terms, tiles, nest, t, deliveries, reuse, out);
 }
 
 } // namespace mw::model_detail

@@ -55,11 +55,11 @@ struct LoopNest {
 };
 
 // A tile of tensor t whose dimensions span ext[d] coordinates: the bounding
-// box, its extent per rank in e, its words returned.
-inline i64 tileExtents(const Terms& terms, int t, int numRanks, const i64* ext, i64* e) {
+// box, its extent per lane (Terms: a live rank) in e, its words returned.
+inline i64 tileExtents(const Terms& terms, int t, const i64* ext, i64* e) {
     i64 words = 1;
     int i = 0;
-    for (int r = 0; r < numRanks; ++r) {
+    for (int r = 0; r < terms.lanes[t]; ++r) {
         i64 x = 1; // (in a register: no store to reload per term)
         for (; i < terms.rankEnd[t][r]; ++i)
             x += terms.term[t][i].absCoef * (ext[terms.term[t][i].dim] - 1);
@@ -70,7 +70,7 @@ inline i64 tileExtents(const Terms& terms, int t, int numRanks, const i64* ext, 
 }
 
 // Tiles of every tensor at every level, kept or not (Timeloop analyses them
-// all and removes the bypassed ones afterwards): extents per rank, and words.
+// all and removes the bypassed ones afterwards): extents per lane, and words.
 struct Tiles {
     i64 extent[kMaxLevels][kMaxTensors][kMaxRanks];
     i64 size[kMaxLevels][kMaxTensors];
@@ -83,13 +83,13 @@ void buildLoopNest(const Problem& p, const Architecture& a, const Mapping& m, co
 // products or orders are malformed (fan-outs and capacities are not checked).
 bool factorize(const Problem& p, const Architecture& a, const Mapping& m, Factors& f);
 
-// A translation in one tensor's coordinates, per rank (lanes past its ranks 0).
+// A translation in one tensor's coordinates, per lane (Terms; lanes past its
+// live ranks 0).
 using Offset = std::array<i64, kMaxRanks>;
 
 // Tensor t's distinct child offsets across level l's fan-out (the parent
 // reads one delta per distinct offset; fanout / distinct children share each).
-i64 distinctChildOffsets(const Problem& p, const Terms& terms, const LoopNest& nest, int level,
-                         int t, i64 fanout);
+i64 distinctChildOffsets(const Terms& terms, const LoopNest& nest, int level, int t, i64 fanout);
 // The translations between the tiles of grid-neighbouring children of level
 // l's fan-out (either way round, each once): a link transfer hands a delta to
 // a neighbour only when the tile moved by one of them (see data_movement.cpp).

@@ -170,14 +170,14 @@ std::vector<StepLoop> loopsAbove(const Problem& p, const model_detail::Terms& te
     return out;
 }
 
-// A child's tile of tensor t, its extent per rank (1 in the lanes past its
-// ranks, which no step moves).
-Offset childTile(const model_detail::Terms& terms, int t, int numRanks, const i64* ext) {
+// A child's tile of tensor t, its extent per lane (1 in the lanes past its
+// live ranks, which no step moves).
+Offset childTile(const model_detail::Terms& terms, int t, const i64* ext) {
     i64 e[kMaxRanks];
-    model_detail::tileExtents(terms, t, numRanks, ext, e);
+    model_detail::tileExtents(terms, t, ext, e);
     Offset extent;
     extent.fill(1);
-    for (int r = 0; r < numRanks; ++r)
+    for (int r = 0; r < terms.lanes[t]; ++r)
         extent[std::size_t(r)] = e[r];
     return extent;
 }
@@ -327,7 +327,6 @@ TemporalOrderEffects temporalOrderEffects(const Problem& p, const Architecture& 
         return fx; // no real loop at the level
     std::vector<Offset> translations;
     for (int t = 0; t < T; ++t) {
-        const DataSpace& ds = p.tensors[t];
         for (int c = level + 1; c <= L; ++c) {
             const bool macs = c == L;
             const i64 F = f.fanout[c - 1];
@@ -340,7 +339,7 @@ TemporalOrderEffects temporalOrderEffects(const Problem& p, const Architecture& 
             if (fx.beyondSignature)
                 continue;
             const std::vector<StepLoop> above = loopsAbove(p, terms, nest, c, t);
-            const Offset extent = macs ? Offset{} : childTile(terms, t, ds.numRanks, f.ext[c]);
+            const Offset extent = macs ? Offset{} : childTile(terms, t, f.ext[c]);
             translations.clear();
             if (F > 1)
                 model_detail::neighbourTranslations(p, terms, nest, c - 1, t, F, translations);
@@ -383,8 +382,7 @@ bool spatialOrderMatters(const Problem& p, const Architecture& a, const Mapping&
         const std::vector<StepLoop> above = loopsAbove(p, terms, nest, c, t);
         // Any class of any level (the first one's own step is a sum over
         // an empty set of moves between).
-        const Offset extent =
-            macs ? Offset{} : childTile(terms, t, p.tensors[t].numRanks, f.ext[c]);
+        const Offset extent = macs ? Offset{} : childTile(terms, t, f.ext[c]);
         if (classCanAct(above, -1, extent, all, macs, false))
             return true;
     }

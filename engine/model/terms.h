@@ -16,19 +16,24 @@ using i64 = std::int64_t;
 
 struct Terms {
     // Per tensor, as a flat list in rank order: a term adds coef x (coordinate
-    // of dim) to rank `rank` (dimensions of bound 1 left out: they never move
-    // a tile). Rank r's terms end at rankEnd[t][r].
+    // of dim) to lane `rank`. Dimensions of bound 1 are left out (they never
+    // move a tile or widen it), and so are the ranks left without terms (a
+    // convolution's N and G ranks at batch 1 and one group): their extent is
+    // always 1. So the model's lanes are the tensor's live ranks, in rank
+    // order, lanes[t] of them; lane r's terms end at rankEnd[t][r].
     struct Term {
         int dim;
-        int rank;
+        int rank; // lane
         i64 coef;
         i64 absCoef;
     };
     int count[kMaxTensors];
     Term term[kMaxTensors][kMaxRanks * kMaxTerms];
     int rankEnd[kMaxTensors][kMaxRanks];
+    int lanes[kMaxTensors];
+    int maxLanes = 0; // over the tensors
     // Per tensor and dimension: how far one step of the dimension moves the
-    // tensor's coordinates, per rank (lanes past the tensor's ranks are 0).
+    // tensor's coordinates, per lane (lanes past lanes[t] are 0).
     i64 unit[kMaxTensors][kMaxDims][kMaxRanks];
     explicit Terms(const Problem& p);
 };

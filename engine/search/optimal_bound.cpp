@@ -56,7 +56,7 @@ PartialBound::PartialBound(const MapSpace& space, const SearchObjective& objecti
             negativeCoefficient_ = negativeCoefficient_ || terms_.term[t][i].coef < 0;
         std::uint32_t seen = 0;
         rankDisjoint_[t] = true;
-        for (int r = 0; r < p_.tensors[t].numRanks; ++r) {
+        for (int r = 0; r < terms_.lanes[t]; ++r) {
             std::uint32_t dims = 0;
             for (int i = 0; i < terms_.count[t]; ++i)
                 if (terms_.term[t][i].rank == r)
@@ -86,8 +86,7 @@ void PartialBound::describeFanout(const Mapping& m, int level, Fanout& out) cons
     model_detail::LoopNest nest;
     model_detail::buildLoopNest(p_, a_, m, f, nest);
     for (int t = 0; t < T; ++t)
-        out.distinct[t] =
-            model_detail::distinctChildOffsets(p_, terms_, nest, level, t, out.fanout);
+        out.distinct[t] = model_detail::distinctChildOffsets(terms_, nest, level, t, out.fanout);
     for (int t = 0; t < T; ++t)
         model_detail::neighbourTranslationsAnyOrder(p_, a_, m, f, terms_, level, t,
                                                     out.translations[t]);
@@ -257,10 +256,8 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
                     child[d] = ext[j + 1][d];
                     set[d] = child[d] * m.levels[j].spatialX[d] * m.levels[j].spatialY[d];
                 }
-                const double tile =
-                    double(model_detail::tileExtents(terms_, t, p_.tensors[t].numRanks, child, e));
-                const double ws =
-                    double(model_detail::tileExtents(terms_, t, p_.tensors[t].numRanks, set, e));
+                const double tile = double(model_detail::tileExtents(terms_, t, child, e));
+                const double ws = double(model_detail::tileExtents(terms_, t, set, e));
                 words *= double(fo.fanout) * tile / ws;
             } else {
                 words *= levelFanoutMax[j];
@@ -272,7 +269,7 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
     auto deliveriesTo = [&](int c, int t) {
         const DataSpace& ds = p_.tensors[t];
         i64 e[kMaxRanks];
-        const double tile = double(model_detail::tileExtents(terms_, t, ds.numRanks, ext[c], e));
+        const double tile = double(model_detail::tileExtents(terms_, t, ext[c], e));
         double N = 1.0;
         for (int d = 0; d < D; ++d)
             N *= double(p_.dims[d].bound / ext[c][d]);
@@ -281,7 +278,7 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
         // over the dimensions' extents above its spatial position (their
         // product where no dimension indexes two ranks, else the largest).
         double cover = 1.0;
-        for (int r = 0; r < ds.numRanks; ++r) {
+        for (int r = 0; r < terms_.lanes[t]; ++r) {
             double most = 1.0;
             for (int i = 0; i < terms_.count[t]; ++i) {
                 const auto& term = terms_.term[t][i];
@@ -346,7 +343,7 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
                 continue;
             // One step of a d loop above c moves the tile at least d's extent at c.
             double overlap = 1.0;
-            for (int r = 0; r < ds.numRanks; ++r) {
+            for (int r = 0; r < terms_.lanes[t]; ++r) {
                 i64 shift = 0;
                 for (int i = 0; i < terms_.count[t]; ++i)
                     if (terms_.term[t][i].rank == r && terms_.term[t][i].dim == d)
