@@ -15,12 +15,14 @@ struct Mapping;
 // What one level's innermost loop hands down of one tensor over the run,
 // before bypassed levels are collapsed (see data_movement.cpp): the part of
 // an evaluation that a neighbouring mapping can reuse.
+// (No member initializers: an evaluation's scratch array of them is written
+// before it is read, and clearing it cost more than the rest of its line.)
 struct LevelDelivery {
-    double distinctReads = 0.0; // words read from the level for its children
-    double delivered = 0.0;     // words its children receive, multicast counted
-    double share = 0.0;         // of them, per child
-    double linked = 0.0;        // words children got over links
-    std::int64_t distinctOffsets = 1;
+    double distinctReads; // words read from the level for its children
+    double delivered;     // words its children receive, multicast counted
+    double share;         // of them, per child
+    double linked;        // words children got over links
+    std::int64_t distinctOffsets;
 };
 
 // What evaluations leave for the next ones, so that a mapping that differs
