@@ -165,8 +165,8 @@ i64 countDistinct(i64* keys, i64 n, Groups* groups = nullptr) {
 // number of distinct offsets, and the link transfers a given step allows.
 template <int W> class SpatialFanout {
   public:
-    // Describes level `level`'s fan-out to tensor t's eyes (`lanes` of its
-    // lanes live).
+    // Describes level `level`'s fan-out to tensor t's eyes (its first
+    // `lanes` lanes live).
     void reset(int lanes, const Projection<W>& proj, const LoopNest& nest, int level, i64 fanout) {
         R_ = lanes;
         n_ = nest.numSpatial[level];
@@ -400,7 +400,7 @@ template <int W> class SpatialFanout {
     i64 fanout_ = 1, gridX_ = 1, gridY_ = 1, logicalX_ = 1;
     i64 factor_[kMaxDims];
     Disp<W> u_[kMaxDims];
-    unsigned mask_[kMaxDims]; // ranks each loop moves
+    unsigned mask_[kMaxDims]; // lanes each loop moves
     i64 lo_[kMaxRanks], spread_[kMaxRanks], radix_[kMaxRanks];
     bool keysReady_ = false, radixOverflow_ = false;
     i64 distinct_ = 1;
