@@ -12,6 +12,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <fstream>
 
 using namespace mw;
@@ -53,6 +54,7 @@ class TestOnnx : public QObject {
     void shapesInferredAndBatchGiven();
     void readableNames();
     void badFilesAreOneLineErrors();
+    void overflowingShapeIsSkippedWithNote();
     void missingHelperIsNamed();
     void importedNetworkSearches();
 };
@@ -267,6 +269,20 @@ void TestOnnx::badFilesAreOneLineErrors() {
         QVERIFY2(msg.find(bytes) != std::string::npos, msg.c_str());
         QVERIFY2(msg.find('\n') == std::string::npos, msg.c_str());
     }
+}
+
+// A MatMul whose batch of rows overflows 64 bits (found by fuzzing: the
+// product was signed overflow) is skipped with a note naming it; the other
+// layers import.
+void TestOnnx::overflowingShapeIsSkippedWithNote() {
+    const OnnxImport r = importOnnx(std::string(MAPWRIGHT_SOURCE_DIR) +
+                                    "/tests/fuzz/regressions/onnx/matmul-batch-overflow");
+    QVERIFY(!r.network.layers.empty());
+    QCOMPARE(r.skipped.at("MatMul"), 1);
+    const std::string want = "skipped MatMul '/encoder/layer/layer.0/attention/query/MatMul': "
+                             "its batch of rows has more than 2^63 elements";
+    QVERIFY2(std::find(r.notes.begin(), r.notes.end(), want) != r.notes.end(),
+             r.notes.empty() ? "no notes" : r.notes.front().c_str());
 }
 
 // Without its helper a model that needs inference is refused with the way

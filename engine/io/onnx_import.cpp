@@ -46,11 +46,14 @@ bool genericName(const std::string& name, const std::string& op) {
     return s.empty() || s == "op" || s == "node" || s == "n" || s == lowerText(op);
 }
 
-std::int64_t product(const Shape& s, std::size_t from, std::size_t to) {
-    std::int64_t p = 1;
-    for (std::size_t i = from; i < to; ++i)
-        p *= s[i];
-    return p;
+// acc *= by; false (acc unchanged) when the product leaves 64 bits: a file's
+// shapes are anyone's numbers.
+bool multiplyInto(std::int64_t& acc, std::int64_t by) {
+    std::int64_t p;
+    if (__builtin_mul_overflow(acc, by, &p))
+        return false;
+    acc = p;
+    return true;
 }
 
 Shape shapeOf(const onnx::TypeProto& type) {
@@ -289,12 +292,17 @@ class GraphReader {
             b.push_back(1);
         const std::int64_t M = a[a.size() - 2], K = a.back(), N = b.back();
         const bool weights = initializers_.count(n.input(1)) > 0;
+        const NodeResult tooLarge{
+            false, {}, "MatMul '" + n.name() + "': its batch of rows has more than 2^63 elements"};
         NodeResult r;
         r.ok = true;
         if (b.size() == 2) { // one matrix for every row of every batch: a fully connected layer
-            r.converted = {
-                preset("gemm", {{"M", product(a, 0, a.size() - 2) * M}, {"N", N}, {"K", K}}),
-                weights ? "fully connected" : "matmul"};
+            std::int64_t rows = M;
+            for (std::size_t i = 0; i + 2 < a.size(); ++i)
+                if (!multiplyInto(rows, a[i]))
+                    return tooLarge;
+            r.converted = {preset("gemm", {{"M", rows}, {"N", N}, {"K", K}}),
+                           weights ? "fully connected" : "matmul"};
             return r;
         }
         // Batched: the batch dimensions broadcast (attention's heads among them).
@@ -305,7 +313,8 @@ class GraphReader {
                 i + a.size() >= batchDims + 2 ? a[i + a.size() - batchDims - 2] : 1;
             const std::int64_t db =
                 i + b.size() >= batchDims + 2 ? b[i + b.size() - batchDims - 2] : 1;
-            batch *= std::max(da, db);
+            if (!multiplyInto(batch, std::max(da, db)))
+                return tooLarge;
         }
         r.converted = {preset("bgemm", {{"B", batch}, {"M", M}, {"N", N}, {"K", K}}),
                        weights ? "fully connected" : "matmul"};
