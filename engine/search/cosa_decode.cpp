@@ -448,36 +448,28 @@ void CosaModel::greedyStart(std::vector<int>& cols, std::vector<double>& values,
             return; // nowhere to put it: no start
         m.levels[home[static_cast<std::size_t>(d)]].temporal[d] *= static_cast<std::uint32_t>(q);
     }
-    // Keep patterns: most tensors kept, then the most even shares.
+    // Keep patterns: the most tensors kept that fit.
     std::vector<std::size_t> chosen(static_cast<std::size_t>(L), 0);
     auto fits = [&](int l, std::size_t q) {
-        if (a_.levels[static_cast<std::size_t>(l)].unbounded())
-            return true;
+        std::array<double, kMaxTensors> logs{};
         for (int t = 0; t < T; ++t)
-            if (((patterns_[q].mask >> t) & 1u) && tileLog(m, l, t) > capLog(l, t, q) + kEps)
-                return false;
-        return true;
+            if ((patterns_[q].mask >> t) & 1u)
+                logs[static_cast<std::size_t>(t)] = tileLog(m, l, t);
+        return fitsCapacity(l, patterns_[q].mask, logs);
     };
     for (int l = 1; l < L; ++l) {
         const auto& zs = patternVars_[static_cast<std::size_t>(l)];
         if (zs.empty())
             continue;
-        double bestScore = -1.0;
-        bool found = false;
+        int most = -1;
         for (std::size_t i = 0; i < zs.size(); ++i) {
-            const KeepPattern& kp = patterns_[zs[i].second];
-            double minShare = 1.0;
-            for (int t = 0; t < T; ++t)
-                if ((kp.mask >> t) & 1u)
-                    minShare = std::min(minShare, kp.share[static_cast<std::size_t>(t)]);
-            const double score = __builtin_popcount(kp.mask) + minShare;
-            if (fits(l, zs[i].second) && score > bestScore) {
-                bestScore = score;
+            const int kept = __builtin_popcount(patterns_[zs[i].second].mask);
+            if (kept > most && fits(l, zs[i].second)) {
+                most = kept;
                 chosen[static_cast<std::size_t>(l)] = i;
-                found = true;
             }
         }
-        if (!found)
+        if (most < 0)
             return;
     }
     auto allFit = [&](int upTo) {
@@ -532,23 +524,14 @@ bool CosaModel::keepStart(const Mapping& m, std::vector<int>& cols,
         if (zs.empty())
             continue;
         const std::uint8_t mask = m.levels[static_cast<std::size_t>(l)].keepMask;
+        std::array<double, kMaxTensors> logs{};
+        for (int t = 0; t < p_.numTensors(); ++t)
+            if ((mask >> t) & 1u)
+                logs[static_cast<std::size_t>(t)] = tileLog(m, l, t);
         std::size_t chosen = zs.size();
-        double bestShare = -1.0;
-        for (std::size_t i = 0; i < zs.size(); ++i) {
-            const KeepPattern& kp = patterns_[zs[i].second];
-            if (kp.mask != mask)
-                continue;
-            double minShare = 1.0;
-            bool fits = true;
-            for (int t = 0; t < p_.numTensors(); ++t)
-                if ((mask >> t) & 1u) {
-                    minShare = std::min(minShare, kp.share[static_cast<std::size_t>(t)]);
-                    fits = fits && (a_.levels[static_cast<std::size_t>(l)].unbounded() ||
-                                    tileLog(m, l, t) <= capLog(l, t, zs[i].second) + kEps);
-                }
-            if (fits && minShare > bestShare)
-                bestShare = minShare, chosen = i;
-        }
+        for (std::size_t i = 0; i < zs.size() && chosen == zs.size(); ++i)
+            if (patterns_[zs[i].second].mask == mask && fitsCapacity(l, mask, logs))
+                chosen = i;
         if (chosen == zs.size())
             return false;
         for (std::size_t i = 0; i < zs.size(); ++i) {

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <map>
 #include <sstream>
 
 namespace mw::cosa {
@@ -25,38 +27,45 @@ std::pair<int, std::int64_t> stridedTerm(const Rank& rank) {
 
 std::vector<KeepPattern> keepPatterns(int numTensors) {
     std::vector<KeepPattern> out;
-    for (unsigned mask = 0; mask < (1u << numTensors); ++mask) {
-        std::vector<int> members;
-        for (int t = 0; t < numTensors; ++t)
-            if ((mask >> t) & 1u)
-                members.push_back(t);
-        const int k = static_cast<int>(members.size());
-        auto add = [&](const std::vector<double>& shares) {
-            KeepPattern p;
-            p.mask = static_cast<std::uint8_t>(mask);
-            for (int i = 0; i < k; ++i)
-                p.share[static_cast<std::size_t>(members[static_cast<std::size_t>(i)])] =
-                    shares[static_cast<std::size_t>(i)];
-            out.push_back(p);
-        };
-        if (k == 0) {
-            add({});
-        } else if (k == 1) {
-            add({1.0});
-        } else if (k == 2) {
-            add({0.5, 0.5});
-            add({0.25, 0.75});
-            add({0.75, 0.25});
-        } else {
-            add(std::vector<double>(static_cast<std::size_t>(k), 1.0 / k));
-            for (int big = 0; big < k; ++big) {
-                std::vector<double> s(static_cast<std::size_t>(k), 0.5 / (k - 1));
-                s[static_cast<std::size_t>(big)] = 0.5;
-                add(s);
-            }
-        }
-    }
+    for (unsigned mask = 0; mask < (1u << numTensors); ++mask)
+        out.push_back({static_cast<std::uint8_t>(mask)});
     return out;
+}
+
+namespace {
+
+double binaryEntropy(double s) {
+    return s <= 0.0 || s >= 1.0 ? 0.0 : -s * std::log2(s) - (1.0 - s) * std::log2(1.0 - s);
+}
+
+} // namespace
+
+SharedCapacity::SharedCapacity() {
+    // Planes touching at a - b = -5..5 (s = 1 / (1 + 2^(b - a))), and the two
+    // ends (a alone, b alone): 1.4 % of the capacity at most is lost.
+    weight.push_back(0.0);
+    for (int r = -5; r <= 5; ++r)
+        weight.push_back(1.0 / (1.0 + std::exp2(-double(r))));
+    weight.push_back(1.0);
+    for (double s : weight)
+        entropy.push_back(binaryEntropy(s));
+    // With b = 0 the sum is f(r) = log2(1 + 2^r), convex, and f minus the
+    // largest plane is largest where two neighbouring planes cross.
+    slack = 0.0;
+    for (std::size_t i = 0; i + 1 < weight.size(); ++i) {
+        const double r = (entropy[i] - entropy[i + 1]) / (weight[i + 1] - weight[i]);
+        double planes = -kInf;
+        for (std::size_t j = 0; j < weight.size(); ++j)
+            planes = std::max(planes, weight[j] * r + entropy[j]);
+        slack = std::max(slack, std::log2(1.0 + std::exp2(r)) - planes);
+    }
+}
+
+double SharedCapacity::upper(double a, double b) const {
+    double planes = -kInf;
+    for (std::size_t j = 0; j < weight.size(); ++j)
+        planes = std::max(planes, weight[j] * a + (1.0 - weight[j]) * b + entropy[j]);
+    return planes + slack;
 }
 
 CosaModel::CosaModel(const MapSpace& space, double wUtil, double wComp, double wTraf,
@@ -129,11 +138,10 @@ std::string CosaModel::infeasibleReason() const {
         bool anyPattern = false;
         for (const auto& [col, q] : patternVars_[static_cast<std::size_t>(l)]) {
             (void)col;
-            bool fits = true;
+            std::array<double, kMaxTensors> logs{};
             for (int t = 0; t < p_.numTensors(); ++t)
-                if ((patterns_[q].mask >> t) & 1u)
-                    fits = fits && capLog(l, t, q) + kEps >= fixedTileLog(l, t);
-            anyPattern = anyPattern || fits;
+                logs[static_cast<std::size_t>(t)] = fixedTileLog(l, t);
+            anyPattern = anyPattern || fitsCapacity(l, patterns_[q].mask, logs);
         }
         if (!anyPattern) {
             os << "level " << s.name << " (" << s.capacityWords
@@ -143,7 +151,7 @@ std::string CosaModel::infeasibleReason() const {
         }
     }
     os << "no assignment of the prime factors meets every buffer capacity ("
-       << "log-space tile model, shared buffers split by keep patterns), fan-out and "
+       << "log-space tile model, the tiles a buffer keeps summed), fan-out and "
           "user constraint at once";
     return os.str();
 }
@@ -158,9 +166,27 @@ double CosaModel::avail(int l) const {
     return double(s.capacityWords) / s.multipleBuffering;
 }
 
-double CosaModel::capLog(int l, int t, std::size_t q) const {
-    return std::log2(avail(l) * patterns_[q].share[static_cast<std::size_t>(t)]) -
-           tighten[static_cast<std::size_t>(l)][static_cast<std::size_t>(t)];
+double CosaModel::capLog(int l, int t) const {
+    return std::log2(avail(l)) - tighten[static_cast<std::size_t>(l)][static_cast<std::size_t>(t)];
+}
+
+bool CosaModel::fitsCapacity(int l, unsigned mask,
+                             const std::array<double, kMaxTensors>& logs) const {
+    if (a_.levels[static_cast<std::size_t>(l)].unbounded())
+        return true;
+    const double cap = std::log2(avail(l));
+    double sum = 0.0; // log2 of the tiles so far (tightened), as the rows bound it
+    int kept = 0;
+    for (int t = 0; t < p_.numTensors(); ++t) {
+        if (!((mask >> t) & 1u))
+            continue;
+        const double y = logs[static_cast<std::size_t>(t)] +
+                         tighten[static_cast<std::size_t>(l)][static_cast<std::size_t>(t)];
+        if (y > cap + kEps)
+            return false;
+        sum = kept++ == 0 ? y : shared_.upper(sum, y);
+    }
+    return sum <= cap + kEps;
 }
 
 std::int64_t CosaModel::fixedAt(int l, int d) const {
@@ -215,6 +241,60 @@ int CosaModel::spanIndicator(int d, int l, bool lower, bool upper) {
         mip_.row(row, -kInf, 0.0);
     }
     return z;
+}
+
+void CosaModel::sharedCapacityRows(int l, const std::vector<Affine>& sized,
+                                   const std::vector<double>& sizedMax) {
+    const double cap = std::log2(avail(l));
+    const SharedCapacity& sc = shared_;
+    // Per set of two or more tensors, log2 of their tiles' sum from above: a
+    // column for a set that is a prefix of a larger one, else the affine
+    // expression of a single tensor.
+    std::map<unsigned, std::pair<Affine, double>> sums;
+    for (int t = 0; t < p_.numTensors(); ++t)
+        sums[1u << t] = {sized[static_cast<std::size_t>(t)], sizedMax[static_cast<std::size_t>(t)]};
+    // The rows "plane(a, b) + slack <= rhs + big (1 - gate)" for every plane,
+    // with `extra` (coefficient) on the left: -1 for a column that must lie
+    // above the sum, the gate's column when it is one.
+    auto planes = [&](const std::pair<Affine, double>& a, const std::pair<Affine, double>& b,
+                      std::pair<int, double> extra, double rhs, double big) {
+        for (std::size_t j = 0; j < sc.weight.size(); ++j) {
+            const double s = sc.weight[j];
+            std::vector<std::pair<int, double>> row;
+            for (const auto& [c, v] : a.first.terms)
+                row.push_back({c, s * v});
+            for (const auto& [c, v] : b.first.terms)
+                row.push_back({c, (1.0 - s) * v});
+            if (extra.first >= 0)
+                row.push_back(extra);
+            const double constant =
+                s * a.first.constant + (1.0 - s) * b.first.constant + sc.entropy[j] + sc.slack;
+            mip_.row(row, -kInf, rhs - constant + big);
+        }
+    };
+    std::function<const std::pair<Affine, double>&(unsigned)> sumOf =
+        [&](unsigned mask) -> const std::pair<Affine, double>& {
+        if (auto it = sums.find(mask); it != sums.end())
+            return it->second;
+        const unsigned last = 1u << (31 - __builtin_clz(mask));
+        const auto& rest = sumOf(mask & ~last);
+        const auto& one = sums.at(last);
+        const double hi = std::max(rest.second, one.second) + 1.0 + sc.slack;
+        const int w = mip_.col(0.0, hi, 0.0, false);
+        planes(rest, one, {w, -1.0}, 0.0, 0.0); // plane + slack <= w
+        return sums[mask] = {Affine{0.0, {{w, 1.0}}}, hi};
+    };
+    for (const auto& [z, q] : patternVars_[static_cast<std::size_t>(l)]) {
+        const unsigned mask = patterns_[q].mask;
+        if (__builtin_popcount(mask) < 2)
+            continue;
+        const unsigned last = 1u << (31 - __builtin_clz(mask));
+        const auto rest = sumOf(mask & ~last);
+        const auto& one = sums.at(last);
+        // Off (any value) unless the pattern is chosen: big covers the largest plane.
+        const double big = std::max(0.0, std::max(rest.second, one.second) + 1.0 + sc.slack - cap);
+        planes(rest, one, {z, big}, cap, big);
+    }
 }
 
 void CosaModel::build() {
@@ -351,13 +431,9 @@ void CosaModel::build() {
                 keepMasks[static_cast<std::size_t>(l)] >= 0 &&
                 kp.mask != keepMasks[static_cast<std::size_t>(l)])
                 continue;
-            bool usable = true;
-            for (int t = 0; t < T && bounded; ++t)
-                if ((kp.mask >> t) & 1u)
-                    usable = usable && avail(l) * kp.share[static_cast<std::size_t>(t)] >= 1.0;
-            if (!usable)
-                continue;
             const int kept = __builtin_popcount(kp.mask);
+            if (bounded && avail(l) < kept) // not a word for each
+                continue;
             const int c = mip_.col(0.0, 1.0, -keepBonus * kept, true);
             zs.push_back({c, q});
             one.push_back({c, 1.0});
@@ -369,6 +445,9 @@ void CosaModel::build() {
         mip_.row(one, 1.0, 1.0);
         if (!bounded)
             continue;
+        // Per tensor, log2 of its tile plus halo and tightening, and its largest value.
+        std::vector<Affine> sized(static_cast<std::size_t>(T));
+        std::vector<double> sizedMax(static_cast<std::size_t>(T), 0.0);
         for (int t = 0; t < T; ++t) {
             // log2 tile = sum of the factors of t's dimensions at levels >= l.
             std::vector<std::pair<int, double>> tile;
@@ -400,12 +479,17 @@ void CosaModel::build() {
                 halo.push_back({g, std::log2(double(coef))});
                 maxTile += std::log2(double(coef));
             }
-            // tile + halo <= capacity share of the pattern (or anything when not kept).
+            // tile + halo <= capacity (or anything when not kept); tiles kept
+            // together are summed below.
             std::vector<std::pair<int, double>> row = tile;
             row.insert(row.end(), halo.begin(), halo.end());
+            const double tightened =
+                tighten[static_cast<std::size_t>(l)][static_cast<std::size_t>(t)];
+            sized[static_cast<std::size_t>(t)] = Affine{fixedLog + tightened, row};
+            sizedMax[static_cast<std::size_t>(t)] = maxTile + tightened;
             for (const auto& [c, q] : zs) {
                 const bool kept = (patterns_[q].mask >> t) & 1u;
-                row.push_back({c, -(kept ? capLog(l, t, q) : maxTile + 1.0)});
+                row.push_back({c, -(kept ? capLog(l, t) : maxTile + 1.0)});
             }
             mip_.row(row, -kInf, -fixedLog + kEps);
             // Utilization: u <= tile and u <= log2(capacity) x kept; maximized.
@@ -421,6 +505,7 @@ void CosaModel::build() {
                     krow.push_back({c, -std::max(0.0, cap)});
             mip_.row(krow, -kInf, 0.0);
         }
+        sharedCapacityRows(l, sized, sizedMax);
     }
 
     // Operand energy: every MAC reads each tensor from its innermost keeper;

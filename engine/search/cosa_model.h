@@ -23,14 +23,28 @@ std::pair<int, std::int64_t> stridedTerm(const Rank& rank);
 constexpr double kEps = 1e-6; // slack on log-space rows that are often exactly tight
 constexpr double kInf = kMipInfinity;
 
-// One keep choice of a level: the tensors kept and each one's capacity share.
+// One keep choice of a level: the tensors kept.
 struct KeepPattern {
     std::uint8_t mask = 0;
-    std::array<double, kMaxTensors> share{};
 };
 
 // Every keep pattern of numTensors tensors, the empty one first.
 std::vector<KeepPattern> keepPatterns(int numTensors);
+
+// Tensors sharing a buffer fit when the sum of their tiles does: in log2
+// space, log2(2^a + 2^b) <= log2 capacity. That sum is the largest over
+// s in [0, 1] of s a + (1 - s) b + H(s) (H the binary entropy in bits), so
+// a few of those planes, each a linear row, bound it from below to within
+// `slack` bits; rows that add the slack bound it from above and never admit
+// an overflow. Three or more tensors chain the pairs.
+struct SharedCapacity {
+    std::vector<double> weight;  // s of each plane, 0 and 1 included
+    std::vector<double> entropy; // H(s)
+    double slack = 0.0;          // the most any point lies above every plane (bits)
+    SharedCapacity();
+    // log2(2^a + 2^b) as the rows bound it from above: the largest plane plus the slack.
+    double upper(double a, double b) const;
+};
 
 class CosaModel {
   public:
@@ -164,22 +178,25 @@ class CosaModel {
 
     // A feasible start for CBC: fill every fan-out (see closestFill), give each level the keep
     // pattern with the most tensors that still fits, then move primes from their outermost temporal
-    // loop inwards, innermost level first, while every kept tile fits its share. The start's
+    // loop inwards, innermost level first, while the kept tiles fit. The start's
     // mapping is left in *start when there is one.
     void greedyStart(std::vector<int>& cols, std::vector<double>& values,
                      Mapping* start = nullptr) const;
 
     // Integer column values that encode mapping m's factor placement and ranks.
     void startFrom(const Mapping& m, std::vector<int>& cols, std::vector<double>& values) const;
-    // ... and its keeps: per level, the pattern of m's keep mask with the
-    // most even shares that m's tiles fit. False when some level has none.
+    // ... and its keeps: per level, the pattern of m's keep mask, if m's
+    // tiles fit it. False when some level has none.
     bool keepStart(const Mapping& m, std::vector<int>& cols, std::vector<double>& values) const;
 
     // pJ per word of tensor t's accesses at level l (updates for partial results).
     double wordEnergy(int l, int t) const;
     double avail(int l) const;
-    // log2 of the capacity tensor t gets under pattern q, after tightening.
-    double capLog(int l, int t, std::size_t q) const;
+    // log2 of level l's capacity for tensor t, after tightening.
+    double capLog(int l, int t) const;
+    // Whether tiles of these log2 sizes (per tensor; as tileLog counts them)
+    // fit level l when it keeps the tensors of mask, as the MIP's rows say.
+    bool fitsCapacity(int l, unsigned mask, const std::array<double, kMaxTensors>& logs) const;
     bool depends(int t, int d) const { return (p_.tensors[t].dimMask >> d) & 1u; }
     std::int64_t fixedAt(int l, int d) const;
     // log2 of the fixed factors of t's dimensions at levels l and inward.
@@ -192,6 +209,11 @@ class CosaModel {
     int spanIndicator(int d, int l, bool lower, bool upper);
 
     void build();
+    // Level l's rows that the tiles of every keep pattern of two or more
+    // tensors fit together (SharedCapacity), given each tensor's log2 tile
+    // (halo and tightening included) and its largest value.
+    void sharedCapacityRows(int l, const std::vector<Affine>& sized,
+                            const std::vector<double>& sizedMax);
 
     // A 0/1 indicator, >= every temporal prime of d at level k (one per (k, d)).
     int hasLoop(int k, int d);
@@ -241,6 +263,7 @@ class CosaModel {
     std::vector<std::vector<std::int64_t>> primes_;
     std::vector<char> ranked_;
     std::vector<KeepPattern> patterns_;
+    SharedCapacity shared_;
     MipProblem mip_;
     std::vector<std::vector<std::vector<int>>> xVars_;                  // [d][n][slot]
     std::vector<std::vector<std::pair<int, std::size_t>>> patternVars_; // [l]: (col, pattern)

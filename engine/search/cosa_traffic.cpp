@@ -320,9 +320,10 @@ void CosaModel::buildTraffic() {
                 }
                 if (between)
                     break;
+                // Multicast divides the parent's reads; spatial reduction
+                // (the fan-outs a partial result ignores) its updates.
                 Affine words = fills;
-                if (!partial)
-                    append(words, fanouts(p, c, t, true), -1.0);
+                append(words, fanouts(p, c, t, true), -1.0);
                 priceAt(words, gate, p, partial ? parent.energy.update : parent.energy.read,
                         partial ? parent.writeBandwidth : parent.readBandwidth);
             }
