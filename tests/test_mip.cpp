@@ -61,6 +61,7 @@ void TestMip::wireRoundTrips() {
     o.seconds = 2.5;
     o.maxNodes = 77;
     o.localBranching = false;
+    o.feasibilityPump = true;
     o.startCols = {0, 2};
     o.startValues = {1.0, 1.0};
     const std::vector<double> wire = encodeMipRequest(p, o);
@@ -70,6 +71,7 @@ void TestMip::wireRoundTrips() {
     QCOMPARE(encodeMipRequest(back, backOptions), wire);
     QCOMPARE(back.numIntegers(), 3);
     QCOMPARE(backOptions.maxNodes, 77);
+    QVERIFY(backOptions.feasibilityPump && !backOptions.localBranching && backOptions.rootCuts);
 
     MipSolution s;
     s.feasible = s.optimal = true;

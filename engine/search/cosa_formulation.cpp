@@ -118,6 +118,7 @@ MipSolution CosaModel::solve(double seconds, int maxNodes, const std::function<b
     options.localBranching = localBranching;
     options.strongBranching = strongBranching;
     options.rootCuts = rootCuts;
+    options.feasibilityPump = feasibilityPump;
     if (startMapping) {
         startFrom(*startMapping, options.startCols, options.startValues);
         if (options.startCols.empty() ||

@@ -90,6 +90,8 @@ class CosaModel {
     bool rootCuts = true;
     // CBC's strong branching candidates per node (-1: its default).
     int strongBranching = -1;
+    // CBC's feasibility pump (MipOptions::feasibilityPump).
+    bool feasibilityPump = false;
     // How the greedy start fills a fan-out: with the primes whose product
     // comes closest to it (true), or the largest primes first that fit.
     bool closestFill = true;

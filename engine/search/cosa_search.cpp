@@ -57,7 +57,8 @@
 //
 // Decoding and solving
 // * CBC, no worker threads, log off, preprocessing off, cuts at the root
-//   (10 passes), local branching off ("local_branching"). Each solve ends at
+//   (10 passes), local branching off ("local_branching"), the feasibility
+//   pump off ("feasibility_pump"; see MipOptions). Each solve ends at
 //   its proof or its share of "time_limit" s (default 10, capped at 95 % of
 //   the driver's time budget), as the paper's code runs Gurobi (a time limit,
 //   no node limit); stat time_limited = 1 says the clock ended one, and the
@@ -188,6 +189,7 @@ class CosaSearch : public Searcher {
         const bool localBranching = ctx.param("local_branching", 0) != 0;
         model.localBranching = localBranching;
         model.strongBranching = static_cast<int>(ctx.param("strong_branching", -1));
+        model.feasibilityPump = ctx.param("feasibility_pump", 0) != 0;
 
         Evaluation scratch;
         double solveSeconds = 0.0;

@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -128,6 +127,7 @@ MipSolution solveMipInProcess(const MipProblem& problem, const MipOptions& optio
     Cbc_setParameter(model, "localTreeSearch", options.localBranching ? "on" : "off");
     if (options.strongBranching >= 0)
         Cbc_setParameter(model, "strongBranching", std::to_string(options.strongBranching).c_str());
+    Cbc_setParameter(model, "feasibilityPump", options.feasibilityPump ? "on" : "off");
     Cbc_setMaximumSeconds(model, std::max(0.05, options.seconds));
     if (options.maxNodes > 0)
         Cbc_setMaximumNodes(model, options.maxNodes);
@@ -223,7 +223,8 @@ std::vector<double> encodeMipRequest(const MipProblem& problem, const MipOptions
                             double(problem.numRows()),
                             options.seconds,
                             double(options.maxNodes),
-                            double((options.localBranching ? 1 : 0) | (options.rootCuts ? 2 : 0)),
+                            double((options.localBranching ? 1 : 0) | (options.rootCuts ? 2 : 0) |
+                                   (options.feasibilityPump ? 4 : 0)),
                             double(options.startCols.size()),
                             double(options.strongBranching)};
     for (int c = 0; c < n; ++c) {
@@ -258,9 +259,10 @@ bool decodeMipRequest(const std::vector<double>& in, MipProblem& problem, MipOpt
     if (!std::isfinite(in[8]))
         return false;
     options.strongBranching = static_cast<int>(std::clamp(in[8], -1.0, 1000.0));
-    const int flags = static_cast<int>(std::clamp(in[6], 0.0, 3.0));
+    const int flags = static_cast<int>(std::clamp(in[6], 0.0, 7.0));
     options.localBranching = (flags & 1) != 0;
     options.rootCuts = (flags & 2) != 0;
+    options.feasibilityPump = (flags & 4) != 0;
     std::size_t at = kHeader;
     auto take = [&](double& v) {
         if (at >= in.size())
