@@ -32,7 +32,7 @@
 //   log2 of their sum, bounded from above by planes (SharedCapacity), within
 //   1.4 % of the capacity. The released code splits a buffer by fixed
 //   partition ratios, as we once did (shares of 1/2, 1/4 or 3/4). No share
-//   held a global buffer filled 77 % by one tensor and 18-19 % by the other,
+//   held a global buffer filled 77 % by one tensor and 17-19 % by the other,
 //   the optimum of five ResNet-50 layers under the row-stationary
 //   constraints (CoSA missed layer3.0.conv1's by 25 %). A strided coordinate
 //   (P*stride + R) adds log2(stride) while only the strided dimension spans
