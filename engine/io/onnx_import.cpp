@@ -292,15 +292,19 @@ class GraphReader {
             b.push_back(1);
         const std::int64_t M = a[a.size() - 2], K = a.back(), N = b.back();
         const bool weights = initializers_.count(n.input(1)) > 0;
-        const NodeResult tooLarge{
-            false, {}, "MatMul '" + n.name() + "': its batch of rows has more than 2^63 elements"};
+        auto tooLarge = [&] {
+            return NodeResult{false,
+                              {},
+                              "MatMul '" + n.name() +
+                                  "': its batch of rows has more than 2^63 elements"};
+        };
         NodeResult r;
         r.ok = true;
         if (b.size() == 2) { // one matrix for every row of every batch: a fully connected layer
             std::int64_t rows = M;
             for (std::size_t i = 0; i + 2 < a.size(); ++i)
                 if (!multiplyInto(rows, a[i]))
-                    return tooLarge;
+                    return tooLarge();
             r.converted = {preset("gemm", {{"M", rows}, {"N", N}, {"K", K}}),
                            weights ? "fully connected" : "matmul"};
             return r;
@@ -314,7 +318,7 @@ class GraphReader {
             const std::int64_t db =
                 i + b.size() >= batchDims + 2 ? b[i + b.size() - batchDims - 2] : 1;
             if (!multiplyInto(batch, std::max(da, db)))
-                return tooLarge;
+                return tooLarge();
         }
         r.converted = {preset("bgemm", {{"B", batch}, {"M", M}, {"N", N}, {"K", K}}),
                        weights ? "fully connected" : "matmul"};
