@@ -67,7 +67,7 @@ Mapping CosaModel::decode(const std::vector<double>& sol) const {
                     sol[static_cast<std::size_t>(zs[bestPattern].first)])
                     bestPattern = q;
             if (!zs.empty())
-                lm.keepMask = patterns_[zs[bestPattern].second].mask;
+                lm.keepMask = static_cast<std::uint8_t>(zs[bestPattern].second);
         }
         // Orders.
         for (int d = 0; d < D; ++d) {
@@ -366,11 +366,18 @@ double CosaModel::tileLog(const Mapping& m, int l, int t) const {
     return s;
 }
 
+bool CosaModel::tilesFit(const Mapping& m, int l, unsigned mask) const {
+    std::array<double, kMaxTensors> logs{};
+    for (int t = 0; t < p_.numTensors(); ++t)
+        if ((mask >> t) & 1u)
+            logs[static_cast<std::size_t>(t)] = tileLog(m, l, t);
+    return fitsCapacity(l, mask, logs);
+}
+
 void CosaModel::greedyStart(std::vector<int>& cols, std::vector<double>& values,
                             Mapping* start) const {
     const int L = a_.numLevels();
     const int D = p_.numDims();
-    const int T = p_.numTensors();
     const auto& cons = space_.constraints().levels;
     Mapping m = makeTrivialMapping(p_, a_);
     for (int l = 0; l < L; ++l)
@@ -450,21 +457,14 @@ void CosaModel::greedyStart(std::vector<int>& cols, std::vector<double>& values,
     }
     // Keep patterns: the most tensors kept that fit.
     std::vector<std::size_t> chosen(static_cast<std::size_t>(L), 0);
-    auto fits = [&](int l, std::size_t q) {
-        std::array<double, kMaxTensors> logs{};
-        for (int t = 0; t < T; ++t)
-            if ((patterns_[q].mask >> t) & 1u)
-                logs[static_cast<std::size_t>(t)] = tileLog(m, l, t);
-        return fitsCapacity(l, patterns_[q].mask, logs);
-    };
     for (int l = 1; l < L; ++l) {
         const auto& zs = patternVars_[static_cast<std::size_t>(l)];
         if (zs.empty())
             continue;
         int most = -1;
         for (std::size_t i = 0; i < zs.size(); ++i) {
-            const int kept = __builtin_popcount(patterns_[zs[i].second].mask);
-            if (kept > most && fits(l, zs[i].second)) {
+            const int kept = __builtin_popcount(zs[i].second);
+            if (kept > most && tilesFit(m, l, zs[i].second)) {
                 most = kept;
                 chosen[static_cast<std::size_t>(l)] = i;
             }
@@ -475,9 +475,10 @@ void CosaModel::greedyStart(std::vector<int>& cols, std::vector<double>& values,
     auto allFit = [&](int upTo) {
         for (int l = 1; l <= upTo; ++l)
             if (!patternVars_[static_cast<std::size_t>(l)].empty() &&
-                !fits(l,
-                      patternVars_[static_cast<std::size_t>(l)][chosen[static_cast<std::size_t>(l)]]
-                          .second))
+                !tilesFit(
+                    m, l,
+                    patternVars_[static_cast<std::size_t>(l)][chosen[static_cast<std::size_t>(l)]]
+                        .second))
                 return false;
         return true;
     };
@@ -523,14 +524,10 @@ bool CosaModel::keepStart(const Mapping& m, std::vector<int>& cols,
         const auto& zs = patternVars_[static_cast<std::size_t>(l)];
         if (zs.empty())
             continue;
-        const std::uint8_t mask = m.levels[static_cast<std::size_t>(l)].keepMask;
-        std::array<double, kMaxTensors> logs{};
-        for (int t = 0; t < p_.numTensors(); ++t)
-            if ((mask >> t) & 1u)
-                logs[static_cast<std::size_t>(t)] = tileLog(m, l, t);
+        const unsigned mask = m.levels[static_cast<std::size_t>(l)].keepMask;
         std::size_t chosen = zs.size();
         for (std::size_t i = 0; i < zs.size() && chosen == zs.size(); ++i)
-            if (patterns_[zs[i].second].mask == mask && fitsCapacity(l, mask, logs))
+            if (zs[i].second == mask && tilesFit(m, l, mask))
                 chosen = i;
         if (chosen == zs.size())
             return false;

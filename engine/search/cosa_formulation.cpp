@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <map>
 #include <sstream>
 
@@ -23,13 +22,6 @@ std::pair<int, std::int64_t> stridedTerm(const Rank& rank) {
             dim = rank.terms[i].dim;
         }
     return {dim, stride};
-}
-
-std::vector<KeepPattern> keepPatterns(int numTensors) {
-    std::vector<KeepPattern> out;
-    for (unsigned mask = 0; mask < (1u << numTensors); ++mask)
-        out.push_back({static_cast<std::uint8_t>(mask)});
-    return out;
 }
 
 namespace {
@@ -107,7 +99,6 @@ CosaModel::CosaModel(const MapSpace& space, double wUtil, double wComp, double w
         ranked_[static_cast<std::size_t>(l)] = space_.levelHasTemporal(l) &&
                                                !cons[static_cast<std::size_t>(l)].order.fixes(D) &&
                                                (rankAll || l == 0 || l == nocTemporal);
-    patterns_ = keepPatterns(p_.numTensors());
 }
 
 MipSolution CosaModel::solve(double seconds, int maxNodes, const std::function<bool()>& cancelled) {
@@ -137,12 +128,12 @@ std::string CosaModel::infeasibleReason() const {
         if (!space_.levelHasTemporal(l) || s.unbounded())
             continue;
         bool anyPattern = false;
-        for (const auto& [col, q] : patternVars_[static_cast<std::size_t>(l)]) {
+        for (const auto& [col, mask] : patternVars_[static_cast<std::size_t>(l)]) {
             (void)col;
             std::array<double, kMaxTensors> logs{};
             for (int t = 0; t < p_.numTensors(); ++t)
                 logs[static_cast<std::size_t>(t)] = fixedTileLog(l, t);
-            anyPattern = anyPattern || fitsCapacity(l, patterns_[q].mask, logs);
+            anyPattern = anyPattern || fitsCapacity(l, mask, logs);
         }
         if (!anyPattern) {
             os << "level " << s.name << " (" << s.capacityWords
@@ -244,56 +235,63 @@ int CosaModel::spanIndicator(int d, int l, bool lower, bool upper) {
     return z;
 }
 
-void CosaModel::sharedCapacityRows(int l, const std::vector<Affine>& sized,
-                                   const std::vector<double>& sizedMax) {
+void CosaModel::sharedCapacityRows(int l, const std::vector<Affine>& sized) {
     const double cap = std::log2(avail(l));
     const SharedCapacity& sc = shared_;
-    // Per set of two or more tensors, log2 of their tiles' sum from above: a
-    // column for a set that is a prefix of a larger one, else the affine
-    // expression of a single tensor.
-    std::map<unsigned, std::pair<Affine, double>> sums;
-    for (int t = 0; t < p_.numTensors(); ++t)
-        sums[1u << t] = {sized[static_cast<std::size_t>(t)], sizedMax[static_cast<std::size_t>(t)]};
+    auto highest = [&](const Affine& a) { return range(a, mip_).second; };
     // The rows "plane(a, b) + slack <= rhs + big (1 - gate)" for every plane,
     // with `extra` (coefficient) on the left: -1 for a column that must lie
     // above the sum, the gate's column when it is one.
-    auto planes = [&](const std::pair<Affine, double>& a, const std::pair<Affine, double>& b,
-                      std::pair<int, double> extra, double rhs, double big) {
+    auto planes = [&](const Affine& a, const Affine& b, std::pair<int, double> extra, double rhs,
+                      double big) {
         for (std::size_t j = 0; j < sc.weight.size(); ++j) {
             const double s = sc.weight[j];
             std::vector<std::pair<int, double>> row;
-            for (const auto& [c, v] : a.first.terms)
+            for (const auto& [c, v] : a.terms)
                 row.push_back({c, s * v});
-            for (const auto& [c, v] : b.first.terms)
+            for (const auto& [c, v] : b.terms)
                 row.push_back({c, (1.0 - s) * v});
-            if (extra.first >= 0)
-                row.push_back(extra);
+            row.push_back(extra);
             const double constant =
-                s * a.first.constant + (1.0 - s) * b.first.constant + sc.entropy[j] + sc.slack;
+                s * a.constant + (1.0 - s) * b.constant + sc.entropy[j] + sc.slack;
             mip_.row(row, -kInf, rhs - constant + big);
         }
     };
-    std::function<const std::pair<Affine, double>&(unsigned)> sumOf =
-        [&](unsigned mask) -> const std::pair<Affine, double>& {
-        if (auto it = sums.find(mask); it != sums.end())
-            return it->second;
-        const unsigned last = 1u << (31 - __builtin_clz(mask));
-        const auto& rest = sumOf(mask & ~last);
-        const auto& one = sums.at(last);
-        const double hi = std::max(rest.second, one.second) + 1.0 + sc.slack;
-        const int w = mip_.col(0.0, hi, 0.0, false);
-        planes(rest, one, {w, -1.0}, 0.0, 0.0); // plane + slack <= w
-        return sums[mask] = {Affine{0.0, {{w, 1.0}}}, hi};
+    // log2 of the summed tiles of mask's tensors, from above: a tensor's own
+    // expression, or a column per set of two or more (made once, in tensor
+    // order, each pair chained to the next tensor).
+    std::map<unsigned, int> sumColumns;
+    auto sumOf = [&](unsigned mask) {
+        Affine sum;
+        unsigned prefix = 0;
+        for (int t = 0; t < p_.numTensors(); ++t) {
+            if (!((mask >> t) & 1u))
+                continue;
+            const Affine& one = sized[static_cast<std::size_t>(t)];
+            prefix |= 1u << t;
+            if (prefix == (1u << t)) {
+                sum = one;
+                continue;
+            }
+            auto [it, made] = sumColumns.try_emplace(prefix, -1);
+            if (made) {
+                const double hi = std::max(highest(sum), highest(one)) + 1.0 + sc.slack;
+                it->second = mip_.col(0.0, hi, 0.0, false);
+                planes(sum, one, {it->second, -1.0}, 0.0, 0.0); // plane + slack <= column
+            }
+            sum = Affine{0.0, {{it->second, 1.0}}};
+        }
+        return sum;
     };
-    for (const auto& [z, q] : patternVars_[static_cast<std::size_t>(l)]) {
-        const unsigned mask = patterns_[q].mask;
+    for (const auto& [z, mask] : patternVars_[static_cast<std::size_t>(l)]) {
         if (__builtin_popcount(mask) < 2)
             continue;
-        const unsigned last = 1u << (31 - __builtin_clz(mask));
-        const auto rest = sumOf(mask & ~last);
-        const auto& one = sums.at(last);
+        const int last = 31 - __builtin_clz(mask);
+        const Affine rest = sumOf(mask & ~(1u << last));
+        const Affine& one = sized[static_cast<std::size_t>(last)];
         // Off (any value) unless the pattern is chosen: big covers the largest plane.
-        const double big = std::max(0.0, std::max(rest.second, one.second) + 1.0 + sc.slack - cap);
+        const double big =
+            std::max(0.0, std::max(highest(rest), highest(one)) + 1.0 + sc.slack - cap);
         planes(rest, one, {z, big}, cap, big);
     }
 }
@@ -424,19 +422,18 @@ void CosaModel::build() {
         const bool bounded = !s.unbounded();
         auto& zs = patternVars_[static_cast<std::size_t>(l)];
         std::vector<std::pair<int, double>> one;
-        for (std::size_t q = 0; q < patterns_.size(); ++q) {
-            const KeepPattern& kp = patterns_[q];
-            if (!lc.keepsHold(kp.mask))
+        for (unsigned mask = 0; mask < (1u << T); ++mask) {
+            if (!lc.keepsHold(mask))
                 continue;
             if (static_cast<std::size_t>(l) < keepMasks.size() &&
                 keepMasks[static_cast<std::size_t>(l)] >= 0 &&
-                kp.mask != keepMasks[static_cast<std::size_t>(l)])
+                int(mask) != keepMasks[static_cast<std::size_t>(l)])
                 continue;
-            const int kept = __builtin_popcount(kp.mask);
+            const int kept = __builtin_popcount(mask);
             if (bounded && avail(l) < kept) // not a word for each
                 continue;
             const int c = mip_.col(0.0, 1.0, -keepBonus * kept, true);
-            zs.push_back({c, q});
+            zs.push_back({c, mask});
             one.push_back({c, 1.0});
         }
         if (one.empty()) { // nothing fits: an infeasible row that says so
@@ -446,9 +443,8 @@ void CosaModel::build() {
         mip_.row(one, 1.0, 1.0);
         if (!bounded)
             continue;
-        // Per tensor, log2 of its tile plus halo and tightening, and its largest value.
+        // Per tensor, log2 of its tile plus halo and tightening.
         std::vector<Affine> sized(static_cast<std::size_t>(T));
-        std::vector<double> sizedMax(static_cast<std::size_t>(T), 0.0);
         for (int t = 0; t < T; ++t) {
             // log2 tile = sum of the factors of t's dimensions at levels >= l.
             std::vector<std::pair<int, double>> tile;
@@ -487,9 +483,8 @@ void CosaModel::build() {
             const double tightened =
                 tighten[static_cast<std::size_t>(l)][static_cast<std::size_t>(t)];
             sized[static_cast<std::size_t>(t)] = Affine{fixedLog + tightened, row};
-            sizedMax[static_cast<std::size_t>(t)] = maxTile + tightened;
-            for (const auto& [c, q] : zs) {
-                const bool kept = (patterns_[q].mask >> t) & 1u;
+            for (const auto& [c, mask] : zs) {
+                const bool kept = (mask >> t) & 1u;
                 row.push_back({c, -(kept ? capLog(l, t) : maxTile + 1.0)});
             }
             mip_.row(row, -kInf, -fixedLog + kEps);
@@ -501,12 +496,12 @@ void CosaModel::build() {
                 urow.push_back({c, -v});
             mip_.row(urow, -kInf, fixedLog);
             std::vector<std::pair<int, double>> krow{{u, 1.0}};
-            for (const auto& [c, q] : zs)
-                if ((patterns_[q].mask >> t) & 1u)
+            for (const auto& [c, mask] : zs)
+                if ((mask >> t) & 1u)
                     krow.push_back({c, -std::max(0.0, cap)});
             mip_.row(krow, -kInf, 0.0);
         }
-        sharedCapacityRows(l, sized, sizedMax);
+        sharedCapacityRows(l, sized);
     }
 
     // Operand energy: every MAC reads each tensor from its innermost keeper;
@@ -530,12 +525,12 @@ void CosaModel::build() {
             if (l == 0)
                 rhs = 1.0;
             else
-                for (const auto& [c, q] : patternVars_[static_cast<std::size_t>(l)])
-                    if ((patterns_[q].mask >> t) & 1u)
+                for (const auto& [c, mask] : patternVars_[static_cast<std::size_t>(l)])
+                    if ((mask >> t) & 1u)
                         row.push_back({c, -1.0});
             for (int j = l + 1; j < L; ++j)
-                for (const auto& [c, q] : patternVars_[static_cast<std::size_t>(j)])
-                    if ((patterns_[q].mask >> t) & 1u)
+                for (const auto& [c, mask] : patternVars_[static_cast<std::size_t>(j)])
+                    if ((mask >> t) & 1u)
                         row.push_back({c, 1.0});
             const int inner = mip_.col(0.0, 1.0, 0.0, false);
             row.push_back({inner, 1.0});

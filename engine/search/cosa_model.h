@@ -23,14 +23,6 @@ std::pair<int, std::int64_t> stridedTerm(const Rank& rank);
 constexpr double kEps = 1e-6; // slack on log-space rows that are often exactly tight
 constexpr double kInf = kMipInfinity;
 
-// One keep choice of a level: the tensors kept.
-struct KeepPattern {
-    std::uint8_t mask = 0;
-};
-
-// Every keep pattern of numTensors tensors, the empty one first.
-std::vector<KeepPattern> keepPatterns(int numTensors);
-
 // Tensors sharing a buffer fit when the sum of their tiles does: in log2
 // space, log2(2^a + 2^b) <= log2 capacity. That sum is the largest over
 // s in [0, 1] of s a + (1 - s) b + H(s) (H the binary entropy in bits), so
@@ -177,6 +169,8 @@ class CosaModel {
 
     // log2 of tensor t's tile at level l in mapping m, as the MIP counts it.
     double tileLog(const Mapping& m, int l, int t) const;
+    // Whether m's tiles fit level l when it keeps the tensors of mask, as the MIP counts them.
+    bool tilesFit(const Mapping& m, int l, unsigned mask) const;
 
     // A feasible start for CBC: fill every fan-out (see closestFill), give each level the keep
     // pattern with the most tensors that still fits, then move primes from their outermost temporal
@@ -213,9 +207,8 @@ class CosaModel {
     void build();
     // Level l's rows that the tiles of every keep pattern of two or more
     // tensors fit together (SharedCapacity), given each tensor's log2 tile
-    // (halo and tightening included) and its largest value.
-    void sharedCapacityRows(int l, const std::vector<Affine>& sized,
-                            const std::vector<double>& sizedMax);
+    // (halo and tightening included).
+    void sharedCapacityRows(int l, const std::vector<Affine>& sized);
 
     // A 0/1 indicator, >= every temporal prime of d at level k (one per (k, d)).
     int hasLoop(int k, int d);
@@ -264,13 +257,16 @@ class CosaModel {
     int noc_ = -1;
     std::vector<std::vector<std::int64_t>> primes_;
     std::vector<char> ranked_;
-    std::vector<KeepPattern> patterns_;
     SharedCapacity shared_;
     MipProblem mip_;
-    std::vector<std::vector<std::vector<int>>> xVars_;                  // [d][n][slot]
-    std::vector<std::vector<std::pair<int, std::size_t>>> patternVars_; // [l]: (col, pattern)
+    std::vector<std::vector<std::vector<int>>> xVars_; // [d][n][slot]
+    // [l]: (col, keep mask): the column is 1 when level l keeps the mask's tensors.
+    std::vector<std::vector<std::pair<int, unsigned>>> patternVars_;
     std::vector<RankBlock> ranks_;
 };
+
+// [lowest, highest] of an affine expression over its columns' bounds.
+std::pair<double, double> range(const CosaModel::Affine& a, const MipProblem& mip);
 
 // Keep masks for screening (per level; -1 where a level's keeps are left to
 // the MIP or it has none): each bounded level below the outermost buffer (the

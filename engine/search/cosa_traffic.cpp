@@ -32,9 +32,6 @@
 
 namespace mw::cosa {
 
-namespace {
-
-// [lowest, highest] of an affine expression over its columns' bounds.
 std::pair<double, double> range(const CosaModel::Affine& a, const MipProblem& mip) {
     double lo = a.constant, hi = a.constant;
     for (const auto& [c, v] : a.terms) {
@@ -44,6 +41,8 @@ std::pair<double, double> range(const CosaModel::Affine& a, const MipProblem& mi
     }
     return {lo, hi};
 }
+
+namespace {
 
 void append(CosaModel::Affine& to, const CosaModel::Affine& from, double scale = 1.0) {
     to.constant += scale * from.constant;
@@ -69,8 +68,8 @@ CosaModel::Affine CosaModel::keepOf(int l, int t) const {
     }
     const auto& zs = patternVars_[static_cast<std::size_t>(l)];
     bool all = !zs.empty();
-    for (const auto& [c, q] : zs) {
-        if ((patterns_[q].mask >> t) & 1u)
+    for (const auto& [c, mask] : zs) {
+        if ((mask >> t) & 1u)
             k.terms.push_back({c, 1.0});
         else
             all = false;
