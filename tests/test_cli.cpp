@@ -636,38 +636,36 @@ void TestCli::sweepKilledThenResumed() {
     QProcess p;
     p.start(kCli, sweepArgs(net, killed, 1500) + QStringList{"--threads", "1"});
     QVERIFY(p.waitForStarted(10000));
-    // A point takes ~12 ms here, so polling alone can miss the window (CI once
-    // saw all 12 points before the kill). The watcher counts inside a write
-    // transaction, which the sweep needs to record a point: what it counts is
-    // what the kill leaves.
+    // A point takes ~12 ms here. CI saw all 12 points written before the kill
+    // twice: once under a slow poll, once when the watcher waited on the
+    // sweep's write lock inside SQLite's busy handler, whose back-off sleeps up
+    // to 100 ms a try. So the watcher never waits inside SQLite: it reads the
+    // count without a transaction every millisecond (a busy read is just
+    // retried) and kills the moment it sees three. The kill may land while the
+    // sweep writes a later point; that point's transaction is rolled back on
+    // the next open, so the database holds at least what was counted.
     sqlite3* watcher = nullptr;
     for (int i = 0; i < 1000 && !QFile::exists(killed); ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    QVERIFY(sqlite3_open_v2(killed.toUtf8().constData(), &watcher, SQLITE_OPEN_READWRITE,
-                            nullptr) == SQLITE_OK);
-    sqlite3_busy_timeout(watcher, 10000);
+    QVERIFY(sqlite3_open_v2(killed.toUtf8().constData(), &watcher, SQLITE_OPEN_READONLY, nullptr) ==
+            SQLITE_OK);
     int counted = 0;
-    for (int i = 0; i < 3000; ++i) {
-        if (sqlite3_exec(watcher, "BEGIN IMMEDIATE;", nullptr, nullptr, nullptr) == SQLITE_OK) {
-            sqlite3_stmt* q = nullptr;
-            if (sqlite3_prepare_v2(watcher, "SELECT COUNT(*) FROM points", -1, &q, nullptr) ==
-                    SQLITE_OK &&
-                sqlite3_step(q) == SQLITE_ROW)
-                counted = sqlite3_column_int(q, 0);
-            sqlite3_finalize(q);
-            if (counted >= 3) {
-                ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
-                p.waitForFinished(10000);
-            }
-            sqlite3_exec(watcher, "ROLLBACK;", nullptr, nullptr, nullptr);
-            if (counted >= 3)
-                break;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    for (int i = 0; i < 20000 && counted < 3; ++i) {
+        sqlite3_stmt* q = nullptr;
+        if (sqlite3_prepare_v2(watcher, "SELECT COUNT(*) FROM points", -1, &q, nullptr) ==
+                SQLITE_OK &&
+            sqlite3_step(q) == SQLITE_ROW)
+            counted = sqlite3_column_int(q, 0);
+        sqlite3_finalize(q);
+        if (counted >= 3)
+            ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
+        else
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     sqlite3_close(watcher);
+    p.waitForFinished(10000);
     const int kept = int(mw::SweepDatabase::open(killed.toStdString()).points().size());
-    QVERIFY2(kept == counted && kept >= 3 && kept < 12,
+    QVERIFY2(kept >= counted && counted >= 3 && kept < 12,
              qPrintable(QString("%1 kept, %2 counted").arg(kept).arg(counted)));
 
     const Run resumed =

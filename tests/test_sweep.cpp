@@ -10,6 +10,8 @@
 
 #include <QTemporaryDir>
 #include <QtTest>
+#include <filesystem>
+#include <sqlite3.h>
 
 using namespace mw;
 using mw::test::errorOf;
@@ -63,6 +65,7 @@ class TestSweep : public QObject {
     void invalidCombinationsAreRecorded();
     void resultsIndependentOfThreads();
     void databaseRoundTripAndResume();
+    void killedMidWriteReadsWhole();
     void shardsMergeToTheWholeSweep();
     void paretoFronts();
     void sweepFileFormat();
@@ -265,6 +268,48 @@ void TestSweep::databaseRoundTripAndResume() {
     writeTextFile(notDb, "{}");
     const std::string msg = errorOf([&] { SweepDatabase::open(notDb); });
     QVERIFY2(msg.find("is not a Mapwright results database") != std::string::npos, msg.c_str());
+}
+
+// A sweep killed while it writes a point leaves a hot journal; a read-only
+// open (sweep report, the GUI) must roll it back and read the points that
+// were committed, not call the file "not a results database".
+void TestSweep::killedMidWriteReadsWhole() {
+    QTemporaryDir tmp;
+    SweepSpec s = smallSweep();
+    s.axes.pop_back();
+    const std::string path = tmp.filePath("results.sqlite").toStdString();
+    std::map<int, PointRecord> points;
+    {
+        SweepDatabase db = SweepDatabase::create(path, toJson(s), "", false);
+        SweepRunOptions o;
+        o.threads = 1;
+        runSweep(s, {}, o, [&](const PointRecord& r) {
+            points[r.index] = r;
+            if (r.index < 2)
+                db.write(r);
+        });
+    }
+    // What a kill mid-write leaves: the files as they stand inside an open
+    // write transaction that has spilled pages to the database, with no
+    // process holding a lock.
+    const std::string killed = tmp.filePath("killed.sqlite").toStdString();
+    sqlite3* writer = nullptr;
+    QCOMPARE(sqlite3_open_v2(path.c_str(), &writer, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
+    QCOMPARE(sqlite3_exec(writer,
+                          "PRAGMA cache_size=1; BEGIN IMMEDIATE; DELETE FROM layers; "
+                          "DELETE FROM point_values; DELETE FROM points;",
+                          nullptr, nullptr, nullptr),
+             SQLITE_OK);
+    std::filesystem::copy_file(path, killed);
+    std::filesystem::copy_file(path + "-journal", killed + "-journal");
+    sqlite3_exec(writer, "ROLLBACK;", nullptr, nullptr, nullptr);
+    sqlite3_close(writer);
+    QVERIFY(std::filesystem::file_size(killed + "-journal") > 0);
+
+    const SweepDatabase read = SweepDatabase::open(killed);
+    QCOMPARE(comparable(read.points()).dump(),
+             comparable({{0, points.at(0)}, {1, points.at(1)}}).dump());
+    QVERIFY(!std::filesystem::exists(killed + "-journal"));
 }
 
 void TestSweep::shardsMergeToTheWholeSweep() {

@@ -130,6 +130,24 @@ SweepDatabase SweepDatabase::open(const std::string& path, bool writable) {
     SweepDatabase d;
     d.path_ = path;
     d.db_ = openFile(path, writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY);
+    if (!writable && sqlite3_exec(d.db_, "SELECT 1 FROM sqlite_master LIMIT 1", nullptr, nullptr,
+                                  nullptr) == SQLITE_READONLY_ROLLBACK) {
+        // A sweep killed mid-write left its journal behind ("hot"), and only a
+        // writer may roll it back: open for writing once, which rolls the
+        // unfinished point back, then read as asked.
+        sqlite3_close(d.db_);
+        d.db_ = nullptr;
+        sqlite3* writer = nullptr;
+        const bool rolledBack =
+            sqlite3_open_v2(path.c_str(), &writer, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK &&
+            sqlite3_exec(writer, "SELECT 1 FROM sqlite_master LIMIT 1", nullptr, nullptr,
+                         nullptr) == SQLITE_OK;
+        sqlite3_close(writer);
+        if (!rolledBack)
+            throw InputError(path, "holds an unfinished write of a killed sweep; expected write "
+                                   "access to roll it back");
+        d.db_ = openFile(path, SQLITE_OPEN_READONLY);
+    }
     std::map<std::string, std::string> meta;
     try {
         Statement q(d.db_, "SELECT key, value FROM sweep", path);
