@@ -20,20 +20,27 @@
 //   walk, the words a step fetches are those its tile has that an earlier
 //   tile (the one its step is compared with) had not, so each child fetches
 //   every word it touches at least once (`cover`).
-// * Reads of p for those deliveries: the deliveries divided by the children
-//   sharing each word (fan-out over distinct offsets), at least every word of
-//   the tensor the computation touches, unless a link transfer can serve a
-//   child from a neighbour somewhere between p and c; a link moves a delta
-//   only along a translation between neighbouring children, and a step moves
+// * Reads of p for those deliveries: at least every word of the tensor the
+//   computation touches, links or not. A link serves a child only what its
+//   neighbour held the step before (the neighbour's offset is the child's
+//   plus the step's move), so a word no child held before comes from p; in
+//   each class of steps that links serve, the children no neighbour serves
+//   still read their deltas from p (Deliveries::linkable: at least one
+//   distinct delta unless the move is zero, and a zero move brings no new
+//   word). Over p's instances these cover every word (test_optimal checks it
+//   of the model near good mappings, where links act). Where no link can act
+//   between p and c, also the deliveries divided by the children sharing
+//   each word (fan-out over distinct offsets): a link moves a delta only
+//   along a translation between neighbouring children, and a step moves
 //   tiles by an integer combination of loop strides, so where no such
 //   translation is a multiple of the strides' gcd in every coordinate no
-//   link can act. Otherwise nothing is claimed for p's reads.
+//   link can act.
 // * Partial sums: updates are those deliveries; reads and fills subtract the
 //   first touches (at most the tensor times the children holding each word).
 // * Cycles: every MAC of the array busy at most; each bandwidth-limited level
 //   moves at least its bounded words per instance.
 // Levels not yet decided contribute what holds for any tile: c fetches every
-// word the computation touches, and so does p where no link can act.
+// word the computation touches, and p reads every one.
 #include "search/optimal_bound.h"
 
 #include "arch/architecture.h"
@@ -382,12 +389,12 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
             }
             if (c < L)
                 charge(c, fills, a_.levels[c].energy.write, false);
-            double parent = 0.0; // deliveries p reads (or takes as updates)
-            if (!linksBetween(p, c, t)) {
-                parent = touched_[t];
-                if (c >= k)
-                    parent = std::max(parent, delivered / sharingMax(p, c, t));
-            }
+            // Deliveries p reads (or takes as updates): every word, links or
+            // not (see the file's header), and where no link can act, what
+            // the children fetch over those sharing each word.
+            double parent = touched_[t];
+            if (c >= k && !linksBetween(p, c, t))
+                parent = std::max(parent, delivered / sharingMax(p, c, t));
             if (rw) {
                 charge(p, parent, a_.levels[p].energy.update, false);
                 charge(p, std::max(0.0, parent - firstTouchesMax(p, t)), a_.levels[p].energy.read,
