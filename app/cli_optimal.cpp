@@ -60,7 +60,7 @@ int cmdBenchOptimal(const Args& args) {
         constraints = mw::readJsonFile(args.get("constraints"));
 
     std::cout << std::left << std::setw(22) << "layer" << std::right << std::setw(13) << "optimum"
-              << std::setw(10) << "proof s";
+              << std::setw(13) << "proof s";
     auto after = [](const std::string& name, double s) {
         return name + " " + fixedText(s, s < 1 ? 1 : 0) + "s";
     };
@@ -102,7 +102,7 @@ int cmdBenchOptimal(const Args& args) {
                     {"stats", opt.stats}};
         std::cout << std::left << std::setw(22) << layer.name.substr(0, 21) << std::right
                   << std::setw(13) << (reference > 0 ? sci(reference) : std::string("-"))
-                  << std::setw(10)
+                  << std::setw(13)
                   << (optimum > 0 ? fixedText(opt.seconds, 2)
                                   : ">" + fixedText(prove, 0) + " (" +
                                         fixedText(100.0 * opt.stats.at("gap"), 0) + "%)");
