@@ -154,6 +154,12 @@ std::vector<Case> smallCases() {
     return cases;
 }
 
+// A layer on one of the sample architectures (samples/architectures/ARCH.json).
+struct SampleLayer {
+    const char* arch;
+    Problem problem;
+};
+
 double relativeDifference(double a, double b) {
     return std::abs(a - b) / std::max(std::abs(a), std::abs(b));
 }
@@ -310,11 +316,7 @@ void TestOptimal::boundNeverExceedsAMappingBelowIt() {
 // over its utilized instances. Checked near good mappings (GAMMA's best and
 // walks of moves from it), where links act; the test asserts they did.
 void TestOptimal::levelsReadEveryWordDespiteLinks() {
-    struct Where {
-        const char* arch;
-        Problem problem;
-    };
-    const std::vector<Where> cases = {
+    const std::vector<SampleLayer> cases = {
         {"eyeriss_like", conv2dProblem("conv3", 1, 1, 64, 64, 14, 14, 3, 3)},
         {"eyeriss_like", conv2dProblem("stride2", 1, 1, 32, 64, 7, 7, 3, 3, 2, 2)},
         {"simba_like", conv2dProblem("conv3", 1, 1, 32, 32, 14, 14, 3, 3)},
@@ -322,7 +324,7 @@ void TestOptimal::levelsReadEveryWordDespiteLinks() {
         {"tensor_core_like", gemmProblem("gemm", 64, 32, 48)},
     };
     int checked = 0, linked = 0;
-    for (const Where& w : cases) {
+    for (const SampleLayer& w : cases) {
         const Architecture a = loadArchitecture(kSamples + "architectures/" + w.arch + ".json");
         const Problem& p = w.problem;
         const MapSpace space(p, a);
@@ -379,11 +381,7 @@ void TestOptimal::levelsReadEveryWordDespiteLinks() {
 void TestOptimal::orderCandidatesMatchEveryOrder() {
     // Tilings of real layers whose every order can be tried: the best of the
     // candidates equals the best of all.
-    struct Where {
-        const char* arch;
-        Problem problem;
-    };
-    const std::vector<Where> cases = {
+    const std::vector<SampleLayer> cases = {
         {"eyeriss_like", conv2dProblem("conv3", 1, 1, 16, 16, 8, 8, 3, 3)},
         {"eyeriss_like", conv2dProblem("stride2", 1, 1, 8, 16, 7, 7, 3, 3, 2, 2)},
         {"simba_like", conv2dProblem("conv", 1, 1, 16, 16, 6, 6, 3, 3)},
@@ -391,7 +389,7 @@ void TestOptimal::orderCandidatesMatchEveryOrder() {
         {"tensor_core_like", gemmProblem("gemm", 32, 16, 16)},
     };
     int tilings = 0, fewer = 0;
-    for (const Where& w : cases) {
+    for (const SampleLayer& w : cases) {
         const Architecture a = loadArchitecture(kSamples + "architectures/" + w.arch + ".json");
         const Problem& p = w.problem;
         const MapSpace space(p, a);
