@@ -130,8 +130,10 @@ SweepDatabase SweepDatabase::open(const std::string& path, bool writable) {
     SweepDatabase d;
     d.path_ = path;
     d.db_ = openFile(path, writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY);
-    if (!writable && sqlite3_exec(d.db_, "SELECT 1 FROM sqlite_master LIMIT 1", nullptr, nullptr,
-                                  nullptr) == SQLITE_READONLY_ROLLBACK) {
+    // The cheapest statement that reads the file (and so meets a hot journal).
+    const char* const probe = "SELECT 1 FROM sqlite_master LIMIT 1";
+    if (!writable &&
+        sqlite3_exec(d.db_, probe, nullptr, nullptr, nullptr) == SQLITE_READONLY_ROLLBACK) {
         // A sweep killed mid-write left its journal behind ("hot"), and only a
         // writer may roll it back: open for writing once, which rolls the
         // unfinished point back, then read as asked.
@@ -140,8 +142,7 @@ SweepDatabase SweepDatabase::open(const std::string& path, bool writable) {
         sqlite3* writer = nullptr;
         const bool rolledBack =
             sqlite3_open_v2(path.c_str(), &writer, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK &&
-            sqlite3_exec(writer, "SELECT 1 FROM sqlite_master LIMIT 1", nullptr, nullptr,
-                         nullptr) == SQLITE_OK;
+            sqlite3_exec(writer, probe, nullptr, nullptr, nullptr) == SQLITE_OK;
         sqlite3_close(writer);
         if (!rolledBack)
             throw InputError(path, "holds an unfinished write of a killed sweep; expected write "
