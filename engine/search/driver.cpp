@@ -233,6 +233,12 @@ double SearchObjective::value(const Evaluation& e) const {
     return std::pow(energyJ, energyExponent) * std::pow(double(e.cycles), cycleExponent);
 }
 
+double SearchObjective::value(double energy, double cycles) const {
+    if (energyExponent == 1.0 && cycleExponent == 1.0)
+        return energy * 1e-12 * cycles;
+    return std::pow(energy * 1e-12, energyExponent) * std::pow(std::floor(cycles), cycleExponent);
+}
+
 std::string SearchObjective::name() const {
     std::string base;
     if (energyExponent == 1.0 && cycleExponent == 1.0)

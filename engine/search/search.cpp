@@ -98,11 +98,7 @@ LowerBound boundAt(const Problem& p, const Architecture& a, const SearchObjectiv
     lb.energy = energy;
     lb.cycles = cycles;
     lb.edp = energy * 1e-12 * cycles;
-    Evaluation e;
-    e.energy = lb.energy;
-    e.cycles = static_cast<std::int64_t>(std::floor(lb.cycles));
-    e.edp = lb.edp;
-    lb.objective = o.value(e);
+    lb.objective = o.value(lb.energy, lb.cycles);
     return lb;
 }
 

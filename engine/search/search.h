@@ -27,6 +27,11 @@ struct SearchObjective {
     std::string densityTensor;     // e.g. "Inputs"; empty: score at the workload's densities
     std::vector<double> densities; // e.g. {1.0, 0.8, 0.5, 0.2, 0.1}
     double value(const Evaluation& e) const;
+    // The same of bounds, energy (pJ) and cycles not yet whole: EDP takes the
+    // cycles as they are, the weighted forms their whole part (as an
+    // Evaluation would hold them). No Evaluation is built: a bound is computed
+    // millions of times a second.
+    double value(double energy, double cycles) const;
     std::string name() const;
     // "edp", "energy", "cycles" (or "delay"), "weighted:A,B", optionally
     // followed by "@TENSOR" (densities 1.0, 0.8, 0.5, 0.2, 0.1) or
