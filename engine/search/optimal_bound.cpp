@@ -94,9 +94,17 @@ void PartialBound::describeFanout(const Mapping& m, int level, Fanout& out) cons
     model_detail::buildLoopNest(p_, a_, m, f, nest);
     for (int t = 0; t < T; ++t)
         out.distinct[t] = model_detail::distinctChildOffsets(terms_, nest, level, t, out.fanout);
-    for (int t = 0; t < T; ++t)
-        model_detail::neighbourTranslationsAnyOrder(p_, a_, m, f, terms_, level, t,
-                                                    out.translations[t]);
+    for (int t = 0; t < T; ++t) {
+        std::vector<model_detail::Offset>& tr = out.translations[t];
+        model_detail::neighbourTranslationsAnyOrder(p_, a_, m, f, terms_, level, t, tr);
+        // A translation and its opposite are both there; at() asks only
+        // whether a step may equal one (a multiple of the strides' gcd, or
+        // zero), which either answers alike: one of each pair is kept.
+        std::erase_if(tr, [](const model_detail::Offset& x) {
+            const auto nonzero = std::find_if(x.begin(), x.end(), [](auto v) { return v != 0; });
+            return nonzero != x.end() && *nonzero < 0;
+        });
+    }
 }
 
 PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t* remaining,
@@ -212,14 +220,18 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
                 g[term.rank] = std::gcd(g[term.rank], coef * ext[k][term.dim]);
         }
         for (const model_detail::Offset& tr : fo.translations[t]) {
-            bool zero = true, reachable = true;
-            for (int r = 0; r < kMaxRanks; ++r) {
+            bool zero = true;
+            int r = 0;
+            for (; r < kMaxRanks; ++r) {
                 const i64 x = tr[std::size_t(r)];
-                zero = zero && x == 0;
+                if (x == 0)
+                    continue;
+                zero = false;
                 // (A remainder costs tens of cycles, and g is mostly 1.)
-                reachable = reachable && (g[r] <= 1 ? g[r] == 1 || x == 0 : x % g[r] == 0);
+                if (g[r] == 0 || (g[r] > 1 && x % g[r] != 0))
+                    break; // no step moves by x here
             }
-            if (!reachable)
+            if (r < kMaxRanks)
                 continue;
             // A zero move needs a step equal to moves between (only a MAC's
             // unchanged operand after a first run gets it for free).
