@@ -59,6 +59,7 @@ PartialBound::PartialBound(const MapSpace& space, const SearchObjective& objecti
     const int L = a_.numLevels(), D = p_.numDims(), T = p_.numTensors();
     for (int t = 0; t < T; ++t) {
         touched_[t] = double(p_.touchedElements(t));
+        size_[t] = double(p_.tensorSize(t));
         for (int i = 0; i < terms_.count[t]; ++i)
             negativeCoefficient_ = negativeCoefficient_ || terms_.term[t][i].coef < 0;
         std::uint32_t seen = 0;
@@ -264,7 +265,7 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
     };
     // First touches over all instances of l (read-write tensors), at most.
     auto firstTouchesMax = [&](int l, int t) {
-        double words = double(p_.tensorSize(t));
+        double words = size_[t];
         for (int j = 0; j < l; ++j) {
             if (j >= k) {
                 const Fanout& fo = *fanouts[j];

@@ -45,6 +45,7 @@ class PartialBound {
     SearchObjective objective_;
     model_detail::Terms terms_;
     std::array<double, kMaxTensors> touched_{};
+    std::array<double, kMaxTensors> size_{};       // words of each tensor
     std::array<bool, kMaxTensors> rankDisjoint_{}; // no dimension in two ranks
     // Per level and dimension: a free slot for a temporal factor, an X or a Y factor.
     std::vector<std::array<std::uint8_t, kMaxDims>> slotKinds_;

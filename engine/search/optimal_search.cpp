@@ -67,7 +67,9 @@ class OptimalSearch : public Searcher {
         std::array<i64, kMaxDims> remainingBefore;
         // The level's fan-out depends on its spatial factors alone (the
         // strides come from the levels inside): described once per choice.
-        std::map<std::string, PartialBound::Fanout> fanouts;
+        // (Keyed by the level's X then Y factors: a child is described per
+        // bound, so no string, no allocation.)
+        std::map<std::array<std::uint32_t, 2 * kMaxDims>, PartialBound::Fanout> fanouts;
     };
     // Sets fanouts_[frame.level] for the level as m_ now has it.
     void describeFanout(Frame& frame);
@@ -171,9 +173,10 @@ void OptimalSearch::apply(const Frame& frame, const LevelChoice& c) {
 
 void OptimalSearch::describeFanout(Frame& frame) {
     const LevelMapping& lm = m_.levels[std::size_t(frame.level)];
-    std::string key(reinterpret_cast<const char*>(lm.spatialX.data()), sizeof lm.spatialX);
-    key.append(reinterpret_cast<const char*>(lm.spatialY.data()), sizeof lm.spatialY);
-    auto [it, fresh] = frame.fanouts.try_emplace(std::move(key));
+    std::array<std::uint32_t, 2 * kMaxDims> key;
+    std::copy(lm.spatialX.begin(), lm.spatialX.end(), key.begin());
+    std::copy(lm.spatialY.begin(), lm.spatialY.end(), key.begin() + kMaxDims);
+    auto [it, fresh] = frame.fanouts.try_emplace(key);
     if (fresh)
         bound_->describeFanout(m_, frame.level, it->second);
     fanouts_[std::size_t(frame.level)] = &it->second;
