@@ -37,9 +37,9 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace mw {
@@ -67,9 +67,19 @@ class OptimalSearch : public Searcher {
         std::array<i64, kMaxDims> remainingBefore;
         // The level's fan-out depends on its spatial factors alone (the
         // strides come from the levels inside): described once per choice.
-        // (Keyed by the level's X then Y factors: a child is described per
-        // bound, so no string, no allocation.)
-        std::map<std::array<std::uint32_t, 2 * kMaxDims>, PartialBound::Fanout> fanouts;
+        // (Keyed by the level's X then Y factors and hashed: a child is
+        // looked up per bound, so no string, no allocation, no ordering.)
+        using FanoutKey = std::array<std::uint32_t, 2 * kMaxDims>;
+        struct FanoutKeyHash {
+            std::size_t operator()(const FanoutKey& k) const {
+                std::uint64_t h = 0x243f6a8885a308d3ull;
+                for (std::uint32_t v : k)
+                    h = (h ^ v) * 0x9e3779b97f4a7c15ull;
+                return std::size_t(h ^ (h >> 32));
+            }
+        };
+        // (Node-based: the pointers fanouts_ holds survive a rehash.)
+        std::unordered_map<FanoutKey, PartialBound::Fanout, FanoutKeyHash> fanouts;
     };
     // Sets fanouts_[frame.level] for the level as m_ now has it.
     void describeFanout(Frame& frame);
@@ -173,7 +183,7 @@ void OptimalSearch::apply(const Frame& frame, const LevelChoice& c) {
 
 void OptimalSearch::describeFanout(Frame& frame) {
     const LevelMapping& lm = m_.levels[std::size_t(frame.level)];
-    std::array<std::uint32_t, 2 * kMaxDims> key;
+    Frame::FanoutKey key;
     std::copy(lm.spatialX.begin(), lm.spatialX.end(), key.begin());
     std::copy(lm.spatialY.begin(), lm.spatialY.end(), key.begin() + kMaxDims);
     auto [it, fresh] = frame.fanouts.try_emplace(key);
