@@ -29,8 +29,8 @@ struct SearchObjective {
     double value(const Evaluation& e) const;
     // The same of bounds, energy (pJ) and cycles not yet whole: EDP takes the
     // cycles as they are, the weighted forms their whole part (as an
-    // Evaluation would hold them). No Evaluation is built: a bound is computed
-    // millions of times a second.
+    // Evaluation would hold them). No Evaluation is built: the optimal
+    // searcher computes hundreds of thousands of bounds a second.
     double value(double energy, double cycles) const;
     std::string name() const;
     // "edp", "energy", "cycles" (or "delay"), "weighted:A,B", optionally
