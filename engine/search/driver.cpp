@@ -228,9 +228,8 @@ void SeenCosts::grow(std::size_t slots, const ParallelFor& parallelFor) {
 
 double SearchObjective::value(const Evaluation& e) const {
     if (energyExponent == 1.0 && cycleExponent == 1.0)
-        return e.edp;
-    const double energyJ = e.energy * 1e-12;
-    return std::pow(energyJ, energyExponent) * std::pow(double(e.cycles), cycleExponent);
+        return e.edp; // (as the model rounded it)
+    return value(e.energy, double(e.cycles));
 }
 
 double SearchObjective::value(double energy, double cycles) const {
