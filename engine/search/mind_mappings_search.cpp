@@ -38,7 +38,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
-#include <set>
+#include <unordered_set>
 
 namespace mw {
 
@@ -71,7 +71,7 @@ struct Chain {
     std::int64_t steps = 0, injections = 0, idleCheckpoints = 0;
     double stepSeconds = 0.0;
     std::multimap<double, Mapping> pending;
-    std::set<std::uint64_t> seen;
+    std::unordered_set<std::uint64_t> seen;
     Evaluation scratch;
 
     bool randomLegal(const MapSpace& space, Mapping& m) {
