@@ -4,6 +4,7 @@
 // goes below. Single-threaded apart from what the driver does (test_search).
 #include "common/error.h"
 #include "learn/mlp.h"
+#include "learn/mlp_inference.h"
 #include "model/cost_model.h"
 #include "search/cosa_model.h"
 #include "search/network_search.h"
@@ -53,6 +54,7 @@ class TestSearchers : public QObject {
     void preparationShowsAsPhases();
     void surrogateSavesAndPredicts();
     void mlpInputGradient();
+    void mlpInferenceAgreesWithMlp();
 };
 
 // CoSA on a 3x3 and a strided 1x1 layer: the node limit makes the schedule
@@ -770,4 +772,45 @@ void TestSearchers::mlpInputGradient() {
 }
 
 QTEST_GUILESS_MAIN(TestSearchers)
+// The one-input kernels give Eigen's forward and input gradient (to rounding:
+// they add in another order), and the same bits with or without AVX2. Widths
+// that are not multiples of 8 take the kernels' tails; the input's zeros
+// and the ReLUs' take the skipped columns.
+void TestSearchers::mlpInferenceAgreesWithMlp() {
+    Rng rng(11);
+    Mlp net({37, 64, 29, 5}, rng);
+    MlpInference best(net), portable(net, MlpInference::Kernels::Portable);
+    QCOMPARE(best.inputs(), 37);
+    QCOMPARE(best.outputs(), 5);
+    for (int trial = 0; trial < 20; ++trial) {
+        Eigen::MatrixXf x(37, 1), dy(5, 1);
+        for (int i = 0; i < 37; ++i)
+            x(i, 0) = rng.uniform() < 0.3 ? 0.0f : float(rng.uniform() * 4.0 - 2.0);
+        for (int i = 0; i < 5; ++i)
+            dy(i, 0) = trial % 2 == 0 ? 1.0f : float(rng.uniform() - 0.5);
+        const Eigen::MatrixXf y = net.forward(x);
+        const Eigen::MatrixXf dx = net.inputGradient(dy);
+        const float* yBest = best.forward(x.data());
+        const float* yPortable = portable.forward(x.data());
+        std::vector<float> dxBest(37), dxPortable(37);
+        best.inputGradient(dy.data(), dxBest.data());
+        portable.inputGradient(dy.data(), dxPortable.data());
+        for (int i = 0; i < 5; ++i) {
+            QVERIFY(yBest[i] == yPortable[i]); // QCOMPARE would be fuzzy
+            QVERIFY2(
+                std::abs(yBest[i] - y(i, 0)) <= 1e-4f * (1.0f + std::abs(y(i, 0))),
+                qPrintable(QString("output %1: %2 against %3").arg(i).arg(yBest[i]).arg(y(i, 0))));
+        }
+        for (int i = 0; i < 37; ++i) {
+            QVERIFY(dxBest[std::size_t(i)] == dxPortable[std::size_t(i)]);
+            QVERIFY2(std::abs(dxBest[std::size_t(i)] - dx(i, 0)) <=
+                         1e-4f * (1.0f + std::abs(dx(i, 0))),
+                     qPrintable(QString("gradient %1: %2 against %3")
+                                    .arg(i)
+                                    .arg(dxBest[std::size_t(i)])
+                                    .arg(dx(i, 0))));
+        }
+    }
+}
+
 #include "test_searchers.moc"

@@ -22,6 +22,9 @@ class Mlp {
     int outputs() const { return widths_.empty() ? 0 : widths_.back(); }
     const std::vector<int>& widths() const { return widths_; }
     std::size_t parameterCount() const;
+    // Layer k's weights (outputs x inputs) and biases.
+    const Eigen::MatrixXf& weights(std::size_t k) const { return weights_[k]; }
+    const Eigen::VectorXf& biases(std::size_t k) const { return biases_[k]; }
 
     // x: inputs x batch. Keeps the activations for backward().
     const Eigen::MatrixXf& forward(const Eigen::MatrixXf& x);

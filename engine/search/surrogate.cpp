@@ -431,6 +431,7 @@ Surrogate Surrogate::train(const Problem& p, const Architecture& a, const Surrog
     }
     report.trainSeconds = seconds() - t0;
     report.samples = N;
+    s.inference_ = MlpInference(s.net_);
 
     // Held-out accuracy: loss, and how well predicted EDP ranks true EDP.
     const Eigen::MatrixXf pred = s.net_.forward(Xn.rightCols(test));
@@ -450,32 +451,39 @@ Surrogate Surrogate::train(const Problem& p, const Architecture& a, const Surrog
 
 double Surrogate::predict(const float* x, float* grad, SurrogateDescent descent) {
     const int F = codec_.features();
-    x_.resize(F, 1);
+    standardized_.resize(std::size_t(F));
     for (int i = 0; i < F; ++i)
-        x_(i, 0) = (x[i] - in_.mean[i]) / in_.stddev[i];
-    const Eigen::MatrixXf& y = net_.forward(x_);
+        standardized_[std::size_t(i)] = (x[i] - in_.mean[i]) / in_.stddev[i];
+    const float* y = inference_.forward(standardized_.data());
     // log(EDP / bound) = log(E / E_lb) + log(C / C_lb), denormalised.
     const double value =
-        double(y(energyOutput_, 0) * out_.stddev[energyOutput_] + out_.mean[energyOutput_] +
-               y(cyclesOutput_, 0) * out_.stddev[cyclesOutput_] + out_.mean[cyclesOutput_]);
+        double(y[energyOutput_] * out_.stddev[energyOutput_] + out_.mean[energyOutput_] +
+               y[cyclesOutput_] * out_.stddev[cyclesOutput_] + out_.mean[cyclesOutput_]);
     if (grad) {
-        Eigen::MatrixXf dy = Eigen::MatrixXf::Zero(y.rows(), 1);
+        const int O = inference_.outputs();
+        dOutput_.assign(std::size_t(O), 0.0f);
         if (descent == SurrogateDescent::OutputSum) {
-            dy.setOnes();
+            std::fill(dOutput_.begin(), dOutput_.end(), 1.0f);
         } else {
-            dy(energyOutput_, 0) = out_.stddev[energyOutput_];
-            dy(cyclesOutput_, 0) = out_.stddev[cyclesOutput_];
+            dOutput_[std::size_t(energyOutput_)] = out_.stddev[energyOutput_];
+            dOutput_[std::size_t(cyclesOutput_)] = out_.stddev[cyclesOutput_];
         }
-        const Eigen::MatrixXf dx = net_.inputGradient(dy); // the weights stay frozen
+        inference_.inputGradient(dOutput_.data(), grad); // the weights stay frozen
         for (int i = 0; i < F; ++i)
-            grad[i] = dx(i, 0) / in_.stddev[i]; // back to raw units
+            grad[i] /= in_.stddev[i]; // back to raw units
     }
     return value;
 }
 
 double Surrogate::descentObjective(const float* x, SurrogateDescent descent) {
     const double logEdp = predict(x);
-    return descent == SurrogateDescent::OutputSum ? double(net_.forward(x_).sum()) : logEdp;
+    if (descent == SurrogateDescent::LogEdp)
+        return logEdp;
+    const float* y = inference_.forward(standardized_.data());
+    double sum = 0.0;
+    for (int i = 0; i < inference_.outputs(); ++i)
+        sum += double(y[i]);
+    return sum;
 }
 
 std::string Surrogate::cachePath(const std::string& dir, const Problem& p, const Architecture& a) {
@@ -558,6 +566,7 @@ Surrogate Surrogate::load(const std::string& path, const Problem& p, const Archi
         throw InputError(path, "has the wrong input or output size for this architecture");
     s.energyOutput_ = O - 2;
     s.cyclesOutput_ = O - 1;
+    s.inference_ = MlpInference(s.net_);
     return s;
 }
 

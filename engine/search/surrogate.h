@@ -6,6 +6,7 @@
 // random legal mappings of problems of one family (same dimensions and
 // tensors, varied bounds) on one architecture, and cached on disk.
 #include "learn/mlp.h"
+#include "learn/mlp_inference.h"
 #include "mapspace/mapspace.h"
 
 #include <atomic>
@@ -126,8 +127,9 @@ class Surrogate {
     Mlp net_;
     Standardizer in_, out_;
     int energyOutput_ = 0, cyclesOutput_ = 0;
-    std::uint64_t fingerprint_ = 0; // of the cost model it was trained on
-    Eigen::MatrixXf x_;             // one column, reused
+    std::uint64_t fingerprint_ = 0;             // of the cost model it was trained on
+    MlpInference inference_;                    // net_, frozen, for predict()
+    std::vector<float> standardized_, dOutput_; // predict()'s scratch
 };
 
 // Training set statistics shared with tests: Spearman rank correlation.
