@@ -72,23 +72,12 @@ const Eigen::MatrixXf& Mlp::forward(const Eigen::MatrixXf& x) {
 }
 
 Eigen::MatrixXf Mlp::backward(const Eigen::MatrixXf& dy) {
-    return propagate(dy, &weightGrads_, &biasGrads_);
-}
-
-Eigen::MatrixXf Mlp::inputGradient(const Eigen::MatrixXf& dy) const {
-    return propagate(dy, nullptr, nullptr);
-}
-
-Eigen::MatrixXf Mlp::propagate(const Eigen::MatrixXf& dy, std::vector<Eigen::MatrixXf>* weightGrads,
-                               std::vector<Eigen::VectorXf>* biasGrads) const {
     Eigen::MatrixXf delta = dy;
     for (std::size_t k = weights_.size(); k-- > 0;) {
         if (k + 1 < weights_.size()) // ReLU: pass where the unit was active
             delta = delta.cwiseProduct((activations_[k + 1].array() > 0.0f).cast<float>().matrix());
-        if (weightGrads) {
-            (*weightGrads)[k].noalias() += delta * activations_[k].transpose();
-            (*biasGrads)[k] += delta.rowwise().sum();
-        }
+        weightGrads_[k].noalias() += delta * activations_[k].transpose();
+        biasGrads_[k] += delta.rowwise().sum();
         Eigen::MatrixXf next = weights_[k].transpose() * delta;
         delta.swap(next);
     }

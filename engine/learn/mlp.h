@@ -30,11 +30,9 @@ class Mlp {
     const Eigen::MatrixXf& forward(const Eigen::MatrixXf& x);
     // dy: dLoss/dOutput (outputs x batch) of the last forward(). Adds the
     // parameter gradients to the accumulators and returns dLoss/dInput.
+    // (Descent on the inputs of a trained network, Mind Mappings' steps,
+    // uses MlpInference instead.)
     Eigen::MatrixXf backward(const Eigen::MatrixXf& dy);
-    // dLoss/dInput of the last forward() alone, the parameters' gradients
-    // untouched: descent on the inputs of a trained network (Mind Mappings'
-    // steps) needs no more.
-    Eigen::MatrixXf inputGradient(const Eigen::MatrixXf& dy) const;
     // Gradient step with the accumulated gradients (scaled by `scale`, e.g.
     // 1/batch), then clears them.
     void step(float learningRate, float momentum, float scale = 1.0f);
@@ -45,10 +43,6 @@ class Mlp {
     static Mlp load(std::istream& in);
 
   private:
-    // Back-propagates dy; adds the parameter gradients to the accumulators when given.
-    Eigen::MatrixXf propagate(const Eigen::MatrixXf& dy, std::vector<Eigen::MatrixXf>* weightGrads,
-                              std::vector<Eigen::VectorXf>* biasGrads) const;
-
     std::vector<int> widths_;
     std::vector<Eigen::MatrixXf> weights_, weightGrads_, weightVelocity_;
     std::vector<Eigen::VectorXf> biases_, biasGrads_, biasVelocity_;

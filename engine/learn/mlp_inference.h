@@ -1,7 +1,7 @@
 #pragma once
 // A trained Mlp evaluated on one input at a time, its weights frozen: what
-// descent on a network's inputs needs (Mind Mappings' steps), several times
-// faster than Eigen's matrix-vector products.
+// descent on a network's inputs needs (Mind Mappings' steps), in about half
+// the time of Eigen's matrix-vector products (README, "Mind Mappings").
 //  - Units that are zero (half of a ReLU layer's, most of a masked
 //    gradient's) are skipped instead of multiplied.
 //  - The products are vectorised across a layer's units with AVX2 where the
