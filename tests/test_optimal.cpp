@@ -201,6 +201,7 @@ class TestOptimal : public QObject {
     void orderCandidatesMatchEveryOrder();
     void honoursConstraintsAndProves();
     void budgetStopsWithAProvenGap();
+    void sameWalkOnAnyThreads();
     void refusesWhatItCannotProve();
 };
 
@@ -475,6 +476,27 @@ void TestOptimal::budgetStopsWithAProvenGap() {
     QVERIFY2(r.stopReason.find("evaluation budget spent before the proof") == 0,
              r.stopReason.c_str());
     QVERIFY(r.stats.at("bound") <= r.bestCost);
+}
+
+void TestOptimal::sameWalkOnAnyThreads() {
+    // The bounds of a node's children are computed on every thread of the
+    // run: the walk, its figures and its answer must not depend on how many.
+    const Architecture a = loadArchitecture(kSamples + "architectures/simba_like.json");
+    const Problem p = conv2dProblem("conv", 1, 1, 64, 64, 14, 14, 3, 3);
+    const MapSpace space(p, a, loadConstraints(kSamples + "constraints/simba_like.json", p, a));
+    std::vector<SearchResult> runs;
+    for (int threads : {1, 2}) {
+        SearchSettings s = unlimited();
+        s.budget.evaluations = 300000; // bounds and evaluations: stops mid-walk
+        s.threads = threads;
+        runs.push_back(runSearch(space, "optimal", s));
+    }
+    QVERIFY(runs[0].found);
+    QVERIFY(runs[0].stats.at("bounds") > 100000); // nodes of many children ran in parallel
+    for (const char* stat : {"bounds", "nodes", "tilings", "pruned_by_bound", "proven", "gap"})
+        QVERIFY2(runs[0].stats.at(stat) == runs[1].stats.at(stat), stat);
+    QCOMPARE(runs[0].bestCost, runs[1].bestCost);
+    QCOMPARE(runs[0].evaluations, runs[1].evaluations);
 }
 
 void TestOptimal::refusesWhatItCannotProve() {

@@ -639,6 +639,14 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const NotingGenerato
     return charged;
 }
 
+void SearchContext::parallelFor(std::size_t n, const SeenCosts::RangeFn& fn) {
+    pool_->run(n, fn);
+}
+
+int SearchContext::workers() const {
+    return pool_->size();
+}
+
 std::size_t SearchContext::evaluateBatch(const Mapping* candidates, std::size_t n, double* costs) {
     std::vector<Mapping> out(n);
     return evaluateGenerated(

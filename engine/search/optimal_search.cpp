@@ -83,13 +83,21 @@ class OptimalSearch : public Searcher {
     };
     // Sets fanouts_[frame.level] for the level as m_ now has it.
     void describeFanout(Frame& frame);
+    static Frame::FanoutKey fanoutKey(const LevelMapping& lm);
 
     struct Placement {
         std::uint64_t bits;
         double bound;
     };
     void generate(Frame& frame);
-    void apply(const Frame& frame, const LevelChoice& c);
+    // Gives frame.level the factors of choice c in m (from frame.before) and
+    // what they leave of each dimension in remaining.
+    void applyTo(const Frame& frame, const LevelChoice& c, Mapping& m,
+                 std::array<i64, kMaxDims>& remaining) const;
+    void apply(const Frame& frame, const LevelChoice& c) { applyTo(frame, c, m_, remaining_); }
+    // Describes the fan-outs new to the frame among its candidate children,
+    // then bounds the children, each step on the run's threads.
+    void boundChildren(const Frame& frame);
     void leaf(double bound);
     void flush();
     // One pass over the nodes below the threshold; false when stopped (by the
@@ -146,6 +154,18 @@ class OptimalSearch : public Searcher {
     std::array<int, kMaxDims> lastLevel_{};                 // d's outermost free slot
     std::vector<Mapping> batch_;
     std::vector<double> batchBound_, costs_;
+    // A node's children before their bounds: each choice and its fan-out,
+    // and the children whose fan-out is still to be described.
+    std::vector<LevelChoice> candidates_;
+    std::vector<PartialBound::Fanout*> candidateFanouts_;
+    std::vector<std::size_t> undescribed_;
+    // Per worker: the node being bounded, each with its own copy.
+    struct BoundScratch {
+        Mapping m;
+        std::array<i64, kMaxDims> remaining;
+        std::vector<const PartialBound::Fanout*> fanouts;
+    };
+    std::vector<BoundScratch> boundScratch_;
 
     // Figures.
     double nodes_ = 0, leaves_ = 0, prunedByBound_ = 0, prunedByFit_ = 0, leavesEvaluated_ = 0;
@@ -165,11 +185,12 @@ std::vector<i64> divisorsOf(i64 n) {
     return out;
 }
 
-void OptimalSearch::apply(const Frame& frame, const LevelChoice& c) {
+void OptimalSearch::applyTo(const Frame& frame, const LevelChoice& c, Mapping& m,
+                            std::array<i64, kMaxDims>& remaining) const {
     const int D = p_->numDims();
-    LevelMapping& lm = m_.levels[std::size_t(frame.level)];
+    LevelMapping& lm = m.levels[std::size_t(frame.level)];
     lm = frame.before;
-    remaining_ = frame.remainingBefore;
+    remaining = frame.remainingBefore;
     for (int d = 0; d < D; ++d) {
         if (hasRoom(d, frame.level, 0))
             lm.temporal[d] = c.t[d];
@@ -177,16 +198,58 @@ void OptimalSearch::apply(const Frame& frame, const LevelChoice& c) {
             lm.spatialX[d] = c.x[d];
         if (hasRoom(d, frame.level, 2))
             lm.spatialY[d] = c.y[d];
-        remaining_[d] /= i64(c.t[d]) * c.x[d] * c.y[d];
+        remaining[d] /= i64(c.t[d]) * c.x[d] * c.y[d];
     }
 }
 
-void OptimalSearch::describeFanout(Frame& frame) {
-    const LevelMapping& lm = m_.levels[std::size_t(frame.level)];
+void OptimalSearch::boundChildren(const Frame& frame) {
+    // A bound costs about a microsecond: below a few dozen, a fork-join
+    // would cost more than it shares out.
+    constexpr std::size_t kParallelFrom = 32;
+    const std::size_t n = candidates_.size();
+    const int workers = n >= kParallelFrom ? ctx_->workers() : 1;
+    boundScratch_.resize(std::size_t(workers));
+    for (int w = 0; w < workers; ++w) {
+        BoundScratch& b = boundScratch_[std::size_t(w)];
+        b.m = m_;
+        b.fanouts = fanouts_;
+    }
+    auto describeRange = [&](std::size_t begin, std::size_t end, int worker) {
+        BoundScratch& b = boundScratch_[std::size_t(worker)];
+        for (std::size_t u = begin; u < end; ++u) {
+            const std::size_t i = undescribed_[u];
+            applyTo(frame, candidates_[i], b.m, b.remaining);
+            bound_->describeFanout(b.m, frame.level, *candidateFanouts_[i]);
+        }
+    };
+    auto boundRange = [&](std::size_t begin, std::size_t end, int worker) {
+        BoundScratch& b = boundScratch_[std::size_t(worker)];
+        for (std::size_t i = begin; i < end; ++i) {
+            LevelChoice& c = candidates_[i];
+            applyTo(frame, c, b.m, b.remaining);
+            b.fanouts[std::size_t(frame.level)] = candidateFanouts_[i];
+            c.bound = bound_->at(b.m, frame.level, b.remaining.data(), b.fanouts.data()).objective;
+        }
+    };
+    if (workers > 1 && undescribed_.size() > 1)
+        ctx_->parallelFor(undescribed_.size(), describeRange);
+    else
+        describeRange(0, undescribed_.size(), 0);
+    if (workers > 1)
+        ctx_->parallelFor(n, boundRange);
+    else
+        boundRange(0, n, 0);
+}
+
+OptimalSearch::Frame::FanoutKey OptimalSearch::fanoutKey(const LevelMapping& lm) {
     Frame::FanoutKey key;
     std::copy(lm.spatialX.begin(), lm.spatialX.end(), key.begin());
     std::copy(lm.spatialY.begin(), lm.spatialY.end(), key.begin() + kMaxDims);
-    auto [it, fresh] = frame.fanouts.try_emplace(key);
+    return key;
+}
+
+void OptimalSearch::describeFanout(Frame& frame) {
+    auto [it, fresh] = frame.fanouts.try_emplace(fanoutKey(m_.levels[std::size_t(frame.level)]));
     if (fresh)
         bound_->describeFanout(m_, frame.level, it->second);
     fanouts_[std::size_t(frame.level)] = &it->second;
@@ -235,14 +298,25 @@ void OptimalSearch::generate(Frame& frame) {
     }
     const std::uint8_t keep = m_.levels[std::size_t(j)].keepMask;
     LevelChoice c{};
+    candidates_.clear();
+    candidateFanouts_.clear();
+    undescribed_.clear();
+    LevelMapping& lm = m_.levels[std::size_t(j)];
     auto descend = [&](auto&& self, int d, i64 usedX, i64 usedY) -> void {
         if (d == D) {
-            apply(frame, c);
-            describeFanout(frame);
-            c.bound = bound_->at(m_, j, remaining_.data(), fanouts_.data()).objective;
-            ++bounds_;
-            if (!drop(c.bound))
-                frame.children.push_back(c);
+            // The frame keeps each fan-out once: the first child with it
+            // has it described (boundChildren, with the bounds).
+            for (int e = 0; e < D; ++e) {
+                if (hasRoom(e, j, 1))
+                    lm.spatialX[e] = c.x[e];
+                if (hasRoom(e, j, 2))
+                    lm.spatialY[e] = c.y[e];
+            }
+            auto [it, fresh] = frame.fanouts.try_emplace(fanoutKey(lm));
+            if (fresh)
+                undescribed_.push_back(candidates_.size());
+            candidates_.push_back(c);
+            candidateFanouts_.push_back(&it->second);
             return;
         }
         const i64 base = ext[d];
@@ -266,6 +340,11 @@ void OptimalSearch::generate(Frame& frame) {
     descend(descend, 0, 1, 1);
     m_.levels[std::size_t(j)] = frame.before;
     remaining_ = frame.remainingBefore;
+    boundChildren(frame);
+    bounds_ += std::int64_t(candidates_.size());
+    for (const LevelChoice& child : candidates_)
+        if (!drop(child.bound))
+            frame.children.push_back(child);
     std::stable_sort(frame.children.begin(), frame.children.end(),
                      [](const LevelChoice& a, const LevelChoice& b) { return a.bound < b.bound; });
 }

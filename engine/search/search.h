@@ -198,6 +198,14 @@ class SearchContext {
     std::size_t evaluateBatch(const Mapping* candidates, std::size_t n, double* costs);
     double evaluate(const Mapping& m); // one candidate
 
+    // A searcher's own work that is not evaluation (the optimal searcher's
+    // bounds) on the run's threads: fn(begin, end, worker) over ranges that
+    // together cover [0, n), the caller's thread taking part as worker 0.
+    // fn must not call the context; which worker runs an index must not
+    // change its result.
+    void parallelFor(std::size_t n, const SeenCosts::RangeFn& fn);
+    int workers() const; // the `worker` values parallelFor passes are below this
+
     bool stopped() const; // budget spent, time up, cancelled, or a searcher stop
     bool cancelRequested() const { return cancel_ && cancel_->load(std::memory_order_relaxed); }
     void stop(const std::string& reason);
