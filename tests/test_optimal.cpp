@@ -260,7 +260,7 @@ void TestOptimal::boundNeverExceedsAMappingBelowIt() {
         {"accel_b", conv2dProblem("conv", 1, 1, 16, 32, 8, 8, 3, 3), nullptr},
         {"gamma_edge", conv2dProblem("dw", 1, 32, 1, 1, 14, 14, 3, 3), nullptr},
     };
-    int checked = 0;
+    int checked = 0, stoppedEarly = 0;
     for (const Where& w : cases) {
         const Architecture a = loadArchitecture(kSamples + "architectures/" + w.arch + ".json");
         const Problem& p = w.problem;
@@ -303,12 +303,33 @@ void TestOptimal::boundNeverExceedsAMappingBelowIt() {
                                             .arg(e.energy)
                                             .arg(e.cycles)));
                     ++checked;
+                    // Stopped at a cutoff, the bound is at or above it and at
+                    // or below the full bound (a lower bound still).
+                    for (double share : {0.3, 0.9, 1.0, 1.1}) {
+                        const double cutoff = v.objective * share;
+                        const PartialBound::Value early =
+                            bound.at(node, k, remaining, described.data(), cutoff);
+                        const bool full = early.objective == v.objective &&
+                                          early.energy == v.energy && early.cycles == v.cycles;
+                        stoppedEarly += full ? 0 : 1;
+                        QVERIFY2(full ||
+                                     (early.objective >= cutoff && early.objective <= v.objective &&
+                                      early.energy <= v.energy && early.cycles <= v.cycles),
+                                 qPrintable(QString("%1 on %2 (%3), level %4, cutoff %5: %6 "
+                                                    "against the full bound's %7")
+                                                .arg(p.name.c_str(), w.arch, objective)
+                                                .arg(k)
+                                                .arg(cutoff)
+                                                .arg(early.objective)
+                                                .arg(v.objective)));
+                    }
                 }
             }
         }
     }
-    qInfo("%d nodes bounded", checked);
+    qInfo("%d nodes bounded, %d bounds stopped at a cutoff", checked, stoppedEarly);
     QVERIFY(checked > 2000);
+    QVERIFY(stoppedEarly > checked / 2);
 }
 
 // What the bound claims of a parent's reads across fan-outs whose link

@@ -109,7 +109,7 @@ void PartialBound::describeFanout(const Mapping& m, int level, Fanout& out) cons
 }
 
 PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t* remaining,
-                                     const Fanout* const* fanouts) const {
+                                     const Fanout* const* fanouts, double cutoff) const {
     const int L = a_.numLevels(), D = p_.numDims(), T = p_.numTensors();
     const double computes = double(p_.computes());
 
@@ -377,7 +377,29 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
         return std::max(cover, best);
     };
 
+    // A hair below, so that rounding in a different order of summation never
+    // lifts the bound above a mapping that meets it exactly.
+    constexpr double kSlack = 1.0 - 1e-9;
     double energy = computes * a_.compute.macEnergy;
+    // Every term from here on only adds energy or cycles, so the sum so far,
+    // with leakage over the compute cycles, bounds the objective too: once it
+    // reaches the cutoff, it is the answer (most nodes are dropped, most of
+    // them far above the cutoff).
+    double leakAtComputeCycles = 0.0;
+    for (int l = 0; l < L; ++l)
+        leakAtComputeCycles += a_.levels[l].energy.leak * cycles * instLB[l];
+    const double computeCycles = cycles;
+    auto partial = [&] {
+        Value v;
+        v.energy = (energy + leakAtComputeCycles) * kSlack;
+        v.cycles = computeCycles * kSlack;
+        v.objective = objective_.value(v.energy, v.cycles);
+        return v;
+    };
+    if (cutoff < std::numeric_limits<double>::infinity()) {
+        if (const Value v = partial(); v.objective >= cutoff)
+            return v;
+    }
     std::array<double, kMaxLevels> reads{}, writes{};
     auto charge = [&](int l, double words, double perVector, bool read) {
         const StorageLevel& s = a_.levels[l];
@@ -418,6 +440,10 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
             }
             p = c;
         }
+        if (cutoff < std::numeric_limits<double>::infinity() && t + 1 < T) {
+            if (const Value v = partial(); v.objective >= cutoff)
+                return v;
+        }
     }
     for (int l = 0; l < L; ++l) {
         const StorageLevel& s = a_.levels[l];
@@ -429,9 +455,6 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
     for (int l = 0; l < L; ++l)
         energy += a_.levels[l].energy.leak * cycles * instLB[l];
 
-    // A hair below, so that rounding in a different order of summation never
-    // lifts the bound above a mapping that meets it exactly.
-    constexpr double kSlack = 1.0 - 1e-9;
     Value v;
     v.energy = energy * kSlack;
     v.cycles = cycles * kSlack;

@@ -8,6 +8,7 @@
 #include "search/search.h"
 
 #include <array>
+#include <limits>
 #include <vector>
 
 namespace mw {
@@ -36,8 +37,10 @@ class PartialBound {
     // m: levels from k inwards decided, the levels above holding only their
     // fixed factors; remaining[d]: the product of d's free factors still to
     // place above k; fanouts[l]: described for every decided level l.
-    Value at(const Mapping& m, int k, const std::int64_t* remaining,
-             const Fanout* const* fanouts) const;
+    // With a cutoff, the bound may stop summing its terms once they reach it:
+    // the value is then at or above the cutoff and at or below the full bound.
+    Value at(const Mapping& m, int k, const std::int64_t* remaining, const Fanout* const* fanouts,
+             double cutoff = std::numeric_limits<double>::infinity()) const;
 
   private:
     const Problem& p_;

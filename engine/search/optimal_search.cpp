@@ -222,13 +222,17 @@ void OptimalSearch::boundChildren(const Frame& frame) {
             bound_->describeFanout(b.m, frame.level, *candidateFanouts_[i]);
         }
     };
+    // A child whose bound reaches the best so far is dropped and counted as
+    // such whatever its bound's exact value: the bound may stop there.
+    const double cutoff = useBound_ ? best() : kNoLimit;
     auto boundRange = [&](std::size_t begin, std::size_t end, int worker) {
         BoundScratch& b = boundScratch_[std::size_t(worker)];
         for (std::size_t i = begin; i < end; ++i) {
             LevelChoice& c = candidates_[i];
             applyTo(frame, c, b.m, b.remaining);
             b.fanouts[std::size_t(frame.level)] = candidateFanouts_[i];
-            c.bound = bound_->at(b.m, frame.level, b.remaining.data(), b.fanouts.data()).objective;
+            c.bound = bound_->at(b.m, frame.level, b.remaining.data(), b.fanouts.data(), cutoff)
+                          .objective;
         }
     };
     if (workers > 1 && undescribed_.size() > 1)
