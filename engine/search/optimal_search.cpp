@@ -65,25 +65,25 @@ class OptimalSearch : public Searcher {
         std::size_t next = 0;
         LevelMapping before;
         std::array<i64, kMaxDims> remainingBefore;
-        // The level's fan-out depends on its spatial factors alone (the
-        // strides come from the levels inside): described once per choice.
-        // (Keyed by the level's X then Y factors and hashed: a child is
-        // looked up per bound, so no string, no allocation, no ordering.)
-        using FanoutKey = std::array<std::uint32_t, 2 * kMaxDims>;
-        struct FanoutKeyHash {
-            std::size_t operator()(const FanoutKey& k) const {
-                std::uint64_t h = 0x243f6a8885a308d3ull;
-                for (std::uint32_t v : k)
-                    h = (h ^ v) * 0x9e3779b97f4a7c15ull;
-                return std::size_t(h ^ (h >> 32));
-            }
-        };
-        // (Node-based: the pointers fanouts_ holds survive a rehash.)
-        std::unordered_map<FanoutKey, PartialBound::Fanout, FanoutKeyHash> fanouts;
+        std::array<i64, kMaxDims> childExtents; // the decided levels' inside this one
     };
+    // A fan-out's description depends on its level, its spatial factors and
+    // their strides (the extents of the level inside), nothing else: each is
+    // described once in the whole walk, where many nodes share it. (Hashed:
+    // a child is looked up per bound, so no string, no allocation, no
+    // ordering.)
+    using FanoutKey = std::array<std::uint32_t, 1 + 3 * kMaxDims>;
+    struct FanoutKeyHash {
+        std::size_t operator()(const FanoutKey& k) const {
+            std::uint64_t h = 0x243f6a8885a308d3ull;
+            for (std::uint32_t v : k)
+                h = (h ^ v) * 0x9e3779b97f4a7c15ull;
+            return std::size_t(h ^ (h >> 32));
+        }
+    };
+    FanoutKey fanoutKey(int level, const LevelMapping& lm, const i64* childExtents) const;
     // Sets fanouts_[frame.level] for the level as m_ now has it.
-    void describeFanout(Frame& frame);
-    static Frame::FanoutKey fanoutKey(const LevelMapping& lm);
+    void describeFanout(const Frame& frame);
 
     struct Placement {
         std::uint64_t bits;
@@ -148,6 +148,8 @@ class OptimalSearch : public Searcher {
     std::array<i64, kMaxDims> remaining_{};
     std::vector<const PartialBound::Fanout*> fanouts_; // per decided level
     PartialBound::Fanout none_;                        // a level not yet decided
+    // (Node-based: the pointers fanouts_ holds survive a rehash.)
+    std::unordered_map<FanoutKey, PartialBound::Fanout, FanoutKeyHash> fanoutCache_;
 
     std::vector<std::array<std::uint8_t, kMaxDims>> slots_; // bit kind: a free slot
     std::vector<std::array<i64, 2>> room_;                  // per level: free X, Y room
@@ -245,15 +247,23 @@ void OptimalSearch::boundChildren(const Frame& frame) {
         boundRange(0, n, 0);
 }
 
-OptimalSearch::Frame::FanoutKey OptimalSearch::fanoutKey(const LevelMapping& lm) {
-    Frame::FanoutKey key;
-    std::copy(lm.spatialX.begin(), lm.spatialX.end(), key.begin());
-    std::copy(lm.spatialY.begin(), lm.spatialY.end(), key.begin() + kMaxDims);
+OptimalSearch::FanoutKey OptimalSearch::fanoutKey(int level, const LevelMapping& lm,
+                                                  const i64* childExtents) const {
+    FanoutKey key{};
+    key[0] = std::uint32_t(level);
+    for (int d = 0; d < p_->numDims(); ++d) {
+        key[std::size_t(1 + d)] = lm.spatialX[d];
+        key[std::size_t(1 + kMaxDims + d)] = lm.spatialY[d];
+        // A spatial loop's stride: d's extent inside (no loop, no stride).
+        if (lm.spatialX[d] * lm.spatialY[d] > 1)
+            key[std::size_t(1 + 2 * kMaxDims + d)] = std::uint32_t(childExtents[d]);
+    }
     return key;
 }
 
-void OptimalSearch::describeFanout(Frame& frame) {
-    auto [it, fresh] = frame.fanouts.try_emplace(fanoutKey(m_.levels[std::size_t(frame.level)]));
+void OptimalSearch::describeFanout(const Frame& frame) {
+    auto [it, fresh] = fanoutCache_.try_emplace(
+        fanoutKey(frame.level, m_.levels[std::size_t(frame.level)], frame.childExtents.data()));
     if (fresh)
         bound_->describeFanout(m_, frame.level, it->second);
     fanouts_[std::size_t(frame.level)] = &it->second;
@@ -297,6 +307,7 @@ void OptimalSearch::generate(Frame& frame) {
             inner[d] *= i64(m_.levels[std::size_t(l)].temporal[d]) *
                         m_.levels[std::size_t(l)].spatialX[d] *
                         m_.levels[std::size_t(l)].spatialY[d];
+        frame.childExtents[std::size_t(d)] = inner[d];
         ext[d] = inner[d] * i64(frame.before.temporal[d]) * frame.before.spatialX[d] *
                  frame.before.spatialY[d];
     }
@@ -308,15 +319,15 @@ void OptimalSearch::generate(Frame& frame) {
     LevelMapping& lm = m_.levels[std::size_t(j)];
     auto descend = [&](auto&& self, int d, i64 usedX, i64 usedY) -> void {
         if (d == D) {
-            // The frame keeps each fan-out once: the first child with it
-            // has it described (boundChildren, with the bounds).
+            // Each fan-out is described once: the first child with it has it
+            // described (boundChildren, with the bounds).
             for (int e = 0; e < D; ++e) {
                 if (hasRoom(e, j, 1))
                     lm.spatialX[e] = c.x[e];
                 if (hasRoom(e, j, 2))
                     lm.spatialY[e] = c.y[e];
             }
-            auto [it, fresh] = frame.fanouts.try_emplace(fanoutKey(lm));
+            auto [it, fresh] = fanoutCache_.try_emplace(fanoutKey(j, lm, inner));
             if (fresh)
                 undescribed_.push_back(candidates_.size());
             candidates_.push_back(c);
