@@ -26,6 +26,8 @@
 // best over the smallest bound of the nodes it had not yet closed. A bound
 // costs about what an evaluation does, so an evaluation budget counts both
 // (a walk that prunes everything still ends).
+// A node's children are bounded on all the run's threads; the walk itself
+// stays on one, so a run is the same on any number of threads.
 #include "search/optimal_bound.h"
 #include "search/optimal_orders.h"
 #include "search/searchers.h"
