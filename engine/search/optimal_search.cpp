@@ -83,7 +83,9 @@ class OptimalSearch : public Searcher {
             return std::size_t(h ^ (h >> 32));
         }
     };
-    FanoutKey fanoutKey(int level, const LevelMapping& lm, const i64* childExtents) const;
+    // The cache's entry for frame's fan-out as m_ now has it, and whether it
+    // is new (not yet described).
+    std::pair<PartialBound::Fanout*, bool> fanoutEntry(const Frame& frame);
     // Sets fanouts_[frame.level] for the level as m_ now has it.
     void describeFanout(const Frame& frame);
 
@@ -249,26 +251,27 @@ void OptimalSearch::boundChildren(const Frame& frame) {
         boundRange(0, n, 0);
 }
 
-OptimalSearch::FanoutKey OptimalSearch::fanoutKey(int level, const LevelMapping& lm,
-                                                  const i64* childExtents) const {
+std::pair<PartialBound::Fanout*, bool> OptimalSearch::fanoutEntry(const Frame& frame) {
+    const LevelMapping& lm = m_.levels[std::size_t(frame.level)];
     FanoutKey key{};
-    key[0] = std::uint32_t(level);
+    key[0] = std::uint32_t(frame.level);
     for (int d = 0; d < p_->numDims(); ++d) {
         key[std::size_t(1 + d)] = lm.spatialX[d];
         key[std::size_t(1 + kMaxDims + d)] = lm.spatialY[d];
         // A spatial loop's stride: d's extent inside (no loop, no stride).
         if (lm.spatialX[d] * lm.spatialY[d] > 1)
-            key[std::size_t(1 + 2 * kMaxDims + d)] = std::uint32_t(childExtents[d]);
+            key[std::size_t(1 + 2 * kMaxDims + d)] =
+                std::uint32_t(frame.childExtents[std::size_t(d)]);
     }
-    return key;
+    auto [it, fresh] = fanoutCache_.try_emplace(key);
+    return {&it->second, fresh};
 }
 
 void OptimalSearch::describeFanout(const Frame& frame) {
-    auto [it, fresh] = fanoutCache_.try_emplace(
-        fanoutKey(frame.level, m_.levels[std::size_t(frame.level)], frame.childExtents.data()));
+    const auto [fanout, fresh] = fanoutEntry(frame);
     if (fresh)
-        bound_->describeFanout(m_, frame.level, it->second);
-    fanouts_[std::size_t(frame.level)] = &it->second;
+        bound_->describeFanout(m_, frame.level, *fanout);
+    fanouts_[std::size_t(frame.level)] = fanout;
 }
 
 // The children of the node at frame.level + 1: every way to give level
@@ -318,22 +321,16 @@ void OptimalSearch::generate(Frame& frame) {
     candidates_.clear();
     candidateFanouts_.clear();
     undescribed_.clear();
-    LevelMapping& lm = m_.levels[std::size_t(j)];
     auto descend = [&](auto&& self, int d, i64 usedX, i64 usedY) -> void {
         if (d == D) {
             // Each fan-out is described once: the first child with it has it
             // described (boundChildren, with the bounds).
-            for (int e = 0; e < D; ++e) {
-                if (hasRoom(e, j, 1))
-                    lm.spatialX[e] = c.x[e];
-                if (hasRoom(e, j, 2))
-                    lm.spatialY[e] = c.y[e];
-            }
-            auto [it, fresh] = fanoutCache_.try_emplace(fanoutKey(j, lm, inner));
+            apply(frame, c);
+            const auto [fanout, fresh] = fanoutEntry(frame);
             if (fresh)
                 undescribed_.push_back(candidates_.size());
             candidates_.push_back(c);
-            candidateFanouts_.push_back(&it->second);
+            candidateFanouts_.push_back(fanout);
             return;
         }
         const i64 base = ext[d];
