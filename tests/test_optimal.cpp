@@ -15,6 +15,8 @@
 
 #include <QtTest>
 
+#include <limits>
+
 #include <cmath>
 #include <memory>
 
@@ -164,28 +166,36 @@ double relativeDifference(double a, double b) {
     return std::abs(a - b) / std::max(std::abs(a), std::abs(b));
 }
 
-// Sets levels above k back to their fixed factors (keeps stay): the node of
-// the optimal searcher's tree that m lies below; remaining receives the free
-// factors those levels hold in m.
-Mapping nodeAbove(const MapSpace& space, const Mapping& m, int k, std::int64_t* remaining) {
+// Sets levels above k back to their fixed factors (keeps stay, and the
+// spatial factors of the levels in spatialKept): the node of the optimal
+// searcher's tree that m lies below; remaining receives the free factors
+// those levels hold in m and the node does not.
+Mapping nodeAbove(const MapSpace& space, const Mapping& m, int k, std::int64_t* remaining,
+                  std::uint32_t spatialKept = 0) {
     const Problem& p = space.problem();
     Mapping base = makeTrivialMapping(p, space.arch());
     space.applyFixed(base);
     Mapping node = m;
+    for (int l = 0; l < k; ++l) {
+        LevelMapping& lm = node.levels[std::size_t(l)];
+        const std::uint8_t keep = lm.keepMask;
+        const auto x = lm.spatialX, y = lm.spatialY;
+        lm = base.levels[std::size_t(l)];
+        lm.keepMask = keep;
+        if ((spatialKept >> l) & 1u) {
+            lm.spatialX = x;
+            lm.spatialY = y;
+        }
+    }
     for (int d = 0; d < p.numDims(); ++d) {
-        std::int64_t held = 1, fixed = 1;
+        std::int64_t held = 1, kept = 1;
         for (int l = 0; l < k; ++l) {
             const LevelMapping& lm = m.levels[std::size_t(l)];
-            const LevelMapping& bm = base.levels[std::size_t(l)];
+            const LevelMapping& nm = node.levels[std::size_t(l)];
             held *= std::int64_t(lm.temporal[d]) * lm.spatialX[d] * lm.spatialY[d];
-            fixed *= std::int64_t(bm.temporal[d]) * bm.spatialX[d] * bm.spatialY[d];
+            kept *= std::int64_t(nm.temporal[d]) * nm.spatialX[d] * nm.spatialY[d];
         }
-        remaining[d] = held / fixed;
-    }
-    for (int l = 0; l < k; ++l) {
-        const std::uint8_t keep = node.levels[std::size_t(l)].keepMask;
-        node.levels[std::size_t(l)] = base.levels[std::size_t(l)];
-        node.levels[std::size_t(l)].keepMask = keep;
+        remaining[d] = held / kept;
     }
     return node;
 }
@@ -203,12 +213,19 @@ class TestOptimal : public QObject {
     void budgetStopsWithAProvenGap();
     void sameWalkOnAnyThreads();
     void refusesWhatItCannotProve();
+    void fanoutsDescribedOnlyWhereFixed();
 };
 
 void TestOptimal::eachRuleFindsTheExhaustiveOptimum() {
     // Rules: the bound, the temporal-order signatures, the spatial-order
-    // equivalence; each alone (the others off), then all.
-    const std::vector<std::array<int, 3>> configs = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 1}};
+    // equivalence; each alone (the others off), then all; each on the walk
+    // that decides the fan-outs first and on the one that decides each level
+    // whole.
+    std::vector<std::array<int, 4>> configs;
+    for (int spatialFirst : {1, 0})
+        for (const auto& rule :
+             std::vector<std::array<int, 3>>{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 1}})
+            configs.push_back({rule[0], rule[1], rule[2], spatialFirst});
     for (const Case& c : smallCases()) {
         const MapSpace space(c.problem, c.arch, c.constraints);
         const SearchResult ex = runSearch(space, "exhaustive", unlimited(c.objective));
@@ -219,12 +236,13 @@ void TestOptimal::eachRuleFindsTheExhaustiveOptimum() {
             s.params["bound"] = rule[0];
             s.params["order_rule"] = rule[1];
             s.params["spatial_rule"] = rule[2];
+            s.params["spatial_first"] = rule[3];
             // No first incumbent from GAMMA (a small space is soon seen whole):
             // the rules alone, checked by the proof they give.
             s.params["primal"] = 0;
             const SearchResult r = runSearch(space, "optimal", s);
-            const QString what = QString("%1, rules %2%3%4: optimal %5 (%6 evaluations), "
-                                         "exhaustive %7 (%8)")
+            const QString what = QString("%1, rules %2%3%4, fan-outs first %9: optimal %5 "
+                                         "(%6 evaluations), exhaustive %7 (%8)")
                                      .arg(c.name)
                                      .arg(rule[0])
                                      .arg(rule[1])
@@ -232,12 +250,13 @@ void TestOptimal::eachRuleFindsTheExhaustiveOptimum() {
                                      .arg(r.bestCost, 0, 'g', 12)
                                      .arg(r.evaluations)
                                      .arg(ex.bestCost, 0, 'g', 12)
-                                     .arg(ex.evaluations);
+                                     .arg(ex.evaluations)
+                                     .arg(rule[3]);
             QVERIFY2(r.found && r.stats.at("proven") == 1.0, qPrintable(what));
             QVERIFY2(relativeDifference(r.bestCost, ex.bestCost) < 1e-12, qPrintable(what));
             Evaluation scratch;
             QVERIFY2(space.isLegal(r.best, scratch), qPrintable(what));
-            if (rule == std::array<int, 3>{1, 1, 1})
+            if (rule[0] == 1 && rule[1] == 1 && rule[2] == 1)
                 QVERIFY2(r.evaluations < ex.evaluations, qPrintable(what));
         }
     }
@@ -268,32 +287,70 @@ void TestOptimal::boundNeverExceedsAMappingBelowIt() {
         if (w.constraints)
             c = loadConstraints(kSamples + "constraints/" + w.constraints + ".json", p, a);
         const MapSpace space(p, a, c);
+        // Mappings: random legal ones, and walks of moves near GAMMA's best,
+        // where link transfers act.
+        std::vector<Mapping> mappings;
+        {
+            Rng rng(7);
+            Evaluation scratch;
+            for (int sample = 0; sample < 60; ++sample) {
+                Mapping m;
+                if (space.sampleLegal(rng, m, scratch, 2000))
+                    mappings.push_back(m);
+            }
+            SearchSettings s;
+            s.budget.evaluations = 2000;
+            const SearchResult best = runSearch(space, "gamma", s);
+            QVERIFY(best.found);
+            Mapping m = best.best;
+            for (int step = 0; step < 300 && mappings.size() < 100; ++step) {
+                Mapping next = m;
+                if (!space.randomMove(next, rng) || !space.isLegal(next, scratch))
+                    continue;
+                if (step % 5 == 0)
+                    mappings.push_back(next);
+                if (evaluate(p, a, next).edp < 1.5 * best.bestCost)
+                    m = next; // stay near the good mappings
+            }
+        }
         for (const char* objective : {"edp", "energy", "cycles"}) {
             const SearchObjective o = SearchObjective::parse(objective);
             const PartialBound bound(space, o);
-            Rng rng(7);
-            Evaluation scratch;
             std::vector<PartialBound::Fanout> fanouts(std::size_t(a.numLevels()));
             std::vector<const PartialBound::Fanout*> described;
             for (const auto& f : fanouts)
                 described.push_back(&f);
-            for (int sample = 0; sample < 60; ++sample) {
-                Mapping m;
-                if (!space.sampleLegal(rng, m, scratch, 2000))
-                    continue;
+            for (const Mapping& m : mappings) {
                 const Evaluation e = evaluate(p, a, m);
                 QVERIFY(e.valid);
                 const double cost = o.value(e);
                 std::int64_t remaining[kMaxDims];
-                for (int k = a.numLevels(); k >= 0; --k) {
-                    const Mapping node = nodeAbove(space, m, k, remaining);
-                    for (int l = k; l < a.numLevels(); ++l)
+                // The nodes above m: levels from k decided, and the levels
+                // above with their spatial factors open (the walk deciding
+                // levels whole) or decided (the walk deciding the fan-outs
+                // first: all of them during the tiling, the outermost ones
+                // before it).
+                const int L = a.numLevels();
+                const std::uint32_t all = (1u << L) - 1;
+                std::vector<std::pair<int, std::uint32_t>> nodes;
+                for (int k = L; k >= 0; --k) {
+                    nodes.push_back({k, 0u});
+                    nodes.push_back({k, all});
+                }
+                for (int outer = 1; outer < L; ++outer)
+                    nodes.push_back({L, (1u << outer) - 1});
+                for (const auto& [k, spatialDecided] : nodes) {
+                    const Mapping node = nodeAbove(space, m, k, remaining, spatialDecided);
+                    for (int l = bound.describedFrom(k, remaining, spatialDecided); l < L; ++l)
                         bound.describeFanout(node, l, fanouts[std::size_t(l)]);
-                    const PartialBound::Value v = bound.at(node, k, remaining, described.data());
+                    const PartialBound::Value v =
+                        bound.at(node, k, remaining, described.data(),
+                                 std::numeric_limits<double>::infinity(), spatialDecided);
                     QVERIFY2(v.objective <= cost && v.energy <= e.energy &&
                                  v.cycles <= double(e.cycles),
-                             qPrintable(QString("%1 on %2 (%3), level %4: bound %5 (%6 pJ, %7 "
-                                                "cycles) above the mapping's %8 (%9 pJ, %10)")
+                             qPrintable(QString("%1 on %2 (%3), level %4, fan-outs decided %11: "
+                                                "bound %5 (%6 pJ, %7 cycles) above the mapping's "
+                                                "%8 (%9 pJ, %10)")
                                             .arg(p.name.c_str(), w.arch, objective)
                                             .arg(k)
                                             .arg(v.objective)
@@ -301,14 +358,15 @@ void TestOptimal::boundNeverExceedsAMappingBelowIt() {
                                             .arg(v.cycles)
                                             .arg(cost)
                                             .arg(e.energy)
-                                            .arg(e.cycles)));
+                                            .arg(e.cycles)
+                                            .arg(spatialDecided)));
                     ++checked;
                     // Stopped at a cutoff, the bound is at or above it and at
                     // or below the full bound (a lower bound still).
                     for (double share : {0.3, 0.9, 1.0, 1.1}) {
                         const double cutoff = v.objective * share;
                         const PartialBound::Value early =
-                            bound.at(node, k, remaining, described.data(), cutoff);
+                            bound.at(node, k, remaining, described.data(), cutoff, spatialDecided);
                         const bool full = early.objective == v.objective &&
                                           early.energy == v.energy && early.cycles == v.cycles;
                         stoppedEarly += full ? 0 : 1;
@@ -328,7 +386,7 @@ void TestOptimal::boundNeverExceedsAMappingBelowIt() {
         }
     }
     qInfo("%d nodes bounded, %d bounds stopped at a cutoff", checked, stoppedEarly);
-    QVERIFY(checked > 2000);
+    QVERIFY(checked > 4000);
     QVERIFY(stoppedEarly > checked / 2);
 }
 
@@ -528,6 +586,46 @@ void TestOptimal::refusesWhatItCannotProve() {
     const SearchResult r = runSearch(space, "optimal", s);
     QVERIFY(!r.found);
     QVERIFY2(r.stopReason.find("dense") != std::string::npos, r.stopReason.c_str());
+}
+
+// The bound trusts a fan-out's description above the decided levels only
+// where the extents inside it are fixed: its spatial factors decided and no
+// temporal factor left to place between it and the decided levels.
+void TestOptimal::fanoutsDescribedOnlyWhereFixed() {
+    const Problem p = conv2dProblem("conv3", 1, 1, 64, 64, 14, 14, 3, 3);
+    std::int64_t open[kMaxDims], placed[kMaxDims];
+    for (int d = 0; d < p.numDims(); ++d) {
+        open[d] = p.dims[std::size_t(d)].bound;
+        placed[d] = 1;
+    }
+    {
+        // Every level below the outermost has temporal slots: only the
+        // innermost fan-out (nothing inside it) is fixed before the tiling.
+        const Architecture a = loadArchitecture(kSamples + "architectures/simba_like.json");
+        const MapSpace space(p, a);
+        const PartialBound bound(space, SearchObjective::parse("edp"));
+        const int L = a.numLevels();
+        const std::uint32_t all = (1u << L) - 1;
+        QCOMPARE(bound.describedFrom(L, open, 0), L);
+        QCOMPARE(bound.describedFrom(L, open, all), L - 1);
+        QCOMPARE(bound.describedFrom(L, open, all & ~(1u << (L - 1))), L);
+        QCOMPARE(bound.describedFrom(2, open, all), 1);
+        QCOMPARE(bound.describedFrom(L, placed, all), 0);
+    }
+    {
+        // Eyeriss-like's PE-array levels hold no tiles and no temporal loops:
+        // once the scratchpads are decided, the array's fan-outs are fixed,
+        // and so is the global buffer's, up to the buffer's own loops.
+        const Architecture a = loadArchitecture(kSamples + "architectures/eyeriss_like.json");
+        const MapSpace space(p, a);
+        const PartialBound bound(space, SearchObjective::parse("edp"));
+        const int L = a.numLevels();
+        const std::uint32_t all = (1u << L) - 1;
+        QCOMPARE(a.levels[4].name, std::string("ifmap_spad"));
+        QCOMPARE(bound.describedFrom(4, open, all), 1);
+        QCOMPARE(bound.describedFrom(4, open, all & ~(1u << 2)), 3);
+        QCOMPARE(bound.describedFrom(5, open, all), 4);
+    }
 }
 
 QTEST_MAIN(TestOptimal)

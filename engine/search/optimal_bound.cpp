@@ -40,7 +40,14 @@
 // * Cycles: every MAC of the array busy at most; each bandwidth-limited level
 //   moves at least its bounded words per instance.
 // Levels not yet decided contribute what holds for any tile: c fetches every
-// word the computation touches, and p reads every one.
+// word the computation touches, and every word each of its instances
+// touches (the cover above, with the spatial factors above c at most what
+// is fixed or decided and what is left), and p reads every one. A fan-out
+// above the decided levels whose spatial factors are decided, with nothing
+// left to place between it and them, is described as a decided one is (its
+// strides are known), and the links across it are judged as there; the
+// strides of the loops above its children are multiples of the extents
+// inside its temporal loops.
 #include "search/optimal_bound.h"
 
 #include "arch/architecture.h"
@@ -108,8 +115,26 @@ void PartialBound::describeFanout(const Mapping& m, int level, Fanout& out) cons
     }
 }
 
+int PartialBound::describedFrom(int k, const std::int64_t* remaining,
+                                std::uint32_t spatialDecided) const {
+    int j = k;
+    for (; j > 0 && ((spatialDecided >> (j - 1)) & 1u); --j) {
+        if (j == k)
+            continue;
+        // Level j lies between level j - 1 and k: a temporal factor still to
+        // place there would change the extents inside level j - 1.
+        bool open = false;
+        for (int d = 0; d < p_.numDims(); ++d)
+            open = open || (remaining[d] > 1 && (slotKinds_[std::size_t(j)][std::size_t(d)] & 1u));
+        if (open)
+            break;
+    }
+    return j;
+}
+
 PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t* remaining,
-                                     const Fanout* const* fanouts, double cutoff) const {
+                                     const Fanout* const* fanouts, double cutoff,
+                                     std::uint32_t spatialDecided) const {
     const int L = a_.numLevels(), D = p_.numDims(), T = p_.numTensors();
     const double computes = double(p_.computes());
 
@@ -118,12 +143,19 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
     i64 ext[kMaxLevels + 1][kMaxDims];
     for (int d = 0; d < D; ++d)
         ext[L][d] = 1;
-    for (int l = L - 1; l >= k; --l) {
+    // Fan-outs described from level `described` on; the extents inside each
+    // are known (those of levels from described + 1 on).
+    const int described = describedFrom(k, remaining, spatialDecided);
+    for (int l = L - 1; l > described || l >= k; --l) {
         const LevelMapping& lm = m.levels[l];
         for (int d = 0; d < D; ++d)
             ext[l][d] = ext[l + 1][d] * i64(lm.temporal[d]) * lm.spatialX[d] * lm.spatialY[d];
     }
-    // Spatial factors above k: fixed ones, and room for the free ones.
+    // Spatial factors above k: fixed (or decided) ones, and room for the free
+    // ones. A level whose spatial factors are decided has no free spatial slot.
+    auto spatialSlots = [&](int l, int d) {
+        return (spatialDecided >> l) & 1u ? 0u : slotKinds_[l][d] & 6u;
+    };
     double fixedSpatialAbove = 1.0, room = 1.0, freeSpatial = 1.0;
     std::array<bool, kMaxDims> temporalAbove{}; // d may have a temporal loop above k
     std::array<double, kMaxDims> spatialAboveMax{};
@@ -139,7 +171,7 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
             spatialAboveMax[d] *= double(lm.spatialX[d]) * lm.spatialY[d];
             temporalAbove[d] = temporalAbove[d] || lm.temporal[d] > 1 ||
                                (remaining[d] > 1 && (slotKinds_[l][d] & 1u));
-            freeSlot = freeSlot || (remaining[d] > 1 && (slotKinds_[l][d] & 6u));
+            freeSlot = freeSlot || (remaining[d] > 1 && spatialSlots(l, d));
         }
         fixedSpatialAbove *= fixedHere;
         const double roomHere = freeSlot ? double(a_.fanoutX(l)) * a_.fanoutY(l) / fixedHere : 1.0;
@@ -149,7 +181,7 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
     for (int d = 0; d < D; ++d) {
         bool spatialSlot = false;
         for (int l = 0; l < k; ++l)
-            spatialSlot = spatialSlot || (slotKinds_[l][d] & 6u);
+            spatialSlot = spatialSlot || spatialSlots(l, d);
         if (spatialSlot) {
             freeSpatial *= double(remaining[d]);
             spatialAboveMax[d] *= double(remaining[d]);
@@ -202,7 +234,7 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
                 return true;
         return false;
     };
-    // Can a link transfer act at decided fan-out j (child j + 1) for t?
+    // Can a link transfer act at described fan-out j (child j + 1) for t?
     auto linkPossible = [&](int j, int t) {
         const Fanout& fo = *fanouts[j];
         if (fo.fanout <= 1 || fo.translations[t].empty())
@@ -217,8 +249,14 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
                     g[term.rank] = std::gcd(g[term.rank], coef * ext[l + 1][term.dim] *
                                                               m.levels[l].spatialX[term.dim] *
                                                               m.levels[l].spatialY[term.dim]);
-            if (temporalAbove[term.dim]) // any stride above k is a multiple of ext[k]
-                g[term.rank] = std::gcd(g[term.rank], coef * ext[k][term.dim]);
+            // Any stride above k is a multiple of ext[k]. Above child j + 1 of
+            // a level j not yet decided, it is one of the extent inside j's
+            // temporal loops: ext[j + 1] times j's spatial factors.
+            if (temporalAbove[term.dim])
+                g[term.rank] = std::gcd(g[term.rank], j >= k ? coef * ext[k][term.dim]
+                                                             : coef * ext[c][term.dim] *
+                                                                   m.levels[j].spatialX[term.dim] *
+                                                                   m.levels[j].spatialY[term.dim]);
         }
         for (const model_detail::Offset& tr : fo.translations[t]) {
             bool zero = true;
@@ -243,7 +281,7 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
     };
     auto linksBetween = [&](int p, int c, int t) {
         for (int j = p; j < c; ++j) {
-            if (j >= k) {
+            if (j >= described) {
                 if (linkPossible(j, t))
                     return true;
             } else if (levelFanoutMax[j] > 1.0) {
@@ -256,7 +294,7 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
     auto sharingMax = [&](int p, int c, int t) {
         double decided = 1.0, open = 1.0;
         for (int j = p; j < c; ++j) {
-            if (j >= k)
+            if (j >= described)
                 decided *= double(fanouts[j]->fanout) / double(fanouts[j]->distinct[t]);
             else
                 open *= levelFanoutMax[j];
@@ -286,6 +324,40 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
         }
         return words;
     };
+    // At most, the spatial factors of d above level c.
+    auto spatialAbove = [&](int c, int d) {
+        if (c >= k) {
+            double spatial = spatialAboveMax[d];
+            for (int l = k; l < c; ++l)
+                spatial *= double(m.levels[l].spatialX[d]) * m.levels[l].spatialY[d];
+            return spatial;
+        }
+        double spatial = 1.0;
+        bool slot = false;
+        for (int l = 0; l < c; ++l) {
+            spatial *= double(m.levels[l].spatialX[d]) * m.levels[l].spatialY[d];
+            slot = slot || spatialSlots(l, d);
+        }
+        return slot ? spatial * double(remaining[d]) : spatial;
+    };
+    // Every word an instance of c touches, fetched once, over c's instances:
+    // per rank the distinct coordinates over the dimensions' extents above
+    // its spatial position (their product where no dimension indexes two
+    // ranks, else the largest).
+    auto coverAt = [&](int c, int t) {
+        double cover = 1.0;
+        for (int r = 0; r < terms_.lanes[t]; ++r) {
+            double most = 1.0;
+            for (int i = 0; i < terms_.count[t]; ++i) {
+                const auto& term = terms_.term[t][i];
+                if (term.rank == r)
+                    most =
+                        std::max(most, double(p_.dims[term.dim].bound) / spatialAbove(c, term.dim));
+            }
+            cover = rankDisjoint_[t] ? cover * most : std::max(cover, most);
+        }
+        return cover * instLB[c];
+    };
     // Deliveries to decided child c < L, over all its instances.
     auto deliveriesTo = [&](int c, int t) {
         const DataSpace& ds = p_.tensors[t];
@@ -295,25 +367,7 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
         for (int d = 0; d < D; ++d)
             N *= double(p_.dims[d].bound / ext[c][d]);
         const double inst = instLB[c];
-        // Every word a child touches, once: per rank the distinct coordinates
-        // over the dimensions' extents above its spatial position (their
-        // product where no dimension indexes two ranks, else the largest).
-        double cover = 1.0;
-        for (int r = 0; r < terms_.lanes[t]; ++r) {
-            double most = 1.0;
-            for (int i = 0; i < terms_.count[t]; ++i) {
-                const auto& term = terms_.term[t][i];
-                if (term.rank != r)
-                    continue;
-                double spatial = spatialAboveMax[term.dim];
-                for (int l = k; l < c; ++l)
-                    spatial *=
-                        double(m.levels[l].spatialX[term.dim]) * m.levels[l].spatialY[term.dim];
-                most = std::max(most, double(p_.dims[term.dim].bound) / spatial);
-            }
-            cover = rankDisjoint_[t] ? cover * most : std::max(cover, most);
-        }
-        cover = std::max(cover * inst, tile * inst);
+        const double cover = std::max(coverAt(c, t), tile * inst);
         // The walk, by its first class above c.
         double run = 1.0;
         bool runPossible = false, anyLoop = false, walkDone = false;
@@ -420,8 +474,9 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
                 delivered = deliveriesTo(c, t);
                 fills = rw ? std::max(0.0, delivered - firstTouchesMax(c, t)) : delivered;
             } else {
-                delivered = touched_[t];
-                fills = rw ? 0.0 : touched_[t];
+                // A level not yet decided: every word its instances touch, once.
+                delivered = std::max(touched_[t], coverAt(c, t));
+                fills = rw ? std::max(0.0, delivered - firstTouchesMax(c, t)) : delivered;
             }
             if (c < L)
                 charge(c, fills, a_.levels[c].energy.write, false);

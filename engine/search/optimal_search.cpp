@@ -2,10 +2,18 @@
 // and the proof that it is.
 //
 // It walks the space as a tree: first the keep/bypass choices (the
-// dataplacement: which tensor's tiles each level holds), then each level's
-// temporal and spatial factors from the innermost level outwards, the
-// outermost taking what is left; a complete tiling is a leaf, whose loop
-// orders are then tried. Three kinds of pruning, each safe:
+// dataplacement: which tensor's tiles each level holds), then the spatial
+// factors of each level that fans out, outermost first, then each level's
+// temporal factors from the innermost level outwards, the outermost taking
+// what is left; a complete tiling is a leaf, whose loop orders are then
+// tried. Deciding the fan-outs first gives the bound, from the top of the
+// tiling down, the utilized instances (so the compute cycles and what each
+// fan-out replicates), and each fan-out's description (so where link
+// transfers can act) as soon as the extents inside it are fixed, which for
+// a fan-out with no temporal loops between it and the decided levels is
+// well before its own level is reached (`--param spatial_first=0` decides
+// each level whole instead, innermost first). Three kinds of pruning, each
+// safe:
 //  * Capacity and fan-out: a level's tiles are fixed once it is decided, so a
 //    level that overflows, or a fan-out beyond its mesh, ends the branch.
 //  * Branch and bound: PartialBound gives, for a node, a value no mapping
@@ -50,6 +58,16 @@ namespace {
 
 using i64 = std::int64_t;
 
+// What one step of the walk decides of its level: everything (temporal and
+// spatial factors together), or, where the fan-outs come first, the spatial
+// factors (each fanning level, outermost first) and later the temporal ones.
+enum class Decides : std::uint8_t { Whole, Spatial, Temporal };
+
+struct Step {
+    int level;
+    Decides what;
+};
+
 // A level's factors for one child: per dimension, temporal, X and Y.
 struct LevelChoice {
     std::array<std::uint32_t, kMaxDims> t, x, y;
@@ -62,12 +80,13 @@ class OptimalSearch : public Searcher {
 
   private:
     struct Frame {
+        int step; // in steps_
         int level;
+        Decides what;
         std::vector<LevelChoice> children;
         std::size_t next = 0;
         LevelMapping before;
         std::array<i64, kMaxDims> remainingBefore;
-        std::array<i64, kMaxDims> childExtents; // the decided levels' inside this one
     };
     // A fan-out's description depends on its level, its spatial factors and
     // their strides (the extents of the level inside), nothing else: each is
@@ -83,11 +102,15 @@ class OptimalSearch : public Searcher {
             return std::size_t(h ^ (h >> 32));
         }
     };
-    // The cache's entry for frame's fan-out as m_ now has it, and whether it
+    // The cache's entry for level's fan-out as m_ now has it, and whether it
     // is new (not yet described).
-    std::pair<PartialBound::Fanout*, bool> fanoutEntry(const Frame& frame);
-    // Sets fanouts_[frame.level] for the level as m_ now has it.
-    void describeFanout(const Frame& frame);
+    std::pair<PartialBound::Fanout*, bool> fanoutEntry(int level);
+    // The fan-outs the bound reads below the node m_ now is, once frame's
+    // choice is applied, that frame's choice fixes: calls take(level) for
+    // each (the level decided whole, and those above it that are described).
+    template <class Take> void fanoutsFixedBy(const Frame& frame, Take&& take);
+    // Sets fanouts_ for the levels frame's choice (applied to m_) fixes.
+    void describeFanouts(const Frame& frame);
 
     struct Placement {
         std::uint64_t bits;
@@ -99,6 +122,19 @@ class OptimalSearch : public Searcher {
     void applyTo(const Frame& frame, const LevelChoice& c, Mapping& m,
                  std::array<i64, kMaxDims>& remaining) const;
     void apply(const Frame& frame, const LevelChoice& c) { applyTo(frame, c, m_, remaining_); }
+    Frame frameAt(int step) const {
+        const Step& s = steps_[std::size_t(step)];
+        return Frame{step, s.level, s.what, {}, 0, {}, {}};
+    }
+    // The deepest level decided whole, and the levels above it whose spatial
+    // factors are, once frame's choice is applied (PartialBound::at's k and
+    // spatialDecided).
+    int decidedFrom(const Frame& frame) const {
+        return frame.what == Decides::Spatial ? a_->numLevels() : frame.level;
+    }
+    std::uint32_t spatialDecidedAfter(const Frame& frame) const {
+        return frame.what == Decides::Whole ? 0u : spatialDecided_[std::size_t(frame.step)];
+    }
     // Describes the fan-outs new to the frame among its candidate children,
     // then bounds the children, each step on the run's threads.
     void boundChildren(const Frame& frame);
@@ -138,6 +174,10 @@ class OptimalSearch : public Searcher {
     std::unique_ptr<PartialBound> bound_;
     std::unique_ptr<OrderCandidates> orders_;
     bool useBound_ = true;
+    // The walk's steps, and per step the levels whose spatial factors are
+    // decided once it is taken.
+    std::vector<Step> steps_;
+    std::vector<std::uint32_t> spatialDecided_;
     std::size_t batchSize_ = 1024;
     double threshold_ = kNoLimit;
     double skipped_ = kNoLimit; // least bound dropped by the threshold in this pass
@@ -158,13 +198,14 @@ class OptimalSearch : public Searcher {
     std::vector<std::array<std::uint8_t, kMaxDims>> slots_; // bit kind: a free slot
     std::vector<std::array<i64, 2>> room_;                  // per level: free X, Y room
     std::array<int, kMaxDims> lastLevel_{};                 // d's outermost free slot
+    std::array<int, kMaxDims> lastTemporal_{}; // d's outermost free temporal slot; -1: none
     std::vector<Mapping> batch_;
     std::vector<double> batchBound_, costs_;
     // A node's children before their bounds: each choice and its fan-out,
     // and the children whose fan-out is still to be described.
     std::vector<LevelChoice> candidates_;
-    std::vector<PartialBound::Fanout*> candidateFanouts_;
-    std::vector<std::size_t> undescribed_;
+    std::vector<std::array<PartialBound::Fanout*, kMaxLevels>> candidateFanouts_; // null: unset
+    std::vector<std::pair<std::size_t, int>> undescribed_; // (candidate, level)
     // Per worker: the node being bounded, each with its own copy.
     struct BoundScratch {
         Mapping m;
@@ -197,14 +238,16 @@ void OptimalSearch::applyTo(const Frame& frame, const LevelChoice& c, Mapping& m
     LevelMapping& lm = m.levels[std::size_t(frame.level)];
     lm = frame.before;
     remaining = frame.remainingBefore;
+    const bool temporal = frame.what != Decides::Spatial;
+    const bool spatial = frame.what != Decides::Temporal;
     for (int d = 0; d < D; ++d) {
-        if (hasRoom(d, frame.level, 0))
+        if (temporal && hasRoom(d, frame.level, 0))
             lm.temporal[d] = c.t[d];
-        if (hasRoom(d, frame.level, 1))
+        if (spatial && hasRoom(d, frame.level, 1))
             lm.spatialX[d] = c.x[d];
-        if (hasRoom(d, frame.level, 2))
+        if (spatial && hasRoom(d, frame.level, 2))
             lm.spatialY[d] = c.y[d];
-        remaining[d] /= i64(c.t[d]) * c.x[d] * c.y[d];
+        remaining[d] /= i64(temporal ? c.t[d] : 1) * (spatial ? i64(c.x[d]) * c.y[d] : 1);
     }
 }
 
@@ -220,12 +263,14 @@ void OptimalSearch::boundChildren(const Frame& frame) {
         b.m = m_;
         b.fanouts = fanouts_;
     }
+    const int k = decidedFrom(frame);
+    const std::uint32_t spatialDecided = spatialDecidedAfter(frame);
     auto describeRange = [&](std::size_t begin, std::size_t end, int worker) {
         BoundScratch& b = boundScratch_[std::size_t(worker)];
         for (std::size_t u = begin; u < end; ++u) {
-            const std::size_t i = undescribed_[u];
+            const auto [i, level] = undescribed_[u];
             applyTo(frame, candidates_[i], b.m, b.remaining);
-            bound_->describeFanout(b.m, frame.level, *candidateFanouts_[i]);
+            bound_->describeFanout(b.m, level, *candidateFanouts_[i][std::size_t(level)]);
         }
     };
     // A child whose bound reaches the best so far is dropped and counted as
@@ -236,9 +281,12 @@ void OptimalSearch::boundChildren(const Frame& frame) {
         for (std::size_t i = begin; i < end; ++i) {
             LevelChoice& c = candidates_[i];
             applyTo(frame, c, b.m, b.remaining);
-            b.fanouts[std::size_t(frame.level)] = candidateFanouts_[i];
-            c.bound = bound_->at(b.m, frame.level, b.remaining.data(), b.fanouts.data(), cutoff)
-                          .objective;
+            for (int l = 0; l < a_->numLevels(); ++l)
+                if (candidateFanouts_[i][std::size_t(l)])
+                    b.fanouts[std::size_t(l)] = candidateFanouts_[i][std::size_t(l)];
+            c.bound =
+                bound_->at(b.m, k, b.remaining.data(), b.fanouts.data(), cutoff, spatialDecided)
+                    .objective;
         }
     };
     if (workers > 1 && undescribed_.size() > 1)
@@ -251,27 +299,43 @@ void OptimalSearch::boundChildren(const Frame& frame) {
         boundRange(0, n, 0);
 }
 
-std::pair<PartialBound::Fanout*, bool> OptimalSearch::fanoutEntry(const Frame& frame) {
-    const LevelMapping& lm = m_.levels[std::size_t(frame.level)];
+std::pair<PartialBound::Fanout*, bool> OptimalSearch::fanoutEntry(int level) {
+    const LevelMapping& lm = m_.levels[std::size_t(level)];
     FanoutKey key{};
-    key[0] = std::uint32_t(frame.level);
+    key[0] = std::uint32_t(level);
     for (int d = 0; d < p_->numDims(); ++d) {
         key[std::size_t(1 + d)] = lm.spatialX[d];
         key[std::size_t(1 + kMaxDims + d)] = lm.spatialY[d];
         // A spatial loop's stride: d's extent inside (no loop, no stride).
-        if (lm.spatialX[d] * lm.spatialY[d] > 1)
-            key[std::size_t(1 + 2 * kMaxDims + d)] =
-                std::uint32_t(frame.childExtents[std::size_t(d)]);
+        if (lm.spatialX[d] * lm.spatialY[d] > 1) {
+            i64 inside = 1;
+            for (int l = level + 1; l < m_.numLevels; ++l)
+                inside *= i64(m_.levels[std::size_t(l)].temporal[d]) *
+                          m_.levels[std::size_t(l)].spatialX[d] *
+                          m_.levels[std::size_t(l)].spatialY[d];
+            key[std::size_t(1 + 2 * kMaxDims + d)] = std::uint32_t(inside);
+        }
     }
     auto [it, fresh] = fanoutCache_.try_emplace(key);
     return {&it->second, fresh};
 }
 
-void OptimalSearch::describeFanout(const Frame& frame) {
-    const auto [fanout, fresh] = fanoutEntry(frame);
-    if (fresh)
-        bound_->describeFanout(m_, frame.level, *fanout);
-    fanouts_[std::size_t(frame.level)] = fanout;
+template <class Take> void OptimalSearch::fanoutsFixedBy(const Frame& frame, Take&& take) {
+    if (frame.what != Decides::Spatial)
+        take(frame.level);
+    const int k = decidedFrom(frame);
+    for (int l = bound_->describedFrom(k, remaining_.data(), spatialDecidedAfter(frame)); l < k;
+         ++l)
+        take(l);
+}
+
+void OptimalSearch::describeFanouts(const Frame& frame) {
+    fanoutsFixedBy(frame, [&](int level) {
+        const auto [fanout, fresh] = fanoutEntry(level);
+        if (fresh)
+            bound_->describeFanout(m_, level, *fanout);
+        fanouts_[std::size_t(level)] = fanout;
+    });
 }
 
 // The children of the node at frame.level + 1: every way to give level
@@ -283,13 +347,19 @@ void OptimalSearch::generate(Frame& frame) {
     frame.remainingBefore = remaining_;
     // Per dimension: its options (t, x, y) at this level.
     std::vector<std::vector<std::array<std::uint32_t, 3>>> options(static_cast<std::size_t>(D));
+    const bool temporal = frame.what != Decides::Spatial;
+    const bool spatial = frame.what != Decides::Temporal;
     for (int d = 0; d < D; ++d) {
         const i64 R = remaining_[d];
-        const bool last = lastLevel_[d] == j;
-        for (i64 t : divisorsOf(R)) {
+        // A step deciding everything places all of d at d's outermost free
+        // slot; the temporal steps, after the spatial ones, all that is left
+        // at d's outermost temporal slot (none: a branch that cannot finish).
+        const bool last =
+            frame.what == Decides::Whole ? lastLevel_[d] == j : temporal && lastTemporal_[d] >= j;
+        for (i64 t : temporal ? divisorsOf(R) : std::vector<i64>{1}) {
             if (t > 1 && !hasRoom(d, j, 0))
                 continue;
-            for (i64 s : divisorsOf(R / t)) {
+            for (i64 s : spatial ? divisorsOf(R / t) : std::vector<i64>{1}) {
                 if (last && t * s != R)
                     continue;
                 if (s == 1) {
@@ -312,7 +382,6 @@ void OptimalSearch::generate(Frame& frame) {
             inner[d] *= i64(m_.levels[std::size_t(l)].temporal[d]) *
                         m_.levels[std::size_t(l)].spatialX[d] *
                         m_.levels[std::size_t(l)].spatialY[d];
-        frame.childExtents[std::size_t(d)] = inner[d];
         ext[d] = inner[d] * i64(frame.before.temporal[d]) * frame.before.spatialX[d] *
                  frame.before.spatialY[d];
     }
@@ -326,11 +395,15 @@ void OptimalSearch::generate(Frame& frame) {
             // Each fan-out is described once: the first child with it has it
             // described (boundChildren, with the bounds).
             apply(frame, c);
-            const auto [fanout, fresh] = fanoutEntry(frame);
-            if (fresh)
-                undescribed_.push_back(candidates_.size());
+            std::array<PartialBound::Fanout*, kMaxLevels> fanouts{};
+            fanoutsFixedBy(frame, [&](int level) {
+                const auto [entry, fresh] = fanoutEntry(level);
+                if (fresh)
+                    undescribed_.push_back({candidates_.size(), level});
+                fanouts[std::size_t(level)] = entry;
+            });
             candidates_.push_back(c);
-            candidateFanouts_.push_back(fanout);
+            candidateFanouts_.push_back(fanouts);
             return;
         }
         const i64 base = ext[d];
@@ -405,7 +478,6 @@ void OptimalSearch::flush() {
 }
 
 bool OptimalSearch::walk(const std::vector<Placement>& placements, double& open, double maxLeaves) {
-    const int L = a_->numLevels();
     skipped_ = kNoLimit;
     const double leavesBefore = leavesEvaluated_;
     auto stopped = [&] { return this->stopped() || leavesEvaluated_ - leavesBefore >= maxLeaves; };
@@ -428,7 +500,7 @@ bool OptimalSearch::walk(const std::vector<Placement>& placements, double& open,
                                                             (placements[pi].bits >> b) & 1u);
         remaining_ = freeBound_;
         stack.clear();
-        stack.push_back(Frame{L - 1, {}, 0, {}, {}, {}});
+        stack.push_back(frameAt(0));
         generate(stack.back());
         std::uint64_t steps = 0;
         while (!stack.empty()) {
@@ -455,13 +527,13 @@ bool OptimalSearch::walk(const std::vector<Placement>& placements, double& open,
             }
             const LevelChoice& c = f.children[f.next++];
             apply(f, c);
-            describeFanout(f);
-            if (f.level == 0) {
+            describeFanouts(f);
+            if (std::size_t(f.step) + 1 == steps_.size()) {
                 leaf(c.bound);
                 continue;
             }
-            const int next = f.level - 1;
-            stack.push_back(Frame{next, {}, 0, {}, {}, {}});
+            const int next = f.step + 1;
+            stack.push_back(frameAt(next));
             generate(stack.back());
         }
     }
@@ -497,10 +569,13 @@ void OptimalSearch::run(SearchContext& ctx) {
     const int L = a_->numLevels(), D = p_->numDims();
     slots_.assign(std::size_t(L), {});
     for (int d = 0; d < D; ++d) {
-        lastLevel_[d] = -1;
+        lastLevel_[d] = lastTemporal_[d] = -1;
         for (const MapSpace::Slot& s : space_->factorSlots(d)) {
             slots_[std::size_t(s.level)][std::size_t(d)] |= std::uint8_t(1u << s.kind);
             lastLevel_[d] = lastLevel_[d] < 0 ? s.level : std::min<int>(lastLevel_[d], s.level);
+            if (s.kind == 0)
+                lastTemporal_[d] =
+                    lastTemporal_[d] < 0 ? s.level : std::min<int>(lastTemporal_[d], s.level);
         }
     }
     Mapping base = makeTrivialMapping(*p_, *a_);
@@ -513,6 +588,36 @@ void OptimalSearch::run(SearchContext& ctx) {
             fixedY *= base.levels[std::size_t(l)].spatialY[d];
         }
         room_[std::size_t(l)] = {a_->fanoutX(l) / fixedX, a_->fanoutY(l) / fixedY};
+    }
+    // The walk's steps. With the fan-outs first (the default), every level
+    // with free spatial slots and room for them has its spatial factors
+    // decided, outermost first, before any tiling: the utilized instances,
+    // and so the compute cycles and what each fan-out replicates, are then
+    // known to the bound at every node of the tiling.
+    steps_.clear();
+    spatialDecided_.clear();
+    if (ctx.param("spatial_first", 1) != 0) {
+        std::uint32_t decided = 0;
+        for (int l = 0; l < L; ++l) {
+            bool free = false;
+            for (int d = 0; d < D; ++d)
+                free = free || (hasRoom(d, l, 1) && room_[std::size_t(l)][0] > 1) ||
+                       (hasRoom(d, l, 2) && room_[std::size_t(l)][1] > 1);
+            if (!free)
+                continue;
+            decided |= 1u << l;
+            steps_.push_back({l, Decides::Spatial});
+            spatialDecided_.push_back(decided);
+        }
+        for (int l = L - 1; l >= 0; --l) {
+            steps_.push_back({l, Decides::Temporal});
+            spatialDecided_.push_back((1u << L) - 1);
+        }
+    } else {
+        for (int l = L - 1; l >= 0; --l) {
+            steps_.push_back({l, Decides::Whole});
+            spatialDecided_.push_back(0);
+        }
     }
     fanouts_.assign(std::size_t(L), &none_);
     std::array<i64, kMaxDims> freeBound{};
