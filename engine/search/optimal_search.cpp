@@ -200,6 +200,11 @@ class OptimalSearch : public Searcher {
     std::array<int, kMaxDims> lastLevel_{};                 // d's outermost free slot
     std::array<int, kMaxDims> lastTemporal_{}; // d's outermost free temporal slot; -1: none
     std::vector<Mapping> batch_;
+    // The divisors of each number asked (few: products of a layer's bounds).
+    std::unordered_map<i64, std::vector<i64>> divisors_;
+    const std::vector<i64>& divisors(i64 n);
+    std::vector<std::vector<std::array<std::uint32_t, 3>>> options_; // generate's, reused
+    std::vector<std::vector<LevelChoice>> spareChildren_;            // popped frames'
     std::vector<double> batchBound_, costs_;
     // A node's children before their bounds: each choice and its fan-out,
     // and the children whose fan-out is still to be described.
@@ -230,6 +235,13 @@ std::vector<i64> divisorsOf(i64 n) {
         }
     std::sort(out.begin(), out.end());
     return out;
+}
+
+const std::vector<i64>& OptimalSearch::divisors(i64 n) {
+    auto [it, fresh] = divisors_.try_emplace(n);
+    if (fresh)
+        it->second = divisorsOf(n);
+    return it->second;
 }
 
 void OptimalSearch::applyTo(const Frame& frame, const LevelChoice& c, Mapping& m,
@@ -346,7 +358,11 @@ void OptimalSearch::generate(Frame& frame) {
     frame.before = m_.levels[std::size_t(j)];
     frame.remainingBefore = remaining_;
     // Per dimension: its options (t, x, y) at this level.
-    std::vector<std::vector<std::array<std::uint32_t, 3>>> options(static_cast<std::size_t>(D));
+    auto& options = options_;
+    options.resize(std::size_t(D));
+    for (auto& o : options)
+        o.clear();
+    static const std::vector<i64> one{1};
     const bool temporal = frame.what != Decides::Spatial;
     const bool spatial = frame.what != Decides::Temporal;
     for (int d = 0; d < D; ++d) {
@@ -356,10 +372,10 @@ void OptimalSearch::generate(Frame& frame) {
         // at d's outermost temporal slot (none: a branch that cannot finish).
         const bool last =
             frame.what == Decides::Whole ? lastLevel_[d] == j : temporal && lastTemporal_[d] >= j;
-        for (i64 t : temporal ? divisorsOf(R) : std::vector<i64>{1}) {
+        for (i64 t : temporal ? divisors(R) : one) {
             if (t > 1 && !hasRoom(d, j, 0))
                 continue;
-            for (i64 s : spatial ? divisorsOf(R / t) : std::vector<i64>{1}) {
+            for (i64 s : spatial ? divisors(R / t) : one) {
                 if (last && t * s != R)
                     continue;
                 if (s == 1) {
@@ -390,6 +406,7 @@ void OptimalSearch::generate(Frame& frame) {
     candidates_.clear();
     candidateFanouts_.clear();
     undescribed_.clear();
+    PartialBound::Fanout* ownFanout = nullptr;
     auto descend = [&](auto&& self, int d, i64 usedX, i64 usedY) -> void {
         if (d == D) {
             // Each fan-out is described once: the first child with it has it
@@ -397,7 +414,16 @@ void OptimalSearch::generate(Frame& frame) {
             apply(frame, c);
             std::array<PartialBound::Fanout*, kMaxLevels> fanouts{};
             fanoutsFixedBy(frame, [&](int level) {
+                // A temporal step's own fan-out (its spatial factors and the
+                // extents inside) is the same for all its children.
+                const bool own = level == j && frame.what == Decides::Temporal;
+                if (own && ownFanout) {
+                    fanouts[std::size_t(level)] = ownFanout;
+                    return;
+                }
                 const auto [entry, fresh] = fanoutEntry(level);
+                if (own)
+                    ownFanout = entry;
                 if (fresh)
                     undescribed_.push_back({candidates_.size(), level});
                 fanouts[std::size_t(level)] = entry;
@@ -482,6 +508,17 @@ bool OptimalSearch::walk(const std::vector<Placement>& placements, double& open,
     const double leavesBefore = leavesEvaluated_;
     auto stopped = [&] { return this->stopped() || leavesEvaluated_ - leavesBefore >= maxLeaves; };
     std::vector<Frame> stack;
+    // A frame's children, in a vector a popped frame left (no allocation
+    // per node once the walk is under way).
+    auto push = [&](int step) {
+        stack.push_back(frameAt(step));
+        if (!spareChildren_.empty()) {
+            stack.back().children = std::move(spareChildren_.back());
+            stack.back().children.clear();
+            spareChildren_.pop_back();
+        }
+        generate(stack.back());
+    };
     for (std::size_t pi = 0; pi < placements.size(); ++pi) {
         if (stopped()) {
             for (std::size_t i = pi; i < placements.size(); ++i)
@@ -500,8 +537,7 @@ bool OptimalSearch::walk(const std::vector<Placement>& placements, double& open,
                                                             (placements[pi].bits >> b) & 1u);
         remaining_ = freeBound_;
         stack.clear();
-        stack.push_back(frameAt(0));
-        generate(stack.back());
+        push(0);
         std::uint64_t steps = 0;
         while (!stack.empty()) {
             if ((++steps & 63) == 0 && stopped()) {
@@ -522,6 +558,7 @@ bool OptimalSearch::walk(const std::vector<Placement>& placements, double& open,
             if (f.next == f.children.size()) {
                 m_.levels[std::size_t(f.level)] = f.before;
                 remaining_ = f.remainingBefore;
+                spareChildren_.push_back(std::move(f.children));
                 stack.pop_back();
                 continue;
             }
@@ -532,9 +569,7 @@ bool OptimalSearch::walk(const std::vector<Placement>& placements, double& open,
                 leaf(c.bound);
                 continue;
             }
-            const int next = f.step + 1;
-            stack.push_back(frameAt(next));
-            generate(stack.back());
+            push(f.step + 1);
         }
     }
     flush(); // the pass's last tilings, before its incumbent is judged
