@@ -369,7 +369,10 @@ void OptimalSearch::generate(Frame& frame) {
         const i64 R = remaining_[d];
         // A step deciding everything places all of d at d's outermost free
         // slot; the temporal steps, after the spatial ones, all that is left
-        // at d's outermost temporal slot (none: a branch that cannot finish).
+        // at d's outermost temporal slot. With none, what the spatial steps
+        // left of d can never be placed: the branch ends here.
+        if (frame.what == Decides::Temporal && lastTemporal_[d] < 0 && R > 1)
+            continue;
         const bool last =
             frame.what == Decides::Whole ? lastLevel_[d] == j : temporal && lastTemporal_[d] >= j;
         for (i64 t : temporal ? divisors(R) : one) {
