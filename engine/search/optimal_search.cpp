@@ -350,8 +350,9 @@ void OptimalSearch::describeFanouts(const Frame& frame) {
     });
 }
 
-// The children of the node at frame.level + 1: every way to give level
-// frame.level factors from what is left, that fits it, with its bound.
+// The children of the node frame stands for: every way to give level
+// frame.level the factors its step decides from what is left, that fits
+// it, with its bound.
 void OptimalSearch::generate(Frame& frame) {
     const int D = p_->numDims(), j = frame.level;
     nodes_ += 1;
