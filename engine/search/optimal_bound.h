@@ -34,20 +34,20 @@ class PartialBound {
         double cycles = 0.0;
         double objective = 0.0;
     };
+    // For a node as at() takes it: the outermost level j <= k from which
+    // every level's fan-out is fixed by the decided factors: each level of
+    // [j, k) has its spatial factors decided and nothing left to place in the
+    // levels between it and k, so the extents inside it (its spatial loops'
+    // strides) are known.
+    int describedFrom(int k, const std::int64_t* remaining, std::uint32_t spatialDecided) const;
     // m: levels from k inwards decided, the levels above holding only their
     // fixed factors, except that a level l above k whose bit is set in
     // spatialDecided holds its final spatial factors (the searcher may decide
     // the fan-outs before the tiling); remaining[d]: the product of d's free
-    // factors still to place above k; fanouts[l]: described for every decided
-    // level l. With a cutoff, the bound may stop summing its terms once they
-    // reach it: the value is then at or above the cutoff and at or below the
-    // full bound.
-    // The outermost level j <= k from which every level's fan-out is fixed by
-    // what m decides: each level of [j, k) has its spatial factors decided and
-    // nothing left to place in the levels between it and k, so the extents
-    // inside it (its spatial loops' strides) are known. at() reads fanouts[l]
-    // for every l >= describedFrom(...), which must describe level l of m.
-    int describedFrom(int k, const std::int64_t* remaining, std::uint32_t spatialDecided) const;
+    // factors still to place above k; fanouts[l]: describes level l of m for
+    // every l >= describedFrom(k, remaining, spatialDecided). With a cutoff,
+    // the bound may stop summing its terms once they reach it: the value is
+    // then at or above the cutoff and at or below the full bound.
     Value at(const Mapping& m, int k, const std::int64_t* remaining, const Fanout* const* fanouts,
              double cutoff = std::numeric_limits<double>::infinity(),
              std::uint32_t spatialDecided = 0) const;
