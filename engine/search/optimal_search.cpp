@@ -66,6 +66,7 @@ enum class Decides : std::uint8_t { Whole, Spatial, Temporal };
 struct Step {
     int level;
     Decides what;
+    std::uint32_t spatialDecided; // levels whose spatial factors are decided once it is taken
 };
 
 // A level's factors for one child: per dimension, temporal, X and Y.
@@ -102,6 +103,14 @@ class OptimalSearch : public Searcher {
             return std::size_t(h ^ (h >> 32));
         }
     };
+    // d's extent inside level (the product of m_'s factors of the levels below).
+    i64 extentInside(int level, int d) const {
+        i64 inside = 1;
+        for (int l = level + 1; l < m_.numLevels; ++l)
+            inside *= i64(m_.levels[std::size_t(l)].temporal[d]) *
+                      m_.levels[std::size_t(l)].spatialX[d] * m_.levels[std::size_t(l)].spatialY[d];
+        return inside;
+    }
     // The cache's entry for level's fan-out as m_ now has it, and whether it
     // is new (not yet described).
     std::pair<PartialBound::Fanout*, bool> fanoutEntry(int level);
@@ -133,7 +142,7 @@ class OptimalSearch : public Searcher {
         return frame.what == Decides::Spatial ? a_->numLevels() : frame.level;
     }
     std::uint32_t spatialDecidedAfter(const Frame& frame) const {
-        return frame.what == Decides::Whole ? 0u : spatialDecided_[std::size_t(frame.step)];
+        return steps_[std::size_t(frame.step)].spatialDecided;
     }
     // Describes the fan-outs new to the frame among its candidate children,
     // then bounds the children, each step on the run's threads.
@@ -174,10 +183,8 @@ class OptimalSearch : public Searcher {
     std::unique_ptr<PartialBound> bound_;
     std::unique_ptr<OrderCandidates> orders_;
     bool useBound_ = true;
-    // The walk's steps, and per step the levels whose spatial factors are
-    // decided once it is taken.
-    std::vector<Step> steps_;
-    std::vector<std::uint32_t> spatialDecided_;
+    std::vector<Step> steps_; // the walk's
+
     std::size_t batchSize_ = 1024;
     double threshold_ = kNoLimit;
     double skipped_ = kNoLimit; // least bound dropped by the threshold in this pass
@@ -319,14 +326,8 @@ std::pair<PartialBound::Fanout*, bool> OptimalSearch::fanoutEntry(int level) {
         key[std::size_t(1 + d)] = lm.spatialX[d];
         key[std::size_t(1 + kMaxDims + d)] = lm.spatialY[d];
         // A spatial loop's stride: d's extent inside (no loop, no stride).
-        if (lm.spatialX[d] * lm.spatialY[d] > 1) {
-            i64 inside = 1;
-            for (int l = level + 1; l < m_.numLevels; ++l)
-                inside *= i64(m_.levels[std::size_t(l)].temporal[d]) *
-                          m_.levels[std::size_t(l)].spatialX[d] *
-                          m_.levels[std::size_t(l)].spatialY[d];
-            key[std::size_t(1 + 2 * kMaxDims + d)] = std::uint32_t(inside);
-        }
+        if (lm.spatialX[d] * lm.spatialY[d] > 1)
+            key[std::size_t(1 + 2 * kMaxDims + d)] = std::uint32_t(extentInside(level, d));
     }
     auto [it, fresh] = fanoutCache_.try_emplace(key);
     return {&it->second, fresh};
@@ -394,17 +395,10 @@ void OptimalSearch::generate(Frame& frame) {
         }
     }
     // Extents inside the level, and the level's own fixed factors.
-    const int L = a_->numLevels();
-    i64 inner[kMaxDims], ext[kMaxDims];
-    for (int d = 0; d < D; ++d) {
-        inner[d] = 1;
-        for (int l = j + 1; l < L; ++l)
-            inner[d] *= i64(m_.levels[std::size_t(l)].temporal[d]) *
-                        m_.levels[std::size_t(l)].spatialX[d] *
-                        m_.levels[std::size_t(l)].spatialY[d];
-        ext[d] = inner[d] * i64(frame.before.temporal[d]) * frame.before.spatialX[d] *
+    i64 ext[kMaxDims];
+    for (int d = 0; d < D; ++d)
+        ext[d] = extentInside(j, d) * i64(frame.before.temporal[d]) * frame.before.spatialX[d] *
                  frame.before.spatialY[d];
-    }
     const std::uint8_t keep = m_.levels[std::size_t(j)].keepMask;
     LevelChoice c{};
     candidates_.clear();
@@ -634,7 +628,6 @@ void OptimalSearch::run(SearchContext& ctx) {
     // and so the compute cycles and what each fan-out replicates, are then
     // known to the bound at every node of the tiling.
     steps_.clear();
-    spatialDecided_.clear();
     if (ctx.param("spatial_first", 1) != 0) {
         std::uint32_t decided = 0;
         for (int l = 0; l < L; ++l) {
@@ -645,18 +638,13 @@ void OptimalSearch::run(SearchContext& ctx) {
             if (!free)
                 continue;
             decided |= 1u << l;
-            steps_.push_back({l, Decides::Spatial});
-            spatialDecided_.push_back(decided);
+            steps_.push_back({l, Decides::Spatial, decided});
         }
-        for (int l = L - 1; l >= 0; --l) {
-            steps_.push_back({l, Decides::Temporal});
-            spatialDecided_.push_back((1u << L) - 1);
-        }
+        for (int l = L - 1; l >= 0; --l)
+            steps_.push_back({l, Decides::Temporal, (1u << L) - 1});
     } else {
-        for (int l = L - 1; l >= 0; --l) {
-            steps_.push_back({l, Decides::Whole});
-            spatialDecided_.push_back(0);
-        }
+        for (int l = L - 1; l >= 0; --l)
+            steps_.push_back({l, Decides::Whole, 0});
     }
     fanouts_.assign(std::size_t(L), &none_);
     std::array<i64, kMaxDims> freeBound{};
