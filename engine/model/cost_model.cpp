@@ -73,15 +73,21 @@ bool checkAndFactor(const Problem& p, const Architecture& a, const Mapping& m, E
     for (int d = 0; d < D; ++d) {
         f.ext[L][d] = 1;
     }
+    // Each level's spatial factors per axis, zeros taken as ones, in doubles:
+    // absurd factors cannot overflow them, and below 2^53 they are exact.
+    double axisX[kMaxLevels], axisY[kMaxLevels];
     for (int l = L - 1; l >= 0; --l) {
         const LevelMapping& lm = m.levels[l];
         std::uint32_t seen = 0; // temporal order in bits 0-15, spatial order in bits 16-31
         i64 fx = 1, fy = 1;
+        double ax = 1.0, ay = 1.0;
         for (int i = 0; i < D; ++i) {
             seen |= (1u << lm.order[i]) | (1u << (lm.spatialOrder[i] + 16));
             const i64 t = lm.temporal[i], x = lm.spatialX[i], y = lm.spatialY[i];
             fx *= x;
             fy *= y;
+            ax *= double(std::max<i64>(x, 1));
+            ay *= double(std::max<i64>(y, 1));
             // Unsigned products: absurd factors wrap (defined) and then fail the
             // product check instead of overflowing.
             using u64 = std::uint64_t;
@@ -92,6 +98,8 @@ bool checkAndFactor(const Problem& p, const Architecture& a, const Mapping& m, E
                 out.addViolation(violation(ViolationKind::SplitAxes, l, -1, i, x, y));
         }
         f.fanout[l] = fx * fy;
+        axisX[l] = ax;
+        axisY[l] = ay;
         if (seen != (all | (all << 16))) {
             out.addViolation(violation(ViolationKind::BadPermutation, l, -1, -1, 0, 0));
             malformed = true;
@@ -103,29 +111,27 @@ bool checkAndFactor(const Problem& p, const Architecture& a, const Mapping& m, E
     }
     // Fan-outs as Timeloop checks them: below every level, the spatial
     // factors of all levels above multiply to at most its mesh per axis.
+    // (Per level, not per dimension: the products above serve. A product is
+    // compared exactly below 2^53, and one beyond is beyond any mesh; it is
+    // reported saturated, so that absurd factors stay absurd.)
     {
-        constexpr i64 cap = i64(1) << 40; // saturate: absurd factors stay absurd
-        i64 cumX = 1, cumY = 1;
+        auto reported = [](double product) {
+            constexpr double cap = double(i64(1) << 40);
+            return i64(product < cap ? product : cap);
+        };
+        double cumX = 1.0, cumY = 1.0;
         for (int l = 0; l < L; ++l) {
-            const LevelMapping& lm = m.levels[l];
-            auto grow = [](i64 cum, i64 factor) {
-                // (No division, and no branch on the factor: this runs for every
-                // dimension and level. A zero factor is reported elsewhere.)
-                i64 product;
-                const bool over = __builtin_mul_overflow(cum, factor > 1 ? factor : 1, &product);
-                return over || product > cap ? cap : product;
-            };
-            for (int d = 0; d < D; ++d) {
-                cumX = grow(cumX, lm.spatialX[d]);
-                cumY = grow(cumY, lm.spatialY[d]);
-            }
+            cumX *= axisX[l];
+            cumY *= axisY[l];
             const bool inner = l + 1 < L;
             const i64 meshX = inner ? a.levels[l + 1].meshX : a.compute.meshX;
             const i64 meshY = inner ? a.levels[l + 1].meshY : a.compute.meshY;
-            if (cumX > meshX)
-                out.addViolation(violation(ViolationKind::FanoutX, l + 1, -1, -1, cumX, meshX));
-            if (cumY > meshY)
-                out.addViolation(violation(ViolationKind::FanoutY, l + 1, -1, -1, cumY, meshY));
+            if (cumX > double(meshX))
+                out.addViolation(
+                    violation(ViolationKind::FanoutX, l + 1, -1, -1, reported(cumX), meshX));
+            if (cumY > double(meshY))
+                out.addViolation(
+                    violation(ViolationKind::FanoutY, l + 1, -1, -1, reported(cumY), meshY));
         }
     }
     for (int d = 0; d < D; ++d) {
