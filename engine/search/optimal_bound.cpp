@@ -16,10 +16,25 @@
 //   lower that only when two dimensions of one coordinate both have loops
 //   above, and then it stays at least one tile per instance); with a moving
 //   first class d, at least tile + delta(d) per further step, delta(d) the
-//   new words of a step no shorter than d's extent at c. Also, whatever the
-//   walk, the words a step fetches are those its tile has that an earlier
-//   tile (the one its step is compared with) had not, so each child fetches
-//   every word it touches at least once (`cover`).
+//   new words of a step no shorter than d's extent at c. Where that loop's
+//   factor n0 is known and no later step can repeat its stride (no two
+//   dimensions of one coordinate loop above c, and d loops at no other level
+//   above it), only its own n0 - 1 steps in n0 fetch delta(d), every other
+//   step the whole tile: (tile + (n0 - 1) delta(d)) x N / n0. Also, whatever
+//   the walk, the words a step fetches are those its tile has that an
+//   earlier tile (the one its step is compared with) had not, so each child
+//   fetches every word it touches at least once (`cover`).
+// * Loop orders. Each tensor's walk takes the order that suits it, but a
+//   level has one order: the pairs whose walks end at a decided level (its
+//   first loop over a dimension they depend on) all meet its innermost loop
+//   first, and those whose walks go on into the levels not decided meet
+//   those levels' innermost loop. Per such place, energy adds the least,
+//   over the loops that may be innermost there, of what the pairs cost
+//   beyond their own best orders given that loop (cycles keep each pair's
+//   own best).
+// * A node with only the outermost level open, and it without a fan-out, has
+//   one completion (what is left goes to its temporal loops): it is bounded
+//   as that completion.
 // * Reads of p for those deliveries: at least every word of the tensor the
 //   computation touches, links or not. A link serves a child only what its
 //   neighbour held the step before (the neighbour's offset is the child's
@@ -37,6 +52,13 @@
 //   link can act.
 // * Partial sums: updates are those deliveries; reads and fills subtract the
 //   first touches (at most the tensor times the children holding each word).
+//   The model counts those as the tensor times, per fan-out above, its
+//   children over the ratio of the parent's spatial working set to a child's
+//   tile; a spatial factor of a dimension that is the only term of one of
+//   the tensor's ranks grows that ratio at least as much as the children
+//   (1 + c(e s - 1) >= s (1 + c(e - 1)) for c, e, s >= 1), so where a
+//   fan-out's spatial factors are decided, whatever the extents inside it,
+//   only the other dimensions' factors can multiply the first touches.
 // * Cycles: every MAC of the array busy at most; each bandwidth-limited level
 //   moves at least its bounded words per instance.
 // Levels not yet decided contribute what holds for any tile: c fetches every
@@ -47,7 +69,10 @@
 // left to place between it and them, is described as a decided one is (its
 // strides are known), and the links across it are judged as there; the
 // strides of the loops above its children are multiples of the extents
-// inside its temporal loops.
+// inside its temporal loops. A fan-out whose spatial factors are decided, all
+// on dimensions the tensor ignores, gives every child the same offset
+// whatever the extents: 0 is its only translation, which a link can use only
+// where a described one's could.
 #include "search/optimal_bound.h"
 
 #include "arch/architecture.h"
@@ -62,13 +87,23 @@ namespace mw {
 using model_detail::i64;
 
 PartialBound::PartialBound(const MapSpace& space, const SearchObjective& objective)
-    : p_(space.problem()), a_(space.arch()), objective_(objective), terms_(p_) {
+    : space_(space), p_(space.problem()), a_(space.arch()), objective_(objective), terms_(p_) {
     const int L = a_.numLevels(), D = p_.numDims(), T = p_.numTensors();
     for (int t = 0; t < T; ++t) {
         touched_[t] = double(p_.touchedElements(t));
         size_[t] = double(p_.tensorSize(t));
         for (int i = 0; i < terms_.count[t]; ++i)
             negativeCoefficient_ = negativeCoefficient_ || terms_.term[t][i].coef < 0;
+        for (int d = 0; d < D; ++d)
+            onlyOwnRanks_[t][d] = true;
+        for (int r = 0; r < terms_.lanes[t]; ++r) {
+            const int first = r == 0 ? 0 : terms_.rankEnd[t][r - 1];
+            const bool alone = terms_.rankEnd[t][r] - first == 1;
+            for (int i = first; i < terms_.rankEnd[t][r]; ++i) {
+                ownRank_[t][terms_.term[t][i].dim] |= alone;
+                onlyOwnRanks_[t][terms_.term[t][i].dim] &= alone;
+            }
+        }
         std::uint32_t seen = 0;
         rankDisjoint_[t] = true;
         for (int r = 0; r < terms_.lanes[t]; ++r) {
@@ -84,7 +119,7 @@ PartialBound::PartialBound(const MapSpace& space, const SearchObjective& objecti
     for (int d = 0; d < D; ++d)
         for (const MapSpace::Slot& s : space.factorSlots(d))
             slotKinds_[std::size_t(s.level)][std::size_t(d)] |= std::uint8_t(1u << s.kind);
-    noFanout_.resize(std::size_t(L));
+    unitFanout_.distinct.fill(1);
 }
 
 void PartialBound::describeFanout(const Mapping& m, int level, Fanout& out) const {
@@ -132,10 +167,189 @@ int PartialBound::describedFrom(int k, const std::int64_t* remaining,
     return j;
 }
 
+bool PartialBound::loopsAbove(const Mapping& m, int k, const std::int64_t* remaining, int c,
+                              int d) const {
+    // d may loop at a level above c that holds a factor of it, or has a
+    // temporal slot for what is left of it (only levels above c count, also
+    // where c is not yet decided: the walk may have placed d's factors on
+    // levels it has not decided whole).
+    const int open = std::min(c, k);
+    for (int l = 0; l < open; ++l)
+        if (m.levels[l].temporal[d] > 1 || (remaining[d] > 1 && (slotKinds_[l][d] & 1u)))
+            return true;
+    for (int l = k; l < c; ++l)
+        if (m.levels[l].temporal[d] > 1)
+            return true;
+    return false;
+}
+
+bool PartialBound::strideRepeatPossible(const Mapping& m, int k, const std::int64_t* remaining,
+                                        int c, int t) const {
+    if (negativeCoefficient_)
+        return true;
+    int dimsPerRank[kMaxRanks] = {};
+    for (int i = 0; i < terms_.count[t]; ++i)
+        if (loopsAbove(m, k, remaining, c, terms_.term[t][i].dim))
+            ++dimsPerRank[terms_.term[t][i].rank];
+    for (int r = 0; r < kMaxRanks; ++r)
+        if (dimsPerRank[r] > 1)
+            return true;
+    return false;
+}
+
+bool PartialBound::openLinkPossible(const Mapping& m, int k, const std::int64_t* remaining, int j,
+                                    int t) const {
+    // Two children apart along a dimension d that is alone in every rank of
+    // t it indexes are fewer than d's spatial factor s of d's extent inside
+    // apart on d's rank, and every step above them moves that rank by a
+    // multiple of s times that extent: no step moves by their translation.
+    // So only 0 may, where a dimension t ignores fans out (children sharing
+    // offsets), and a link moves a zero step's delta as at a described
+    // fan-out: for the MACs, or where a stride may repeat.
+    const LevelMapping& lm = m.levels[j];
+    bool shared = false;
+    for (int d = 0; d < p_.numDims(); ++d) {
+        if (lm.spatialX[d] * lm.spatialY[d] <= 1)
+            continue;
+        if (!((p_.tensors[t].dimMask >> d) & 1u))
+            shared = true;
+        else if (!onlyOwnRanks_[t][d])
+            return true;
+    }
+    return shared && (j + 1 == a_.numLevels() || strideRepeatPossible(m, k, remaining, j + 1, t));
+}
+
+double PartialBound::openSharingMax(const Mapping& m, int j, int t) const {
+    // Children apart along a dimension with a rank of its own have t's tiles
+    // at different offsets, whatever the extents.
+    const LevelMapping& lm = m.levels[j];
+    double sharing = 1.0;
+    for (int d = 0; d < p_.numDims(); ++d)
+        if (!((p_.tensors[t].dimMask >> d) & 1u) || !ownRank_[t][d])
+            sharing *= double(lm.spatialX[d]) * lm.spatialY[d];
+    return sharing;
+}
+
+PartialBound::Forced PartialBound::placeForced(const Mapping& m, int k,
+                                               const std::int64_t* remaining,
+                                               std::uint32_t spatialDecided, Mapping& placed,
+                                               std::array<std::int64_t, kMaxDims>& left) const {
+    const int L = a_.numLevels(), D = p_.numDims();
+    bool open = false;
+    for (int d = 0; d < D; ++d)
+        open = open || remaining[d] > 1;
+    if (!open)
+        return Forced::None;
+    // Extents at each open level with what the levels hold so far.
+    i64 ext[kMaxLevels + 1][kMaxDims];
+    auto extents = [&](const Mapping& x) {
+        for (int d = 0; d < D; ++d)
+            ext[L][d] = 1;
+        for (int l = L - 1; l >= 0; --l)
+            for (int d = 0; d < D; ++d)
+                ext[l][d] = ext[l + 1][d] * i64(x.levels[l].temporal[d]) * x.levels[l].spatialX[d] *
+                            x.levels[l].spatialY[d];
+    };
+    bool any = false;
+    for (int d = 0; d < D; ++d)
+        left[d] = remaining[d];
+    // (A placement grows tiles, which may leave another dimension one level.)
+    for (bool changed = true; changed;) {
+        changed = false;
+        extents(any ? placed : m);
+        for (int d = 0; d < D; ++d) {
+            if (left[d] <= 1)
+                continue;
+            i64 least = 2;
+            while (left[d] % least != 0)
+                ++least;
+            int levels = 0, only = -1;
+            bool temporalOnly = true;
+            for (int l = 0; l < k; ++l) {
+                const bool temporal = slotKinds_[l][d] & 1u;
+                const bool spatial = !((spatialDecided >> l) & 1u) && (slotKinds_[l][d] & 6u);
+                if (!temporal && !spatial)
+                    continue;
+                // d's least factor here grows the tiles of this level and of
+                // those above it.
+                bool fits = true;
+                for (int j = 1; j <= l && fits; ++j) {
+                    const i64 saved = ext[j][d];
+                    ext[j][d] = saved * least;
+                    fits = !space_.overflows(j, ext[j], (any ? placed : m).levels[j].keepMask);
+                    ext[j][d] = saved;
+                }
+                if (!fits)
+                    continue;
+                ++levels;
+                only = l;
+                temporalOnly = !spatial;
+            }
+            if (levels == 0)
+                return Forced::Impossible;
+            if (levels > 1 || !temporalOnly)
+                continue;
+            if (!any) {
+                placed = m;
+                any = true;
+            }
+            placed.levels[only].temporal[d] *= std::uint32_t(left[d]);
+            left[d] = 1;
+            changed = true;
+            extents(placed);
+        }
+    }
+    if (!any)
+        return Forced::None;
+    for (int d = 0; d < D; ++d)
+        if (left[d] > 1)
+            return Forced::Some;
+    return Forced::All;
+}
+
 PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t* remaining,
                                      const Fanout* const* fanouts, double cutoff,
                                      std::uint32_t spatialDecided) const {
     const int L = a_.numLevels(), D = p_.numDims(), T = p_.numTensors();
+    // What is left of a dimension that only one open level can take (a
+    // temporal slot, and the tiles of it and of the levels around it room
+    // for d's least factor left) goes there whole: the node's completions
+    // all have it, so it is bounded as a factor held there. A node where
+    // some dimension has no such level has no completion. With everything
+    // placed and no fan-out among the open levels, the node is its one
+    // completion (loop orders aside), bounded as such.
+    if (k >= 1) {
+        Mapping placed;
+        std::array<std::int64_t, kMaxDims> left{};
+        switch (placeForced(m, k, remaining, spatialDecided, placed, left)) {
+        case Forced::None:
+            break;
+        case Forced::Impossible: {
+            Value none;
+            none.energy = none.cycles = none.objective = std::numeric_limits<double>::infinity();
+            return none;
+        }
+        case Forced::Some:
+            return at(placed, k, left.data(), fanouts, cutoff, spatialDecided);
+        case Forced::All: {
+            // The open levels' fan-outs: none, or described already (no
+            // placement lands between a described one and k: a level taking
+            // one had an open temporal slot).
+            std::array<const Fanout*, kMaxLevels> described{};
+            std::copy_n(fanouts, L, described.begin());
+            const int from = describedFrom(k, remaining, spatialDecided);
+            bool all = true;
+            for (int l = 0; l < k; ++l)
+                if (a_.fanoutX(l) * a_.fanoutY(l) == 1)
+                    described[std::size_t(l)] = &unitFanout_;
+                else
+                    all = all && l >= from;
+            if (all)
+                return at(placed, 0, left.data(), described.data(), cutoff, spatialDecided);
+            return at(placed, k, left.data(), fanouts, cutoff, spatialDecided);
+        }
+        }
+    }
     const double computes = double(p_.computes());
 
     // Extents of the decided levels; what the levels above k hold of each
@@ -162,6 +376,7 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
     for (int d = 0; d < D; ++d)
         spatialAboveMax[d] = 1.0;
     std::array<double, kMaxLevels> levelFanoutMax{};
+    std::array<bool, kMaxLevels> spatialKnown{}; // level l's spatial factors are m's
     for (int l = 0; l < k; ++l) {
         const LevelMapping& lm = m.levels[l];
         double fixedHere = 1.0;
@@ -177,6 +392,7 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
         const double roomHere = freeSlot ? double(a_.fanoutX(l)) * a_.fanoutY(l) / fixedHere : 1.0;
         room *= roomHere;
         levelFanoutMax[l] = fixedHere * roomHere;
+        spatialKnown[l] = !freeSlot;
     }
     for (int d = 0; d < D; ++d) {
         bool spatialSlot = false;
@@ -213,26 +429,9 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
     const double macsUB = std::min(instUB[L], double(a_.compute.instances()));
     double cycles = std::ceil(computes / macsUB - 1e-9);
 
-    // Per tensor rank, whether two dimensions may both loop above child c.
-    auto loopsAbove = [&](int c, int d) {
-        if (temporalAbove[d])
-            return true;
-        for (int l = k; l < c; ++l)
-            if (m.levels[l].temporal[d] > 1)
-                return true;
-        return false;
-    };
+    auto loopsAbove = [&](int c, int d) { return this->loopsAbove(m, k, remaining, c, d); };
     auto strideRepeatPossible = [&](int c, int t) {
-        if (negativeCoefficient_)
-            return true;
-        int dimsPerRank[kMaxRanks] = {};
-        for (int i = 0; i < terms_.count[t]; ++i)
-            if (loopsAbove(c, terms_.term[t][i].dim))
-                ++dimsPerRank[terms_.term[t][i].rank];
-        for (int r = 0; r < kMaxRanks; ++r)
-            if (dimsPerRank[r] > 1)
-                return true;
-        return false;
+        return this->strideRepeatPossible(m, k, remaining, c, t);
     };
     // Can a link transfer act at described fan-out j (child j + 1) for t?
     auto linkPossible = [&](int j, int t) {
@@ -279,12 +478,15 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
         }
         return false;
     };
+    auto openLinkPossible = [&](int j, int t) {
+        return !spatialKnown[j] || this->openLinkPossible(m, k, remaining, j, t);
+    };
     auto linksBetween = [&](int p, int c, int t) {
         for (int j = p; j < c; ++j) {
             if (j >= described) {
                 if (linkPossible(j, t))
                     return true;
-            } else if (levelFanoutMax[j] > 1.0) {
+            } else if (levelFanoutMax[j] > 1.0 && openLinkPossible(j, t)) {
                 return true;
             }
         }
@@ -294,10 +496,13 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
     auto sharingMax = [&](int p, int c, int t) {
         double decided = 1.0, open = 1.0;
         for (int j = p; j < c; ++j) {
-            if (j >= described)
+            if (j >= described) {
                 decided *= double(fanouts[j]->fanout) / double(fanouts[j]->distinct[t]);
-            else
+            } else if (spatialKnown[j]) {
+                decided *= openSharingMax(m, j, t);
+            } else {
                 open *= levelFanoutMax[j];
+            }
         }
         return decided * std::min(open, fixedSpatialAbove * freeSpatialMax);
     };
@@ -318,6 +523,15 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
                 const double tile = double(model_detail::tileExtents(terms_, t, child, e));
                 const double ws = double(model_detail::tileExtents(terms_, t, set, e));
                 words *= double(fo.fanout) * tile / ws;
+            } else if (spatialKnown[j]) {
+                // fanout x tile / working set whatever the extents inside:
+                // a spatial factor of a dimension with a rank of its own
+                // (one term) divides that rank's working set at least as
+                // much as it multiplies the children.
+                const LevelMapping& lm = m.levels[j];
+                for (int d = 0; d < D; ++d)
+                    if (!ownRank_[t][d])
+                        words *= double(lm.spatialX[d]) * lm.spatialY[d];
             } else {
                 words *= levelFanoutMax[j];
             }
@@ -358,8 +572,30 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
         }
         return cover * instLB[c];
     };
-    // Deliveries to decided child c < L, over all its instances.
-    auto deliveriesTo = [&](int c, int t) {
+    // May a step repeat the stride of a first class that is a loop of d
+    // above c (the model's twins: a later step that moves t's tile as that
+    // one did)? Only where two dimensions of one coordinate loop above c,
+    // or d loops above c at a level other than `at`, the first class's: a
+    // step moves a rank indexed by d alone by d's stride less the steps of
+    // the d loops inside it, which equals the first class's only with
+    // another d loop there.
+    auto twinsPossible = [&](int c, int t, int d, int at) {
+        if (strideRepeatPossible(c, t))
+            return true;
+        for (int l = 0; l < c; ++l)
+            if (l != at && (m.levels[l].temporal[d] > 1 ||
+                            (l < k && remaining[d] > 1 && (slotKinds_[l][d] & 1u))))
+                return true;
+        return false;
+    };
+    // Deliveries to decided child c < L, over all its instances. Walking up
+    // from c, the first decided level with a loop over a dimension t
+    // depends on is where t's first class is settled (`end`; -1: none). With
+    // `innermost` >= 0, only the orders whose innermost loop there is over
+    // that dimension count (one of that level's loops; see the joint orders
+    // below).
+    constexpr int kOpenLevels = -2; // `end` where the walk goes on into the levels not decided
+    auto deliveriesTo = [&](int c, int t, int innermost = -1, int* end = nullptr) {
         const DataSpace& ds = p_.tensors[t];
         i64 e[kMaxRanks];
         const double tile = double(model_detail::tileExtents(terms_, t, ext[c], e));
@@ -368,16 +604,21 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
             N *= double(p_.dims[d].bound / ext[c][d]);
         const double inst = instLB[c];
         const double cover = std::max(coverAt(c, t), tile * inst);
-        // The walk, by its first class above c.
+        auto moves = [&](int d) { return ((ds.dimMask >> d) & 1u) != 0; };
+        // The walk: the first decided level with loops above c (`first`),
+        // and the run of loops that do not move t from there on, at most.
         double run = 1.0;
-        bool runPossible = false, anyLoop = false, walkDone = false;
+        bool runPossible = false, walkDone = false;
+        int first = -1;
+        if (end)
+            *end = -1;
         for (int l = c - 1; l >= k && !walkDone; --l) {
             bool relevant = false, irrelevant = false;
             double here = 1.0;
             for (int d = 0; d < D; ++d) {
                 if (m.levels[l].temporal[d] <= 1)
                     continue;
-                if ((ds.dimMask >> d) & 1u) {
+                if (moves(d)) {
                     relevant = true;
                 } else {
                     irrelevant = true;
@@ -386,37 +627,57 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
             }
             if (!relevant && !irrelevant)
                 continue;
-            anyLoop = true;
+            if (first < 0)
+                first = l;
+            walkDone = relevant;
+            if (walkDone && end)
+                *end = l;
+            if (walkDone && innermost >= 0 && moves(innermost)) {
+                // The innermost loop here moves t: it is the first class,
+                // or it ends the run of the levels below.
+                runPossible = runPossible && first != l;
+                break;
+            }
             if (irrelevant) {
                 runPossible = true;
                 run *= here;
             }
-            walkDone = relevant;
         }
-        if (!walkDone) { // the run may go on into the undecided levels
+        bool anyOpen = false; // a loop may sit on the levels not yet decided
+        if (!walkDone) {      // the run may go on into the undecided levels
             double open = 1.0;
             for (int d = 0; d < D; ++d)
                 if (temporalAbove[d]) {
-                    anyLoop = true;
-                    if (!((ds.dimMask >> d) & 1u)) {
-                        runPossible = true;
+                    anyOpen = true;
+                    if (!moves(d)) {
                         double fixed = 1.0;
                         for (int l = 0; l < k; ++l)
                             fixed *= double(m.levels[l].temporal[d]);
                         open *= fixed * double(remaining[d]);
                     }
                 }
-            run *= open;
+            if (anyOpen && end)
+                *end = kOpenLevels;
+            // The innermost loop of the undecided levels, where given: one
+            // that moves t ends the run below it (or is the first class).
+            if (innermost < 0 || !moves(innermost)) {
+                runPossible = runPossible || open > 1.0;
+                run *= open;
+            }
         }
-        if (!anyLoop)
+        if (first < 0 && !anyOpen)
             return std::max(cover, tile * inst);
         double best = std::numeric_limits<double>::infinity();
         if (runPossible)
             best = strideRepeatPossible(c, t) ? tile * inst : tile * N / run;
+        // A first class that moves t: a loop over d, at the first decided
+        // level with loops (over t's dimensions there), else anywhere above.
         for (int d = 0; d < D; ++d) {
-            if (!((ds.dimMask >> d) & 1u) || !loopsAbove(c, d))
+            if (!moves(d) || (innermost >= 0 && d != innermost))
                 continue;
-            // One step of a d loop above c moves the tile at least d's extent at c.
+            if (first >= 0 ? m.levels[first].temporal[d] <= 1 : !loopsAbove(c, d))
+                continue;
+            // Its step moves the tile at least d's extent at c.
             double overlap = 1.0;
             for (int r = 0; r < terms_.lanes[t]; ++r) {
                 i64 shift = 0;
@@ -426,7 +687,14 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
                 overlap *= double(std::max<i64>(0, e[r] - shift));
             }
             const double delta = tile - overlap;
-            best = std::min(best, delta * N + (tile - delta) * inst);
+            if (first >= 0 && !twinsPossible(c, t, d, first)) {
+                // Only its own n0 - 1 steps fetch the delta; every other
+                // step fetches the whole tile (no step repeats its stride).
+                const double n0 = double(m.levels[first].temporal[d]);
+                best = std::min(best, N / n0 * (tile + (n0 - 1.0) * delta));
+            } else {
+                best = std::min(best, delta * N + (tile - delta) * inst);
+            }
         }
         return std::max(cover, best);
     };
@@ -455,50 +723,113 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
             return v;
     }
     std::array<double, kMaxLevels> reads{}, writes{};
-    auto charge = [&](int l, double words, double perVector, bool read) {
+    // Words over all instances: a cluster's access serves up to clusterSize of them.
+    auto energyOf = [&](int l, double words, double perVector) {
         const StorageLevel& s = a_.levels[l];
-        // Over all instances: a cluster's access serves up to clusterSize of them.
-        energy += words / (double(s.blockSize) * double(s.clusterSize)) * perVector;
+        return words / (double(s.blockSize) * double(s.clusterSize)) * perVector;
+    };
+    // A tensor's deliveries from keeper p to keeper c, with what its
+    // accesses depend on besides them.
+    struct Pair {
+        int t, p, c;
+        int end; // the decided level settling t's first class above c (-1: none; kOpenLevels)
+        bool rw, links;
+        double delivered, sharing, firstTouchesC, firstTouchesP;
+    };
+    // Calls charge(level, words, energy per vector, read) for each access
+    // the pair's deliveries make: fills of c, reads (and updates) of p.
+    auto accesses = [&](const Pair& x, double delivered, auto&& charge) {
+        const int t = x.t, p = x.p, c = x.c;
+        if (c < L) {
+            const double fills = x.rw ? std::max(0.0, delivered - x.firstTouchesC) : delivered;
+            charge(c, fills, a_.levels[c].energy.write, false);
+        }
+        // Deliveries p reads (or takes as updates): every word, links or
+        // not (see the file's header), and where no link can act, what
+        // the children fetch over those sharing each word.
+        double parent = touched_[t];
+        if (c >= k && !x.links)
+            parent = std::max(parent, delivered / x.sharing);
+        if (x.rw) {
+            charge(p, parent, a_.levels[p].energy.update, false);
+            charge(p, std::max(0.0, parent - x.firstTouchesP), a_.levels[p].energy.read, true);
+        } else {
+            charge(p, parent, a_.levels[p].energy.read, true);
+        }
+    };
+    auto charge = [&](int l, double words, double perVector, bool read) {
+        energy += energyOf(l, words, perVector);
         (read ? reads : writes)[l] += words;
     };
+    std::array<Pair, kMaxTensors*(kMaxLevels + 1)> settled; // pairs with an end
+    int numSettled = 0;
     for (int t = 0; t < T; ++t) {
         const bool rw = p_.tensors[t].readWrite;
         int p = 0;
         for (int c = 1; c <= L; ++c) {
             if (c < L && !m.levels[c].keeps(t))
                 continue;
-            double delivered, fills;
-            if (c == L) {
-                delivered = fills = computes;
-            } else if (c >= k) {
-                delivered = deliveriesTo(c, t);
-                fills = rw ? std::max(0.0, delivered - firstTouchesMax(c, t)) : delivered;
-            } else {
-                // A level not yet decided: every word its instances touch, once.
-                delivered = std::max(touched_[t], coverAt(c, t));
-                fills = rw ? std::max(0.0, delivered - firstTouchesMax(c, t)) : delivered;
+            Pair x{t, p, c, -1, rw, false, 0.0, 1.0, 0.0, 0.0};
+            if (c == L)
+                x.delivered = computes;
+            else if (c >= k)
+                x.delivered = deliveriesTo(c, t, -1, &x.end);
+            else // a level not yet decided: every word its instances touch, once
+                x.delivered = std::max(touched_[t], coverAt(c, t));
+            if (c < L && rw)
+                x.firstTouchesC = firstTouchesMax(c, t);
+            if (rw)
+                x.firstTouchesP = firstTouchesMax(p, t);
+            if (c >= k) {
+                x.links = linksBetween(p, c, t);
+                if (!x.links)
+                    x.sharing = sharingMax(p, c, t);
             }
-            if (c < L)
-                charge(c, fills, a_.levels[c].energy.write, false);
-            // Deliveries p reads (or takes as updates): every word, links or
-            // not (see the file's header), and where no link can act, what
-            // the children fetch over those sharing each word.
-            double parent = touched_[t];
-            if (c >= k && !linksBetween(p, c, t))
-                parent = std::max(parent, delivered / sharingMax(p, c, t));
-            if (rw) {
-                charge(p, parent, a_.levels[p].energy.update, false);
-                charge(p, std::max(0.0, parent - firstTouchesMax(p, t)), a_.levels[p].energy.read,
-                       true);
-            } else {
-                charge(p, parent, a_.levels[p].energy.read, true);
-            }
+            accesses(x, x.delivered, charge);
+            if (x.end != -1)
+                settled[std::size_t(numSettled++)] = x;
             p = c;
         }
         if (cutoff < std::numeric_limits<double>::infinity() && t + 1 < T) {
             if (const Value v = partial(); v.objective >= cutoff)
                 return v;
         }
+    }
+    // Orders, jointly (energy only). Each tensor above took the order of
+    // every level that suits it best, but one order serves all tensors at a
+    // level: where the walks of several pairs end at a decided level, which
+    // loop is innermost there decides each one's first class; where they go
+    // on into the levels not decided, so does the innermost loop of those
+    // (over a dimension that may still loop there). Per such place, the
+    // least over its candidate loops of what the pairs then cost beyond the
+    // above is added. (Cycles keep the pairs' own least deliveries.)
+    for (int place = k - 1; place < L && numSettled > 0; ++place) {
+        const int end = place < k ? kOpenLevels : place;
+        double extra = std::numeric_limits<double>::infinity();
+        bool any = false;
+        for (int d = 0; d < D; ++d) {
+            if (end == kOpenLevels ? !temporalAbove[d] : m.levels[place].temporal[d] <= 1)
+                continue;
+            double more = 0.0;
+            for (int i = 0; i < numSettled; ++i) {
+                const Pair& x = settled[std::size_t(i)];
+                if (x.end != end)
+                    continue;
+                any = true;
+                const double given = deliveriesTo(x.c, x.t, d);
+                if (given <= x.delivered)
+                    continue;
+                double before = 0.0, after = 0.0;
+                accesses(x, x.delivered,
+                         [&](int l, double w, double e, bool) { before += energyOf(l, w, e); });
+                accesses(x, given,
+                         [&](int l, double w, double e, bool) { after += energyOf(l, w, e); });
+                more += after - before;
+            }
+            extra = std::min(extra, more);
+        }
+        if (any)
+            energy += extra;
     }
     for (int l = 0; l < L; ++l) {
         const StorageLevel& s = a_.levels[l];

@@ -52,7 +52,32 @@ class PartialBound {
              double cutoff = std::numeric_limits<double>::infinity(),
              std::uint32_t spatialDecided = 0) const;
 
+    // What at() assumes of fan-out j above level k that the node does not
+    // describe (j < describedFrom) but whose spatial factors are known (m's):
+    // whether a link transfer may serve t's children there (false only
+    // where none can, whatever the extents inside it) ...
+    bool openLinkPossible(const Mapping& m, int k, const std::int64_t* remaining, int j,
+                          int t) const;
+    // ... and the most children that share each of t's words there.
+    double openSharingMax(const Mapping& m, int j, int t) const;
+
   private:
+    // Whether d may loop above level c of the node (levels from k decided).
+    bool loopsAbove(const Mapping& m, int k, const std::int64_t* remaining, int c, int d) const;
+    // Whether two dimensions of one of t's coordinates may both loop above c.
+    bool strideRepeatPossible(const Mapping& m, int k, const std::int64_t* remaining, int c,
+                              int t) const;
+    // placeForced's outcome: nothing placed; some dimensions placed; all
+    // placed; or no completion at all.
+    enum class Forced { None, Some, All, Impossible };
+    // Places in `placed` what is left of each dimension that only one open
+    // level (one with a temporal slot and no spatial one) can take by
+    // capacity, and what is then left in `left`.
+    Forced placeForced(const Mapping& m, int k, const std::int64_t* remaining,
+                       std::uint32_t spatialDecided, Mapping& placed,
+                       std::array<std::int64_t, kMaxDims>& left) const;
+
+    const MapSpace& space_;
     const Problem& p_;
     const Architecture& a_;
     SearchObjective objective_;
@@ -60,9 +85,11 @@ class PartialBound {
     std::array<double, kMaxTensors> touched_{};
     std::array<double, kMaxTensors> size_{};       // words of each tensor
     std::array<bool, kMaxTensors> rankDisjoint_{}; // no dimension in two ranks
+    // d is the only term of one of t's ranks; of every rank of t it indexes.
+    std::array<std::array<bool, kMaxDims>, kMaxTensors> ownRank_{}, onlyOwnRanks_{};
     // Per level and dimension: a free slot for a temporal factor, an X or a Y factor.
     std::vector<std::array<std::uint8_t, kMaxDims>> slotKinds_;
-    std::vector<Fanout> noFanout_;
+    Fanout unitFanout_; // a level without a fan-out, described
     bool negativeCoefficient_ = false;
 };
 

@@ -3,17 +3,19 @@
 //
 // It walks the space as a tree: first the keep/bypass choices (the
 // dataplacement: which tensor's tiles each level holds), then the spatial
-// factors of each level that fans out, outermost first, then each level's
-// temporal factors from the innermost level outwards, the outermost taking
-// what is left; a complete tiling is a leaf, whose loop orders are then
-// tried. Deciding the fan-outs first gives the bound, from the top of the
-// tiling down, the utilized instances (so the compute cycles and what each
-// fan-out replicates), and each fan-out's description (so where link
-// transfers can act) as soon as the extents inside it are fixed, which for
-// a fan-out with no temporal loops between it and the decided levels is
-// well before its own level is reached (`--param spatial_first=0` decides
-// each level whole instead, innermost first). Three kinds of pruning, each
-// safe:
+// factors of each level that fans out, outermost first, then where the
+// sliding dimensions loop (a convolution's R and S: each level's temporal
+// factors of them, innermost level first, `--param sliding_first=0` leaves
+// them to the next steps), then each level's temporal factors of the other
+// dimensions from the innermost level outwards, the outermost taking what
+// is left; a complete tiling is a leaf, whose loop orders are then tried.
+// Deciding the fan-outs first gives the bound, from the top of the tiling
+// down, the utilized instances (so the compute cycles and what each fan-out
+// replicates), and each fan-out's description (so where link transfers can
+// act) as soon as the extents inside it are fixed, which for a fan-out with
+// no temporal loops between it and the decided levels is well before its
+// own level is reached (`--param spatial_first=0` decides each level whole
+// instead, innermost first). Three kinds of pruning, each safe:
 //  * Capacity and fan-out: a level's tiles are fixed once it is decided, so a
 //    level that overflows, or a fan-out beyond its mesh, ends the branch.
 //  * Branch and bound: PartialBound gives, for a node, a value no mapping
@@ -60,8 +62,10 @@ using i64 = std::int64_t;
 
 // What one step of the walk decides of its level: everything (temporal and
 // spatial factors together), or, where the fan-outs come first, the spatial
-// factors (each fanning level, outermost first) and later the temporal ones.
-enum class Decides : std::uint8_t { Whole, Spatial, Temporal };
+// factors (each fanning level, outermost first), then the temporal factors of
+// the sliding dimensions (each level, innermost first), then the temporal
+// factors of the others.
+enum class Decides : std::uint8_t { Whole, Spatial, Sliding, Temporal };
 
 struct Step {
     int level;
@@ -139,7 +143,22 @@ class OptimalSearch : public Searcher {
     // factors are, once frame's choice is applied (PartialBound::at's k and
     // spatialDecided).
     int decidedFrom(const Frame& frame) const {
-        return frame.what == Decides::Spatial ? a_->numLevels() : frame.level;
+        return frame.what == Decides::Spatial || frame.what == Decides::Sliding ? a_->numLevels()
+                                                                                : frame.level;
+    }
+    // Whether frame's step gives d its temporal factor at frame's level.
+    bool decidesTemporal(const Frame& frame, int d) const {
+        switch (frame.what) {
+        case Decides::Whole:
+            return true;
+        case Decides::Spatial:
+            return false;
+        case Decides::Sliding:
+            return (sliding_ >> d) & 1u;
+        case Decides::Temporal:
+            return !((sliding_ >> d) & 1u);
+        }
+        return false;
     }
     std::uint32_t spatialDecidedAfter(const Frame& frame) const {
         return steps_[std::size_t(frame.step)].spatialDecided;
@@ -183,7 +202,8 @@ class OptimalSearch : public Searcher {
     std::unique_ptr<PartialBound> bound_;
     std::unique_ptr<OrderCandidates> orders_;
     bool useBound_ = true;
-    std::vector<Step> steps_; // the walk's
+    std::vector<Step> steps_;   // the walk's
+    std::uint32_t sliding_ = 0; // dimensions whose temporal factors are placed first
 
     std::size_t batchSize_ = 1024;
     double threshold_ = kNoLimit;
@@ -232,6 +252,26 @@ class OptimalSearch : public Searcher {
     std::int64_t bounds_ = 0; // bounds computed
 };
 
+// Per tensor coordinate indexed by several dimensions (bound above 1), every
+// one of them but the largest (the first of equals).
+std::uint32_t slidingDimensions(const Problem& p) {
+    const model_detail::Terms terms(p);
+    std::uint32_t mask = 0;
+    for (int t = 0; t < p.numTensors(); ++t)
+        for (int r = 0, first = 0; r < terms.lanes[t]; first = terms.rankEnd[t][r++]) {
+            if (terms.rankEnd[t][r] - first < 2)
+                continue;
+            int largest = terms.term[t][first].dim;
+            for (int i = first + 1; i < terms.rankEnd[t][r]; ++i)
+                if (p.dims[terms.term[t][i].dim].bound > p.dims[largest].bound)
+                    largest = terms.term[t][i].dim;
+            for (int i = first; i < terms.rankEnd[t][r]; ++i)
+                if (terms.term[t][i].dim != largest)
+                    mask |= 1u << terms.term[t][i].dim;
+        }
+    return mask;
+}
+
 std::vector<i64> divisorsOf(i64 n) {
     std::vector<i64> out;
     for (i64 i = 1; i * i <= n; ++i)
@@ -257,9 +297,9 @@ void OptimalSearch::applyTo(const Frame& frame, const LevelChoice& c, Mapping& m
     LevelMapping& lm = m.levels[std::size_t(frame.level)];
     lm = frame.before;
     remaining = frame.remainingBefore;
-    const bool temporal = frame.what != Decides::Spatial;
-    const bool spatial = frame.what != Decides::Temporal;
+    const bool spatial = frame.what == Decides::Whole || frame.what == Decides::Spatial;
     for (int d = 0; d < D; ++d) {
+        const bool temporal = decidesTemporal(frame, d);
         if (temporal && hasRoom(d, frame.level, 0))
             lm.temporal[d] = c.t[d];
         if (spatial && hasRoom(d, frame.level, 1))
@@ -334,7 +374,7 @@ std::pair<PartialBound::Fanout*, bool> OptimalSearch::fanoutEntry(int level) {
 }
 
 template <class Take> void OptimalSearch::fanoutsFixedBy(const Frame& frame, Take&& take) {
-    if (frame.what != Decides::Spatial)
+    if (frame.what == Decides::Whole || frame.what == Decides::Temporal)
         take(frame.level);
     const int k = decidedFrom(frame);
     for (int l = bound_->describedFrom(k, remaining_.data(), spatialDecidedAfter(frame)); l < k;
@@ -365,15 +405,16 @@ void OptimalSearch::generate(Frame& frame) {
     for (auto& o : options)
         o.clear();
     static const std::vector<i64> one{1};
-    const bool temporal = frame.what != Decides::Spatial;
-    const bool spatial = frame.what != Decides::Temporal;
+    const bool spatial = frame.what == Decides::Whole || frame.what == Decides::Spatial;
     for (int d = 0; d < D; ++d) {
         const i64 R = remaining_[d];
+        const bool temporal = decidesTemporal(frame, d);
         // A step deciding everything places all of d at d's outermost free
-        // slot; the temporal steps, after the spatial ones, all that is left
-        // at d's outermost temporal slot. With none, what the spatial steps
-        // left of d can never be placed: the branch ends here.
-        if (frame.what == Decides::Temporal && lastTemporal_[d] < 0 && R > 1)
+        // slot; the steps deciding d's temporal factors, after the spatial
+        // ones, all that is left at d's outermost temporal slot. With none,
+        // what the spatial steps left of d can never be placed: the branch
+        // ends here.
+        if (frame.what != Decides::Whole && temporal && lastTemporal_[d] < 0 && R > 1)
             continue;
         const bool last =
             frame.what == Decides::Whole ? lastLevel_[d] == j : temporal && lastTemporal_[d] >= j;
@@ -628,6 +669,7 @@ void OptimalSearch::run(SearchContext& ctx) {
     // and so the compute cycles and what each fan-out replicates, are then
     // known to the bound at every node of the tiling.
     steps_.clear();
+    sliding_ = 0;
     if (ctx.param("spatial_first", 1) != 0) {
         std::uint32_t decided = 0;
         for (int l = 0; l < L; ++l) {
@@ -639,6 +681,21 @@ void OptimalSearch::run(SearchContext& ctx) {
                 continue;
             decided |= 1u << l;
             steps_.push_back({l, Decides::Spatial, decided});
+        }
+        // The sliding dimensions' temporal factors next, on every level:
+        // where they loop decides where Timeloop's stride-repeat rule can act
+        // (two dimensions of one coordinate both looping above a level),
+        // which the bound must otherwise grant on every level above the
+        // decided ones. For each coordinate indexed by several dimensions,
+        // all but the largest (a convolution's R and S, not P and Q): few
+        // choices, as their factors are small.
+        sliding_ = ctx.param("sliding_first", 1) != 0 ? slidingDimensions(*p_) : 0;
+        for (int l = L - 1; l >= 0 && sliding_; --l) {
+            bool slot = false;
+            for (int d = 0; d < D; ++d)
+                slot = slot || (((sliding_ >> d) & 1u) && hasRoom(d, l, 0));
+            if (slot)
+                steps_.push_back({l, Decides::Sliding, decided});
         }
         for (int l = L - 1; l >= 0; --l)
             steps_.push_back({l, Decides::Temporal, (1u << L) - 1});
