@@ -32,9 +32,11 @@
 //   over the loops that may be innermost there, of what the pairs cost
 //   beyond their own best orders given that loop (cycles keep each pair's
 //   own best).
-// * A node with only the outermost level open, and it without a fan-out, has
-//   one completion (what is left goes to its temporal loops): it is bounded
-//   as that completion.
+// * Capacity. What is left of a dimension that only one open level can take
+//   (a temporal slot, and room in its tiles and those of the levels above it
+//   for the dimension's least factor left: tiles only grow with factors) goes
+//   there whole; a node where some dimension fits nowhere has no completion;
+//   a node whose remainders are all so placed is bounded as that completion.
 // * Reads of p for those deliveries: at least every word of the tensor the
 //   computation touches, links or not. A link serves a child only what its
 //   neighbour held the step before (the neighbour's offset is the child's
@@ -69,10 +71,9 @@
 // left to place between it and them, is described as a decided one is (its
 // strides are known), and the links across it are judged as there; the
 // strides of the loops above its children are multiples of the extents
-// inside its temporal loops. A fan-out whose spatial factors are decided, all
-// on dimensions the tensor ignores, gives every child the same offset
-// whatever the extents: 0 is its only translation, which a link can use only
-// where a described one's could.
+// inside its temporal loops. A fan-out whose spatial factors are known but
+// whose strides are not is judged without them where it can be
+// (openLinkPossible, openSharingMax: dimensions alone in their ranks).
 #include "search/optimal_bound.h"
 
 #include "arch/architecture.h"
@@ -310,6 +311,13 @@ PartialBound::Forced PartialBound::placeForced(const Mapping& m, int k,
 PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t* remaining,
                                      const Fanout* const* fanouts, double cutoff,
                                      std::uint32_t spatialDecided) const {
+    return boundOf(m, k, remaining, fanouts, cutoff, spatialDecided, 0);
+}
+
+PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::int64_t* remaining,
+                                          const Fanout* const* fanouts, double cutoff,
+                                          std::uint32_t spatialDecided,
+                                          int describedAtLeast) const {
     const int L = a_.numLevels(), D = p_.numDims(), T = p_.numTensors();
     // What is left of a dimension that only one open level can take (a
     // temporal slot, and the tiles of it and of the levels around it room
@@ -329,8 +337,9 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
             none.energy = none.cycles = none.objective = std::numeric_limits<double>::infinity();
             return none;
         }
-        case Forced::Some:
-            return at(placed, k, left.data(), fanouts, cutoff, spatialDecided);
+        case Forced::Some: // (the fan-outs described are still the node's)
+            return boundOf(placed, k, left.data(), fanouts, cutoff, spatialDecided,
+                           describedFrom(k, remaining, spatialDecided));
         case Forced::All: {
             // The open levels' fan-outs: none, or described already (no
             // placement lands between a described one and k: a level taking
@@ -345,8 +354,8 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
                 else
                     all = all && l >= from;
             if (all)
-                return at(placed, 0, left.data(), described.data(), cutoff, spatialDecided);
-            return at(placed, k, left.data(), fanouts, cutoff, spatialDecided);
+                return boundOf(placed, 0, left.data(), described.data(), cutoff, spatialDecided, 0);
+            return boundOf(placed, k, left.data(), fanouts, cutoff, spatialDecided, from);
         }
         }
     }
@@ -358,8 +367,9 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
     for (int d = 0; d < D; ++d)
         ext[L][d] = 1;
     // Fan-outs described from level `described` on; the extents inside each
-    // are known (those of levels from described + 1 on).
-    const int described = describedFrom(k, remaining, spatialDecided);
+    // are known (those of levels from described + 1 on). (Not beyond those
+    // the caller described: placed factors may close slots it saw open.)
+    const int described = std::max(describedFrom(k, remaining, spatialDecided), describedAtLeast);
     for (int l = L - 1; l > described || l >= k; --l) {
         const LevelMapping& lm = m.levels[l];
         for (int d = 0; d < D; ++d)

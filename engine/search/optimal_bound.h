@@ -62,6 +62,11 @@ class PartialBound {
     double openSharingMax(const Mapping& m, int j, int t) const;
 
   private:
+    // at(), trusting `fanouts` only from describedAtLeast on at most (a node
+    // completed by placeForced keeps its caller's descriptions).
+    Value boundOf(const Mapping& m, int k, const std::int64_t* remaining,
+                  const Fanout* const* fanouts, double cutoff, std::uint32_t spatialDecided,
+                  int describedAtLeast) const;
     // Whether d may loop above level c of the node (levels from k decided).
     bool loopsAbove(const Mapping& m, int k, const std::int64_t* remaining, int c, int d) const;
     // Whether two dimensions of one of t's coordinates may both loop above c.
