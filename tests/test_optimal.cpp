@@ -383,7 +383,15 @@ void TestOptimal::boundNeverExceedsAMappingBelowIt() {
                     nodes.push_back({L, (1u << outer) - 1, 0u});
                 for (const auto& [k, spatialDecided, placed] : nodes) {
                     const Mapping node = nodeAbove(space, m, k, remaining, spatialDecided, placed);
-                    for (int l = bound.describedFrom(k, remaining, spatialDecided); l < L; ++l)
+                    // Levels the node does not describe hold a description
+                    // that claims neither sharing nor links: the bound must
+                    // not read it (the walk leaves other branches' there).
+                    const int from = bound.describedFrom(k, remaining, spatialDecided);
+                    for (int l = 0; l < from; ++l) {
+                        fanouts[std::size_t(l)] = PartialBound::Fanout{};
+                        fanouts[std::size_t(l)].distinct.fill(1);
+                    }
+                    for (int l = from; l < L; ++l)
                         bound.describeFanout(node, l, fanouts[std::size_t(l)]);
                     const PartialBound::Value v =
                         bound.at(node, k, remaining, described.data(),
