@@ -320,12 +320,12 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
                                           int describedAtLeast) const {
     const int L = a_.numLevels(), D = p_.numDims(), T = p_.numTensors();
     // What is left of a dimension that only one open level can take (a
-    // temporal slot, and the tiles of it and of the levels around it room
+    // temporal slot, and room in its tiles and those of the levels above it
     // for d's least factor left) goes there whole: the node's completions
     // all have it, so it is bounded as a factor held there. A node where
-    // some dimension has no such level has no completion. With everything
-    // placed and no fan-out among the open levels, the node is its one
-    // completion (loop orders aside), bounded as such.
+    // some dimension fits nowhere has no completion. With everything placed,
+    // and each open level's fan-out none or described by the caller, the
+    // node is its one completion (loop orders aside), bounded as such.
     if (k >= 1) {
         Mapping placed;
         std::array<std::int64_t, kMaxDims> left{};
