@@ -168,20 +168,32 @@ int PartialBound::describedFrom(int k, const std::int64_t* remaining,
     return j;
 }
 
+bool PartialBound::mayLoopAt(const Mapping& m, int k, const std::int64_t* remaining, int l,
+                             int d) const {
+    // (An open level may hold factors of d already: the walk may have placed
+    // some on levels it has not decided whole.)
+    return m.levels[l].temporal[d] > 1 ||
+           (l < k && remaining[d] > 1 && (slotKinds_[std::size_t(l)][std::size_t(d)] & 1u));
+}
+
 bool PartialBound::loopsAbove(const Mapping& m, int k, const std::int64_t* remaining, int c,
                               int d) const {
-    // d may loop at a level above c that holds a factor of it, or has a
-    // temporal slot for what is left of it (only levels above c count, also
-    // where c is not yet decided: the walk may have placed d's factors on
-    // levels it has not decided whole).
-    const int open = std::min(c, k);
-    for (int l = 0; l < open; ++l)
-        if (m.levels[l].temporal[d] > 1 || (remaining[d] > 1 && (slotKinds_[l][d] & 1u)))
-            return true;
-    for (int l = k; l < c; ++l)
-        if (m.levels[l].temporal[d] > 1)
+    // Only levels above c count, also where c is not yet decided.
+    for (int l = 0; l < c; ++l)
+        if (mayLoopAt(m, k, remaining, l, d))
             return true;
     return false;
+}
+
+void PartialBound::extentsFrom(const Mapping& m, int lowest, i64 (*ext)[kMaxDims]) const {
+    const int L = a_.numLevels(), D = p_.numDims();
+    for (int d = 0; d < D; ++d)
+        ext[L][d] = 1;
+    for (int l = L - 1; l >= lowest; --l) {
+        const LevelMapping& lm = m.levels[l];
+        for (int d = 0; d < D; ++d)
+            ext[l][d] = ext[l + 1][d] * i64(lm.temporal[d]) * lm.spatialX[d] * lm.spatialY[d];
+    }
 }
 
 bool PartialBound::strideRepeatPossible(const Mapping& m, int k, const std::int64_t* remaining,
@@ -233,9 +245,10 @@ double PartialBound::openSharingMax(const Mapping& m, int j, int t) const {
 
 PartialBound::Forced PartialBound::placeForced(const Mapping& m, int k,
                                                const std::int64_t* remaining,
-                                               std::uint32_t spatialDecided, Mapping& placed,
+                                               std::uint32_t spatialDecided,
+                                               std::optional<Mapping>& placed,
                                                std::array<std::int64_t, kMaxDims>& left) const {
-    const int L = a_.numLevels(), D = p_.numDims();
+    const int D = p_.numDims();
     bool open = false;
     for (int d = 0; d < D; ++d)
         open = open || remaining[d] > 1;
@@ -243,21 +256,13 @@ PartialBound::Forced PartialBound::placeForced(const Mapping& m, int k,
         return Forced::None;
     // Extents at each open level with what the levels hold so far.
     i64 ext[kMaxLevels + 1][kMaxDims];
-    auto extents = [&](const Mapping& x) {
-        for (int d = 0; d < D; ++d)
-            ext[L][d] = 1;
-        for (int l = L - 1; l >= 0; --l)
-            for (int d = 0; d < D; ++d)
-                ext[l][d] = ext[l + 1][d] * i64(x.levels[l].temporal[d]) * x.levels[l].spatialX[d] *
-                            x.levels[l].spatialY[d];
-    };
-    bool any = false;
     for (int d = 0; d < D; ++d)
         left[d] = remaining[d];
     // (A placement grows tiles, which may leave another dimension one level.)
     for (bool changed = true; changed;) {
         changed = false;
-        extents(any ? placed : m);
+        const Mapping& now = placed ? *placed : m;
+        extentsFrom(now, 0, ext);
         for (int d = 0; d < D; ++d) {
             if (left[d] <= 1)
                 continue;
@@ -277,7 +282,7 @@ PartialBound::Forced PartialBound::placeForced(const Mapping& m, int k,
                 for (int j = 1; j <= l && fits; ++j) {
                     const i64 saved = ext[j][d];
                     ext[j][d] = saved * least;
-                    fits = !space_.overflows(j, ext[j], (any ? placed : m).levels[j].keepMask);
+                    fits = !space_.overflows(j, ext[j], now.levels[j].keepMask);
                     ext[j][d] = saved;
                 }
                 if (!fits)
@@ -290,17 +295,15 @@ PartialBound::Forced PartialBound::placeForced(const Mapping& m, int k,
                 return Forced::Impossible;
             if (levels > 1 || !temporalOnly)
                 continue;
-            if (!any) {
+            if (!placed)
                 placed = m;
-                any = true;
-            }
-            placed.levels[only].temporal[d] *= std::uint32_t(left[d]);
+            placed->levels[only].temporal[d] *= std::uint32_t(left[d]);
             left[d] = 1;
             changed = true;
-            extents(placed);
+            extentsFrom(*placed, 0, ext);
         }
     }
-    if (!any)
+    if (!placed)
         return Forced::None;
     for (int d = 0; d < D; ++d)
         if (left[d] > 1)
@@ -327,7 +330,7 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
     // and each open level's fan-out none or described by the caller, the
     // node is its one completion (loop orders aside), bounded as such.
     if (k >= 1) {
-        Mapping placed;
+        std::optional<Mapping> placed;
         std::array<std::int64_t, kMaxDims> left{};
         switch (placeForced(m, k, remaining, spatialDecided, placed, left)) {
         case Forced::None:
@@ -338,7 +341,7 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
             return none;
         }
         case Forced::Some: // (the fan-outs described are still the node's)
-            return boundOf(placed, k, left.data(), fanouts, cutoff, spatialDecided,
+            return boundOf(*placed, k, left.data(), fanouts, cutoff, spatialDecided,
                            describedFrom(k, remaining, spatialDecided));
         case Forced::All: {
             // The open levels' fan-outs: none, or described already (no
@@ -354,8 +357,9 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
                 else
                     all = all && l >= from;
             if (all)
-                return boundOf(placed, 0, left.data(), described.data(), cutoff, spatialDecided, 0);
-            return boundOf(placed, k, left.data(), fanouts, cutoff, spatialDecided, from);
+                return boundOf(*placed, 0, left.data(), described.data(), cutoff, spatialDecided,
+                               0);
+            return boundOf(*placed, k, left.data(), fanouts, cutoff, spatialDecided, from);
         }
         }
     }
@@ -364,17 +368,11 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
     // Extents of the decided levels; what the levels above k hold of each
     // dimension (their fixed factors and the free ones left).
     i64 ext[kMaxLevels + 1][kMaxDims];
-    for (int d = 0; d < D; ++d)
-        ext[L][d] = 1;
     // Fan-outs described from level `described` on; the extents inside each
     // are known (those of levels from described + 1 on). (Not beyond those
     // the caller described: placed factors may close slots it saw open.)
     const int described = std::max(describedFrom(k, remaining, spatialDecided), describedAtLeast);
-    for (int l = L - 1; l > described || l >= k; --l) {
-        const LevelMapping& lm = m.levels[l];
-        for (int d = 0; d < D; ++d)
-            ext[l][d] = ext[l + 1][d] * i64(lm.temporal[d]) * lm.spatialX[d] * lm.spatialY[d];
-    }
+    extentsFrom(m, std::min(described + 1, k), ext);
     // Spatial factors above k: fixed (or decided) ones, and room for the free
     // ones. A level whose spatial factors are decided has no free spatial slot.
     auto spatialSlots = [&](int l, int d) {
@@ -382,6 +380,8 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
     };
     double fixedSpatialAbove = 1.0, room = 1.0, freeSpatial = 1.0;
     std::array<bool, kMaxDims> temporalAbove{}; // d may have a temporal loop above k
+    for (int d = 0; d < D; ++d)
+        temporalAbove[d] = loopsAbove(m, k, remaining, k, d);
     std::array<double, kMaxDims> spatialAboveMax{};
     for (int d = 0; d < D; ++d)
         spatialAboveMax[d] = 1.0;
@@ -394,8 +394,6 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
         for (int d = 0; d < D; ++d) {
             fixedHere *= double(lm.spatialX[d]) * lm.spatialY[d];
             spatialAboveMax[d] *= double(lm.spatialX[d]) * lm.spatialY[d];
-            temporalAbove[d] = temporalAbove[d] || lm.temporal[d] > 1 ||
-                               (remaining[d] > 1 && (slotKinds_[l][d] & 1u));
             freeSlot = freeSlot || (remaining[d] > 1 && spatialSlots(l, d));
         }
         fixedSpatialAbove *= fixedHere;
@@ -593,8 +591,7 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
         if (strideRepeatPossible(c, t))
             return true;
         for (int l = 0; l < c; ++l)
-            if (l != at && (m.levels[l].temporal[d] > 1 ||
-                            (l < k && remaining[d] > 1 && (slotKinds_[l][d] & 1u))))
+            if (l != at && mayLoopAt(m, k, remaining, l, d))
                 return true;
         return false;
     };
@@ -767,6 +764,11 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
             charge(p, parent, a_.levels[p].energy.read, true);
         }
     };
+    auto pairEnergy = [&](const Pair& x, double delivered) {
+        double sum = 0.0;
+        accesses(x, delivered, [&](int l, double w, double e, bool) { sum += energyOf(l, w, e); });
+        return sum;
+    };
     auto charge = [&](int l, double words, double perVector, bool read) {
         energy += energyOf(l, words, perVector);
         (read ? reads : writes)[l] += words;
@@ -829,12 +831,7 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
                 const double given = deliveriesTo(x.c, x.t, d);
                 if (given <= x.delivered)
                     continue;
-                double before = 0.0, after = 0.0;
-                accesses(x, x.delivered,
-                         [&](int l, double w, double e, bool) { before += energyOf(l, w, e); });
-                accesses(x, given,
-                         [&](int l, double w, double e, bool) { after += energyOf(l, w, e); });
-                more += after - before;
+                more += pairEnergy(x, given) - pairEnergy(x, x.delivered);
             }
             extra = std::min(extra, more);
         }

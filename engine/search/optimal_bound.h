@@ -9,6 +9,7 @@
 
 #include <array>
 #include <limits>
+#include <optional>
 #include <vector>
 
 namespace mw {
@@ -67,19 +68,26 @@ class PartialBound {
     Value boundOf(const Mapping& m, int k, const std::int64_t* remaining,
                   const Fanout* const* fanouts, double cutoff, std::uint32_t spatialDecided,
                   int describedAtLeast) const;
-    // Whether d may loop above level c of the node (levels from k decided).
+    // Whether d may loop at level l of the node (levels from k decided): l
+    // holds a factor of d, or is open with a temporal slot for what is left.
+    bool mayLoopAt(const Mapping& m, int k, const std::int64_t* remaining, int l, int d) const;
+    // Whether d may loop above level c of the node.
     bool loopsAbove(const Mapping& m, int k, const std::int64_t* remaining, int c, int d) const;
     // Whether two dimensions of one of t's coordinates may both loop above c.
     bool strideRepeatPossible(const Mapping& m, int k, const std::int64_t* remaining, int c,
                               int t) const;
+    // ext[l][d] for l from `lowest` to L: the extents inside level l (the
+    // factors of levels l and below), ext[L] all 1.
+    void extentsFrom(const Mapping& m, int lowest, model_detail::i64 (*ext)[kMaxDims]) const;
     // placeForced's outcome: nothing placed; some dimensions placed; all
     // placed; or no completion at all.
     enum class Forced { None, Some, All, Impossible };
     // Places in `placed` what is left of each dimension that only one open
     // level (one with a temporal slot and no spatial one) can take by
-    // capacity, and what is then left in `left`.
+    // capacity (`placed` is made only if something is), and what is then
+    // left in `left`.
     Forced placeForced(const Mapping& m, int k, const std::int64_t* remaining,
-                       std::uint32_t spatialDecided, Mapping& placed,
+                       std::uint32_t spatialDecided, std::optional<Mapping>& placed,
                        std::array<std::int64_t, kMaxDims>& left) const;
 
     const MapSpace& space_;
