@@ -222,6 +222,7 @@ class TestOptimal : public QObject {
     void sameWalkOnAnyThreads();
     void refusesWhatItCannotProve();
     void fanoutsDescribedOnlyWhereFixed();
+    void openLevelAlreadyFullHasNoCompletion();
 };
 
 void TestOptimal::eachRuleFindsTheExhaustiveOptimum() {
@@ -750,6 +751,82 @@ void TestOptimal::fanoutsDescribedOnlyWhereFixed() {
         QCOMPARE(bound.describedFrom(4, open, all & ~(1u << 2)), 3);
         QCOMPARE(bound.describedFrom(5, open, all), 4);
     }
+}
+
+// Tiles only grow with the factors still to place, so a node whose decided
+// levels already overflow an open level's tile has no completion: its bound
+// is infinite (the walk then drops it as not fitting, before deciding the
+// level that could not hold it). On Eyeriss-like, a weights_spad holding
+// more channels than the 24-word ifmap_spad above it can take.
+void TestOptimal::openLevelAlreadyFullHasNoCompletion() {
+    const Problem p = conv2dProblem("conv3", 1, 1, 64, 64, 14, 14, 3, 3);
+    const Architecture a = loadArchitecture(kSamples + "architectures/eyeriss_like.json");
+    const MapSpace space(p, a);
+    const PartialBound bound(space, SearchObjective::parse("edp"));
+    const int L = a.numLevels();
+    SearchSettings s;
+    s.budget.evaluations = 2000;
+    const SearchResult best = runSearch(space, "gamma", s);
+    QVERIFY(best.found);
+    std::vector<PartialBound::Fanout> fanouts(static_cast<std::size_t>(L));
+    std::vector<const PartialBound::Fanout*> described;
+    for (const auto& f : fanouts)
+        described.push_back(&f);
+    int full = 0, room = 0;
+    for (int k = L - 1; k >= 2; --k) {
+        for (int d = 0; d < p.numDims(); ++d) {
+            std::int64_t open[kMaxDims];
+            const Mapping above = nodeAbove(space, best.best, k, open);
+            const auto& dSlots = space.factorSlots(d);
+            if (std::none_of(dSlots.begin(), dSlots.end(),
+                             [&](auto slot) { return slot.level == k && slot.kind == 0; }))
+                continue;
+            // Level k takes a factor f of what is left of d, its tile still fitting.
+            for (std::int64_t f = 2; f <= open[d]; ++f) {
+                if (open[d] % f != 0)
+                    continue;
+                Mapping node = above;
+                std::int64_t remaining[kMaxDims];
+                std::copy_n(open, kMaxDims, remaining);
+                node.levels[std::size_t(k)].temporal[d] *= std::uint32_t(f);
+                remaining[d] /= f;
+                std::int64_t ext[kMaxLevels + 1][kMaxDims];
+                for (int e = 0; e < p.numDims(); ++e)
+                    ext[L][e] = 1;
+                for (int l = L - 1; l >= 0; --l)
+                    for (int e = 0; e < p.numDims(); ++e) {
+                        const LevelMapping& lm = node.levels[std::size_t(l)];
+                        ext[l][e] =
+                            ext[l + 1][e] * lm.temporal[e] * lm.spatialX[e] * lm.spatialY[e];
+                    }
+                if (space.overflows(k, ext[k], node.levels[std::size_t(k)].keepMask))
+                    continue;
+                bool overflowed = false;
+                for (int l = 1; l < k; ++l)
+                    overflowed = overflowed ||
+                                 space.overflows(l, ext[l], node.levels[std::size_t(l)].keepMask);
+                const int from = bound.describedFrom(k, remaining, 0);
+                for (int l = from; l < L; ++l)
+                    bound.describeFanout(node, l, fanouts[std::size_t(l)]);
+                const PartialBound::Value v = bound.at(node, k, remaining, described.data());
+                const QString what = QString("%1 times %2 at %3")
+                                         .arg(p.dims[std::size_t(d)].name.c_str())
+                                         .arg(f)
+                                         .arg(a.levels[std::size_t(k)].name.c_str());
+                if (overflowed) {
+                    ++full;
+                    QVERIFY2(std::isinf(v.objective),
+                             qPrintable(what + ": bounded though a level above overflows"));
+                } else {
+                    ++room;
+                    QVERIFY2(std::isfinite(v.objective), qPrintable(what));
+                }
+            }
+        }
+    }
+    qInfo("%d nodes with an open level full, %d with room", full, room);
+    QVERIFY(full > 0);
+    QVERIFY(room > 0);
 }
 
 QTEST_MAIN(TestOptimal)

@@ -35,8 +35,9 @@
 // * Capacity. What is left of a dimension that only one open level can take
 //   (a temporal slot, and room in its tiles and those of the levels above it
 //   for the dimension's least factor left: tiles only grow with factors) goes
-//   there whole; a node where some dimension fits nowhere has no completion;
-//   a node whose remainders are all so placed is bounded as that completion.
+//   there whole; a node where some dimension fits nowhere, or where an open
+//   level's tile overflows already, has no completion; a node whose
+//   remainders are all so placed is bounded as that completion.
 // * Reads of p for those deliveries: at least every word of the tensor the
 //   computation touches, links or not. A link serves a child only what its
 //   neighbour held the step before (the neighbour's offset is the child's
@@ -249,20 +250,24 @@ PartialBound::Forced PartialBound::placeForced(const Mapping& m, int k,
                                                std::optional<Mapping>& placed,
                                                std::array<std::int64_t, kMaxDims>& left) const {
     const int D = p_.numDims();
+    // Extents at each open level with what the levels hold so far. Tiles only
+    // grow with the factors still to place: an open level that overflows
+    // already has no completion.
+    i64 ext[kMaxLevels + 1][kMaxDims];
+    extentsFrom(m, 0, ext);
+    for (int j = 1; j < k; ++j)
+        if (space_.overflows(j, ext[j], m.levels[j].keepMask))
+            return Forced::Impossible;
     bool open = false;
     for (int d = 0; d < D; ++d)
         open = open || remaining[d] > 1;
     if (!open)
         return Forced::None;
-    // Extents at each open level with what the levels hold so far.
-    i64 ext[kMaxLevels + 1][kMaxDims];
     for (int d = 0; d < D; ++d)
         left[d] = remaining[d];
     // (A placement grows tiles, which may leave another dimension one level.)
     for (bool changed = true; changed;) {
-        changed = false;
-        const Mapping& now = placed ? *placed : m;
-        extentsFrom(now, 0, ext);
+        changed = false; // (ext: of m, or of `placed` since its last placement)
         for (int d = 0; d < D; ++d) {
             if (left[d] <= 1)
                 continue;
@@ -282,7 +287,7 @@ PartialBound::Forced PartialBound::placeForced(const Mapping& m, int k,
                 for (int j = 1; j <= l && fits; ++j) {
                     const i64 saved = ext[j][d];
                     ext[j][d] = saved * least;
-                    fits = !space_.overflows(j, ext[j], now.levels[j].keepMask);
+                    fits = !space_.overflows(j, ext[j], m.levels[j].keepMask); // (keeps as m's)
                     ext[j][d] = saved;
                 }
                 if (!fits)

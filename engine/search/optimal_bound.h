@@ -85,7 +85,8 @@ class PartialBound {
     // Places in `placed` what is left of each dimension that only one open
     // level (one with a temporal slot and no spatial one) can take by
     // capacity (`placed` is made only if something is), and what is then
-    // left in `left`.
+    // left in `left`; Impossible where some dimension fits nowhere or an
+    // open level overflows already.
     Forced placeForced(const Mapping& m, int k, const std::int64_t* remaining,
                        std::uint32_t spatialDecided, std::optional<Mapping>& placed,
                        std::array<std::int64_t, kMaxDims>& left) const;

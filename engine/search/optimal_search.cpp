@@ -184,7 +184,9 @@ class OptimalSearch : public Searcher {
     bool drop(double bound) {
         if (bound < limit())
             return false;
-        if (bound >= best())
+        if (bound == kNoLimit) // (the bound found no completion that fits)
+            prunedByFit_ += 1;
+        else if (bound >= best())
             prunedByBound_ += 1;
         else
             skipped_ = std::min(skipped_, bound);
