@@ -47,10 +47,12 @@
 //   distinct delta unless the move is zero, and a zero move brings no new
 //   word). Over p's instances these cover every word (test_optimal checks it
 //   of the model near good mappings, where links act). Where no link can act
-//   between p and c, also the deliveries divided by the children sharing
-//   each word (fan-out over distinct offsets): a link moves a delta only
-//   along a translation between neighbouring children, and a step moves
-//   tiles by an integer combination of loop strides, so where no such
+//   at the fan-out right above c, also the deliveries divided by the
+//   children sharing each word (fan-out over distinct offsets). Only that
+//   fan-out counts: the model, as Timeloop, drops the link transfers of a
+//   fan-out whose children bypass the tensor. And there a link moves a delta
+//   only along a translation between neighbouring children, and a step
+//   moves tiles by an integer combination of loop strides, so where no such
 //   translation is a multiple of the strides' gcd in every coordinate no
 //   link can act.
 // * Partial sums: updates are those deliveries; reads and fills subtract the
@@ -494,16 +496,15 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
     auto openLinkPossible = [&](int j, int t) {
         return !spatialKnown[j] || this->openLinkPossible(m, k, remaining, j, t);
     };
-    auto linksBetween = [&](int p, int c, int t) {
-        for (int j = p; j < c; ++j) {
-            if (j >= described) {
-                if (linkPossible(j, t))
-                    return true;
-            } else if (levelFanoutMax[j] > 1.0 && openLinkPossible(j, t)) {
-                return true;
-            }
-        }
-        return false;
+    // Can a link transfer serve t's deliveries to keeper c? Only at the
+    // fan-out right above c: the model, as Timeloop, drops the link
+    // transfers of a fan-out whose children bypass t (they hold nothing a
+    // neighbour could take).
+    auto linksInto = [&](int c, int t) {
+        const int j = c - 1;
+        if (j >= described)
+            return linkPossible(j, t);
+        return levelFanoutMax[j] > 1.0 && openLinkPossible(j, t);
     };
     // Children sharing each word between p and c, at most.
     auto sharingMax = [&](int p, int c, int t) {
@@ -798,7 +799,7 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
             if (rw)
                 x.firstTouchesP = firstTouchesMax(p, t);
             if (c >= k) {
-                x.links = linksBetween(p, c, t);
+                x.links = linksInto(c, t);
                 if (!x.links)
                     x.sharing = sharingMax(p, c, t);
             }
