@@ -383,7 +383,7 @@ bool MapSpace::isLegal(const Mapping& m, Evaluation& scratch) const {
     // cumulatively, so a level's spatial factor may exceed its own fan-out
     // when the levels above leave room. Timeloop's mapper (its Uber map
     // space) keeps each level within its own fan-out, and so does this one.
-    return meetsConstraints(m) && fanoutsFit(m) && model_.isLegal(m, scratch);
+    return withinSpace(m) && model_.isLegal(m, scratch);
 }
 
 bool MapSpace::isLegalQuick(const Mapping& m) const {

@@ -93,6 +93,10 @@ class MapSpace {
     // no violation (costs not computed).
     bool isLegal(const Mapping& m, Evaluation& scratch) const;
     bool meetsConstraints(const Mapping& m) const;
+    // What the space asks beyond the model: the constraints, and each level's
+    // spatial factors within its own fan-out (the model, as timeloop-model,
+    // accepts more). A candidate outside it is illegal for every searcher.
+    bool withinSpace(const Mapping& m) const { return meetsConstraints(m) && fanoutsFit(m); }
     // The same answer as isLegal for mappings whose factors sit in the space's
     // slots with exact products and whose loop orders are permutations
     // (everything sample, the moves and repair produce):

@@ -565,12 +565,12 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const NotingGenerato
             if (!gen(i, rng, out[i], note))
                 continue;
             s.proposed = true;
-            s.withinConstraints = note.quickLegal || space_.meetsConstraints(out[i]);
+            s.withinSpace = note.quickLegal || space_.withinSpace(out[i]);
             if (lookUpFirst || note.hashed) {
                 s.hash = note.hashed ? note.hash : space_.hash(out[i]);
                 s.hashed = true;
             }
-            if (lookUpFirst && s.withinConstraints && seen_.find(s.hash, s.cost))
+            if (lookUpFirst && s.withinSpace && seen_.find(s.hash, s.cost))
                 s.legal = s.evaluated = true; // a duplicate: its merge charges nothing
         }
         WorkerScratch& scratch = workerScratch_[static_cast<std::size_t>(worker)];
@@ -579,7 +579,7 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const NotingGenerato
             CandidateSlot& s = slots[i];
             if (!s.proposed || s.evaluated)
                 continue;
-            s.legal = s.withinConstraints && score(out[i], e, s.cost, &scratch.cache);
+            s.legal = s.withinSpace && score(out[i], e, s.cost, &scratch.cache);
             s.evaluated = true;
             if (s.legal && dedup && !s.hashed) // duplicates are found at merge time
                 s.hash = space_.hash(out[i]);

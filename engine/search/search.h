@@ -293,8 +293,8 @@ class SearchContext {
         bool proposed = false;
         bool evaluated = false;
         bool legal = false;
-        bool withinConstraints = false; // constraints hold (the model checks the rest)
-        bool hashed = false;            // hash holds the candidate's canonical hash
+        bool withinSpace = false; // constraints and own fan-outs hold (the model checks the rest)
+        bool hashed = false;      // hash holds the candidate's canonical hash
         std::uint64_t hash = 0;
         double cost = 0.0;
     };
