@@ -1,0 +1,178 @@
+// PartialBound's rules for the levels above k that the walk has not decided
+// yet: where a dimension may still loop, which fan-outs are described, what
+// an open fan-out allows of links and sharing, and the capacity placement.
+// Why each holds is argued with the bound's terms in optimal_bound.cpp.
+#include "search/optimal_bound.h"
+
+#include "arch/architecture.h"
+#include "workload/problem.h"
+
+namespace mw {
+
+using model_detail::i64;
+
+int PartialBound::describedFrom(int k, const std::int64_t* remaining,
+                                std::uint32_t spatialDecided) const {
+    int j = k;
+    for (; j > 0 && ((spatialDecided >> (j - 1)) & 1u); --j) {
+        if (j == k)
+            continue;
+        // Level j lies between level j - 1 and k: a temporal factor still to
+        // place there would change the extents inside level j - 1.
+        bool open = false;
+        for (int d = 0; d < p_.numDims(); ++d)
+            open = open || (remaining[d] > 1 && (slotKinds_[std::size_t(j)][std::size_t(d)] & 1u));
+        if (open)
+            break;
+    }
+    return j;
+}
+
+bool PartialBound::mayLoopAt(const Mapping& m, int k, const std::int64_t* remaining, int l,
+                             int d) const {
+    // (An open level may hold factors of d already: the walk may have placed
+    // some on levels it has not decided whole.)
+    return m.levels[l].temporal[d] > 1 ||
+           (l < k && remaining[d] > 1 && (slotKinds_[std::size_t(l)][std::size_t(d)] & 1u));
+}
+
+bool PartialBound::loopsAbove(const Mapping& m, int k, const std::int64_t* remaining, int c,
+                              int d) const {
+    // Only levels above c count, also where c is not yet decided.
+    for (int l = 0; l < c; ++l)
+        if (mayLoopAt(m, k, remaining, l, d))
+            return true;
+    return false;
+}
+
+void PartialBound::extentsFrom(const Mapping& m, int lowest, i64 (*ext)[kMaxDims]) const {
+    const int L = a_.numLevels(), D = p_.numDims();
+    for (int d = 0; d < D; ++d)
+        ext[L][d] = 1;
+    for (int l = L - 1; l >= lowest; --l) {
+        const LevelMapping& lm = m.levels[l];
+        for (int d = 0; d < D; ++d)
+            ext[l][d] = ext[l + 1][d] * i64(lm.temporal[d]) * lm.spatialX[d] * lm.spatialY[d];
+    }
+}
+
+bool PartialBound::strideRepeatPossible(const Mapping& m, int k, const std::int64_t* remaining,
+                                        int c, int t) const {
+    if (negativeCoefficient_)
+        return true;
+    int dimsPerRank[kMaxRanks] = {};
+    for (int i = 0; i < terms_.count[t]; ++i)
+        if (loopsAbove(m, k, remaining, c, terms_.term[t][i].dim))
+            ++dimsPerRank[terms_.term[t][i].rank];
+    for (int r = 0; r < kMaxRanks; ++r)
+        if (dimsPerRank[r] > 1)
+            return true;
+    return false;
+}
+
+bool PartialBound::openLinkPossible(const Mapping& m, int k, const std::int64_t* remaining, int j,
+                                    int t) const {
+    // Two children apart along a dimension d that is alone in every rank of
+    // t it indexes are fewer than d's spatial factor s of d's extent inside
+    // apart on d's rank, and every step above them moves that rank by a
+    // multiple of s times that extent: no step moves by their translation.
+    // So only 0 may, where a dimension t ignores fans out (children sharing
+    // offsets), and a link moves a zero step's delta as at a described
+    // fan-out: for the MACs, or where a stride may repeat.
+    const LevelMapping& lm = m.levels[j];
+    bool shared = false;
+    for (int d = 0; d < p_.numDims(); ++d) {
+        if (lm.spatialX[d] * lm.spatialY[d] <= 1)
+            continue;
+        if (!((p_.tensors[t].dimMask >> d) & 1u))
+            shared = true;
+        else if (!onlyOwnRanks_[t][d])
+            return true;
+    }
+    return shared && (j + 1 == a_.numLevels() || strideRepeatPossible(m, k, remaining, j + 1, t));
+}
+
+double PartialBound::openSharingMax(const Mapping& m, int j, int t) const {
+    // Children apart along a dimension with a rank of its own have t's tiles
+    // at different offsets, whatever the extents.
+    const LevelMapping& lm = m.levels[j];
+    double sharing = 1.0;
+    for (int d = 0; d < p_.numDims(); ++d)
+        if (!((p_.tensors[t].dimMask >> d) & 1u) || !ownRank_[t][d])
+            sharing *= double(lm.spatialX[d]) * lm.spatialY[d];
+    return sharing;
+}
+
+PartialBound::Forced PartialBound::placeForced(const Mapping& m, int k,
+                                               const std::int64_t* remaining,
+                                               std::uint32_t spatialDecided,
+                                               std::optional<Mapping>& placed,
+                                               std::array<std::int64_t, kMaxDims>& left) const {
+    const int D = p_.numDims();
+    // Extents at each open level with what the levels hold so far. Tiles only
+    // grow with the factors still to place: an open level that overflows
+    // already has no completion.
+    i64 ext[kMaxLevels + 1][kMaxDims];
+    extentsFrom(m, 0, ext);
+    for (int j = 1; j < k; ++j)
+        if (space_.overflows(j, ext[j], m.levels[j].keepMask))
+            return Forced::Impossible;
+    bool open = false;
+    for (int d = 0; d < D; ++d)
+        open = open || remaining[d] > 1;
+    if (!open)
+        return Forced::None;
+    for (int d = 0; d < D; ++d)
+        left[d] = remaining[d];
+    // (A placement grows tiles, which may leave another dimension one level.)
+    for (bool changed = true; changed;) {
+        changed = false; // (ext: of m, or of `placed` since its last placement)
+        for (int d = 0; d < D; ++d) {
+            if (left[d] <= 1)
+                continue;
+            i64 least = 2;
+            while (left[d] % least != 0)
+                ++least;
+            int levels = 0, only = -1;
+            bool temporalOnly = true;
+            for (int l = 0; l < k; ++l) {
+                const bool temporal = slotKinds_[l][d] & 1u;
+                const bool spatial = !((spatialDecided >> l) & 1u) && (slotKinds_[l][d] & 6u);
+                if (!temporal && !spatial)
+                    continue;
+                // d's least factor here grows the tiles of this level and of
+                // those above it.
+                bool fits = true;
+                for (int j = 1; j <= l && fits; ++j) {
+                    const i64 saved = ext[j][d];
+                    ext[j][d] = saved * least;
+                    fits = !space_.overflows(j, ext[j], m.levels[j].keepMask); // (keeps as m's)
+                    ext[j][d] = saved;
+                }
+                if (!fits)
+                    continue;
+                ++levels;
+                only = l;
+                temporalOnly = !spatial;
+            }
+            if (levels == 0)
+                return Forced::Impossible;
+            if (levels > 1 || !temporalOnly)
+                continue;
+            if (!placed)
+                placed = m;
+            placed->levels[only].temporal[d] *= std::uint32_t(left[d]);
+            left[d] = 1;
+            changed = true;
+            extentsFrom(*placed, 0, ext);
+        }
+    }
+    if (!placed)
+        return Forced::None;
+    for (int d = 0; d < D; ++d)
+        if (left[d] > 1)
+            return Forced::Some;
+    return Forced::All;
+}
+
+} // namespace mw
