@@ -169,6 +169,9 @@ class MapSpace {
     // Whether those tiles overflow the level (multiple buffering counted; an
     // unbounded level never overflows).
     bool overflows(int level, const std::int64_t* ext, std::uint8_t keepMask) const;
+    // The innermost level whose tile (the factors of it and the levels below)
+    // overflows it, or -1.
+    int innermostOverflow(const Mapping& m) const;
 
     // Spreads the factors of dimension d randomly over its slots.
     void resampleDimension(Mapping& m, int d, Rng& rng) const;
@@ -179,7 +182,6 @@ class MapSpace {
     // With stopAtFullFanout, false as soon as a fan-out is overfilled (m is then unfinished).
     bool drawTiling(Rng& rng, Mapping& m, bool stopAtFullFanout = false) const;
     void drawOrders(Rng& rng, Mapping& m) const;
-    int innermostOverflow(const Mapping& m) const; // a level whose tiles overflow it, or -1
     // One outward pass that moves primes out of every over-full buffer (false:
     // a level overflows with tiles of size one and nothing it may bypass).
     bool fitBuffers(Mapping& m, Rng& rng) const;
