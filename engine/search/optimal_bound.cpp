@@ -23,7 +23,8 @@
 //   step the whole tile: (tile + (n0 - 1) delta(d)) x N / n0. Also, whatever
 //   the walk, the words a step fetches are those its tile has that an
 //   earlier tile (the one its step is compared with) had not, so each child
-//   fetches every word it touches at least once (`cover`).
+//   fetches every word its tiles span at least once (`cover`: a tile is a
+//   box, which a stride leaves with gaps between the windows).
 // * Loop orders. Each tensor's walk takes the order that suits it, but a
 //   level has one order: the pairs whose walks end at a decided level (its
 //   first loop over a dimension they depend on) all meet its innermost loop
@@ -67,9 +68,11 @@
 // * Cycles: every MAC of the array busy at most; each bandwidth-limited level
 //   moves at least its bounded words per instance.
 // Levels not yet decided contribute what holds for any tile: c fetches every
-// word the computation touches, and every word each of its instances
-// touches (the cover above, with the spatial factors above c at most what
-// is fixed or decided and what is left), and p reads every one. A fan-out
+// word the computation touches, and every word each of its instances' tiles
+// span (the cover above, with the spatial factors above c at most what is
+// fixed or decided and what is left, and the extents inside c at least what
+// its levels hold so far), and p reads every one, and where no link can act
+// above c, those deliveries over the children sharing each word. A fan-out
 // above the decided levels whose spatial factors are decided, with nothing
 // left to place between it and them, is described as a decided one is (its
 // strides are known), and the links across it are judged as there; the
@@ -216,7 +219,9 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
     // are known (those of levels from described + 1 on). (Not beyond those
     // the caller described: placed factors may close slots it saw open.)
     const int described = std::max(describedFrom(k, remaining, spatialDecided), describedAtLeast);
-    extentsFrom(m, std::min(described + 1, k), ext);
+    // (Above k, the extents with the factors held so far: the least the
+    // completions have, each a divisor of theirs.)
+    extentsFrom(m, 0, ext);
     // Spatial factors above k: fixed (or decided) ones, and room for the free
     // ones. A level whose spatial factors are decided has no free spatial slot.
     auto spatialSlots = [&](int l, int d) {
@@ -405,19 +410,32 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
         }
         return slot ? spatial * double(remaining[d]) : spatial;
     };
-    // Every word an instance of c touches, fetched once, over c's instances:
-    // per rank the distinct coordinates over the dimensions' extents above
-    // its spatial position (their product where no dimension indexes two
-    // ranks, else the largest).
+    // Every word an instance of c holds, fetched once, over c's instances:
+    // per rank the distinct coordinates its tiles span, over the dimensions'
+    // extents above its spatial position (their product where no dimension
+    // indexes two ranks, else the largest). A tile is a box e[r] wide on
+    // rank r, and its offset along each dimension d is a multiple of d's
+    // extent x at c (every stride above c is), so with the rank's other
+    // terms held, the n / x tiles along d lie at least |coef| x apart: they
+    // span n / x times min(e[r], |coef| x) coordinates, n where coef is 1,
+    // and with a stride the gaps between windows where they do not overlap
+    // (a 1x1 convolution of stride 2 with P looping inside c spans 2x - 1
+    // rows per tile, not x). Extents above k are the least the completions
+    // have, and the span only grows with them.
     auto coverAt = [&](int c, int t) {
+        i64 e[kMaxRanks];
+        model_detail::tileExtents(terms_, t, ext[c], e);
         double cover = 1.0;
         for (int r = 0; r < terms_.lanes[t]; ++r) {
             double most = 1.0;
             for (int i = 0; i < terms_.count[t]; ++i) {
                 const auto& term = terms_.term[t][i];
-                if (term.rank == r)
-                    most =
-                        std::max(most, double(p_.dims[term.dim].bound) / spatialAbove(c, term.dim));
+                if (term.rank != r)
+                    continue;
+                const double n = double(p_.dims[term.dim].bound) / spatialAbove(c, term.dim);
+                const double x = double(ext[c][term.dim]);
+                const double span = std::min(double(e[r]), double(term.absCoef) * x);
+                most = std::max(most, n / x * span);
             }
             cover = rankDisjoint_[t] ? cover * most : std::max(cover, most);
         }
@@ -598,7 +616,7 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
         // not (see the file's header), and where no link can act, what
         // the children fetch over those sharing each word.
         double parent = touched_[t];
-        if (c >= k && !x.links)
+        if (!x.links)
             parent = std::max(parent, delivered / x.sharing);
         if (x.rw) {
             charge(p, parent, a_.levels[p].energy.update, false);
@@ -635,11 +653,9 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
                 x.firstTouchesC = firstTouchesMax(c, t);
             if (rw)
                 x.firstTouchesP = firstTouchesMax(p, t);
-            if (c >= k) {
-                x.links = linksInto(c, t);
-                if (!x.links)
-                    x.sharing = sharingMax(p, c, t);
-            }
+            x.links = linksInto(c, t);
+            if (!x.links)
+                x.sharing = sharingMax(p, c, t);
             accesses(x, x.delivered, charge);
             if (x.end != -1)
                 settled[std::size_t(numSettled++)] = x;
