@@ -169,6 +169,10 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
                                           std::uint32_t spatialDecided,
                                           int describedAtLeast) const {
     const int L = a_.numLevels(), D = p_.numDims(), T = p_.numTensors();
+    // Extents inside each level with the factors m holds so far: final from k
+    // on; above k, the least its completions have (each a divisor of theirs).
+    i64 ext[kMaxLevels + 1][kMaxDims];
+    extentsFrom(m, 0, ext);
     // What is left of a dimension that only one open level can take (a
     // temporal slot, and room in its tiles and those of the levels above it
     // for d's least factor left) goes there whole: the node's completions
@@ -179,7 +183,7 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
     if (k >= 1) {
         std::optional<Mapping> placed;
         std::array<std::int64_t, kMaxDims> left{};
-        switch (placeForced(m, k, remaining, spatialDecided, placed, left)) {
+        switch (placeForced(m, k, remaining, spatialDecided, ext, placed, left)) {
         case Forced::None:
             break;
         case Forced::Impossible: {
@@ -212,16 +216,10 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
     }
     const double computes = double(p_.computes());
 
-    // Extents of the decided levels; what the levels above k hold of each
-    // dimension (their fixed factors and the free ones left).
-    i64 ext[kMaxLevels + 1][kMaxDims];
     // Fan-outs described from level `described` on; the extents inside each
     // are known (those of levels from described + 1 on). (Not beyond those
     // the caller described: placed factors may close slots it saw open.)
     const int described = std::max(describedFrom(k, remaining, spatialDecided), describedAtLeast);
-    // (Above k, the extents with the factors held so far: the least the
-    // completions have, each a divisor of theirs.)
-    extentsFrom(m, 0, ext);
     // Spatial factors above k: fixed (or decided) ones, and room for the free
     // ones. A level whose spatial factors are decided has no free spatial slot.
     auto spatialSlots = [&](int l, int d) {
@@ -422,9 +420,8 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
     // (a 1x1 convolution of stride 2 with P looping inside c spans 2x - 1
     // rows per tile, not x). Extents above k are the least the completions
     // have, and the span only grows with them.
-    auto coverAt = [&](int c, int t) {
-        i64 e[kMaxRanks];
-        model_detail::tileExtents(terms_, t, ext[c], e);
+    // (e: the tile's extents on t's ranks, from tileExtents.)
+    auto coverAt = [&](int c, int t, const i64* e) {
         double cover = 1.0;
         for (int r = 0; r < terms_.lanes[t]; ++r) {
             double most = 1.0;
@@ -471,7 +468,7 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
         for (int d = 0; d < D; ++d)
             N *= double(p_.dims[d].bound / ext[c][d]);
         const double inst = instLB[c];
-        const double cover = std::max(coverAt(c, t), tile * inst);
+        const double cover = std::max(coverAt(c, t, e), tile * inst);
         auto moves = [&](int d) { return ((ds.dimMask >> d) & 1u) != 0; };
         // The walk: the first decided level with loops above c (`first`),
         // and the run of loops that do not move t from there on, at most.
@@ -647,8 +644,11 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
                 x.delivered = computes;
             else if (c >= k)
                 x.delivered = deliveriesTo(c, t, -1, &x.end);
-            else // a level not yet decided: every word its instances touch, once
-                x.delivered = std::max(touched_[t], coverAt(c, t));
+            else { // a level not yet decided: every word its instances touch, once
+                i64 e[kMaxRanks];
+                model_detail::tileExtents(terms_, t, ext[c], e);
+                x.delivered = std::max(touched_[t], coverAt(c, t, e));
+            }
             if (c < L && rw)
                 x.firstTouchesC = firstTouchesMax(c, t);
             if (rw)

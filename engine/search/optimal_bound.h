@@ -86,9 +86,11 @@ class PartialBound {
     // level (one with a temporal slot and no spatial one) can take by
     // capacity (`placed` is made only if something is), and what is then
     // left in `left`; Impossible where some dimension fits nowhere or an
-    // open level overflows already.
+    // open level overflows already. `ext` holds m's extentsFrom(m, 0), and
+    // still does where nothing is placed (else those of `placed`).
     Forced placeForced(const Mapping& m, int k, const std::int64_t* remaining,
-                       std::uint32_t spatialDecided, std::optional<Mapping>& placed,
+                       std::uint32_t spatialDecided, model_detail::i64 (*ext)[kMaxDims],
+                       std::optional<Mapping>& placed,
                        std::array<std::int64_t, kMaxDims>& left) const;
 
     const MapSpace& space_;

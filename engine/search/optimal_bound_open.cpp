@@ -105,15 +105,12 @@ double PartialBound::openSharingMax(const Mapping& m, int j, int t) const {
 
 PartialBound::Forced PartialBound::placeForced(const Mapping& m, int k,
                                                const std::int64_t* remaining,
-                                               std::uint32_t spatialDecided,
+                                               std::uint32_t spatialDecided, i64 (*ext)[kMaxDims],
                                                std::optional<Mapping>& placed,
                                                std::array<std::int64_t, kMaxDims>& left) const {
     const int D = p_.numDims();
-    // Extents at each open level with what the levels hold so far. Tiles only
-    // grow with the factors still to place: an open level that overflows
-    // already has no completion.
-    i64 ext[kMaxLevels + 1][kMaxDims];
-    extentsFrom(m, 0, ext);
+    // Tiles only grow with the factors still to place: an open level that
+    // overflows already has no completion.
     for (int j = 1; j < k; ++j)
         if (space_.overflows(j, ext[j], m.levels[j].keepMask))
             return Forced::Impossible;
