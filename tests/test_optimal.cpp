@@ -207,6 +207,42 @@ Mapping nodeAbove(const MapSpace& space, const Mapping& m, int k, std::int64_t* 
     return node;
 }
 
+// A node's fan-outs as the walk hands them to the bound: the node's own from
+// describedFrom on; below, a description that claims neither sharing nor
+// links, which the bound must not read (the walk leaves other branches'
+// there).
+class WalkFanouts {
+  public:
+    WalkFanouts(const PartialBound& bound, int levels) : bound_(bound), fanouts_(levels) {
+        for (const auto& f : fanouts_)
+            described_.push_back(&f);
+    }
+    void describe(const Mapping& node, int k, const std::int64_t* remaining,
+                  std::uint32_t spatialDecided) {
+        const int from = bound_.describedFrom(k, remaining, spatialDecided);
+        for (int l = 0; l < int(fanouts_.size()); ++l) {
+            PartialBound::Fanout& f = fanouts_[std::size_t(l)];
+            if (l >= from) {
+                bound_.describeFanout(node, l, f);
+            } else {
+                f = PartialBound::Fanout{};
+                f.distinct.fill(1);
+            }
+        }
+    }
+    // The bound of the node last described.
+    PartialBound::Value at(const Mapping& node, int k, const std::int64_t* remaining,
+                           std::uint32_t spatialDecided,
+                           double cutoff = std::numeric_limits<double>::infinity()) const {
+        return bound_.at(node, k, remaining, described_.data(), cutoff, spatialDecided);
+    }
+
+  private:
+    const PartialBound& bound_;
+    std::vector<PartialBound::Fanout> fanouts_;
+    std::vector<const PartialBound::Fanout*> described_;
+};
+
 } // namespace
 
 class TestOptimal : public QObject {
@@ -349,10 +385,7 @@ void TestOptimal::boundNeverExceedsAMappingBelowIt() {
         for (const char* objective : {"edp", "energy", "cycles"}) {
             const SearchObjective o = SearchObjective::parse(objective);
             const PartialBound bound(space, o);
-            std::vector<PartialBound::Fanout> fanouts(std::size_t(a.numLevels()));
-            std::vector<const PartialBound::Fanout*> described;
-            for (const auto& f : fanouts)
-                described.push_back(&f);
+            WalkFanouts fanouts(bound, a.numLevels());
             Rng nodeRng(11);
             for (const Mapping& m : mappings) {
                 const Evaluation e = evaluate(p, a, m);
@@ -388,19 +421,8 @@ void TestOptimal::boundNeverExceedsAMappingBelowIt() {
                     nodes.push_back({L, (1u << outer) - 1, 0u});
                 for (const auto& [k, spatialDecided, placed] : nodes) {
                     const Mapping node = nodeAbove(space, m, k, remaining, spatialDecided, placed);
-                    // Levels the node does not describe hold a description
-                    // that claims neither sharing nor links: the bound must
-                    // not read it (the walk leaves other branches' there).
-                    const int from = bound.describedFrom(k, remaining, spatialDecided);
-                    for (int l = 0; l < from; ++l) {
-                        fanouts[std::size_t(l)] = PartialBound::Fanout{};
-                        fanouts[std::size_t(l)].distinct.fill(1);
-                    }
-                    for (int l = from; l < L; ++l)
-                        bound.describeFanout(node, l, fanouts[std::size_t(l)]);
-                    const PartialBound::Value v =
-                        bound.at(node, k, remaining, described.data(),
-                                 std::numeric_limits<double>::infinity(), spatialDecided);
+                    fanouts.describe(node, k, remaining, spatialDecided);
+                    const PartialBound::Value v = fanouts.at(node, k, remaining, spatialDecided);
                     QVERIFY2(v.objective <= cost && v.energy <= e.energy &&
                                  v.cycles <= double(e.cycles),
                              qPrintable(QString("%1 on %2 (%3), level %4, fan-outs decided %11: "
@@ -421,7 +443,7 @@ void TestOptimal::boundNeverExceedsAMappingBelowIt() {
                     for (double share : {0.3, 0.9, 1.0, 1.1}) {
                         const double cutoff = v.objective * share;
                         const PartialBound::Value early =
-                            bound.at(node, k, remaining, described.data(), cutoff, spatialDecided);
+                            fanouts.at(node, k, remaining, spatialDecided, cutoff);
                         const bool full = early.objective == v.objective &&
                                           early.energy == v.energy && early.cycles == v.cycles;
                         stoppedEarly += full ? 0 : 1;
@@ -772,10 +794,7 @@ void TestOptimal::openLevelAlreadyFullHasNoCompletion() {
     s.budget.evaluations = 2000;
     const SearchResult best = runSearch(space, "gamma", s);
     QVERIFY(best.found);
-    std::vector<PartialBound::Fanout> fanouts(static_cast<std::size_t>(L));
-    std::vector<const PartialBound::Fanout*> described;
-    for (const auto& f : fanouts)
-        described.push_back(&f);
+    WalkFanouts fanouts(bound, L);
     int full = 0, room = 0;
     for (int k = L - 1; k >= 2; --k) {
         for (int d = 0; d < p.numDims(); ++d) {
@@ -801,10 +820,8 @@ void TestOptimal::openLevelAlreadyFullHasNoCompletion() {
                     continue;
                 QVERIFY(overflow < k);
                 const bool overflowed = overflow >= 1;
-                const int from = bound.describedFrom(k, remaining, 0);
-                for (int l = from; l < L; ++l)
-                    bound.describeFanout(node, l, fanouts[std::size_t(l)]);
-                const PartialBound::Value v = bound.at(node, k, remaining, described.data());
+                fanouts.describe(node, k, remaining, 0);
+                const PartialBound::Value v = fanouts.at(node, k, remaining, 0);
                 const QString what = QString("%1 times %2 at %3")
                                          .arg(p.dims[std::size_t(d)].name.c_str())
                                          .arg(f)
@@ -860,15 +877,11 @@ void TestOptimal::linksServeOnlyKeepers() {
     // order's cost and, knowing those links move nothing, near it.
     const SearchObjective o = SearchObjective::parse("edp");
     const PartialBound bound(space, o);
-    std::vector<PartialBound::Fanout> fanouts(static_cast<std::size_t>(L));
-    std::vector<const PartialBound::Fanout*> described;
-    for (int l = 0; l < L; ++l) {
-        bound.describeFanout(m, l, fanouts[std::size_t(l)]);
-        described.push_back(&fanouts[std::size_t(l)]);
-    }
+    WalkFanouts fanouts(bound, L);
     std::int64_t none[kMaxDims];
     std::fill_n(none, kMaxDims, 1);
-    const PartialBound::Value v = bound.at(m, 0, none, described.data());
+    fanouts.describe(m, 0, none, 0); // (every level described: the tiling is whole)
+    const PartialBound::Value v = fanouts.at(m, 0, none, 0);
     const double cost = o.value(e);
     qInfo("bound %g, the tiling in its best order %g", v.objective, cost);
     QVERIFY(v.objective <= cost);
@@ -901,20 +914,13 @@ void TestOptimal::stridedTilesSpanTheirGaps() {
     const SearchObjective o = SearchObjective::parse("edp");
     const double cost = o.value(e);
     const PartialBound bound(space, o);
-    std::vector<PartialBound::Fanout> fanouts(static_cast<std::size_t>(L));
-    std::vector<const PartialBound::Fanout*> described;
-    for (const auto& f : fanouts)
-        described.push_back(&f);
+    WalkFanouts fanouts(bound, L);
     const std::uint32_t spatial = (1u << L) - 1u; // the walk decides the fan-outs first
     for (int k = L - 1; k >= 0; --k) {
         std::int64_t remaining[kMaxDims];
         const Mapping node = nodeAbove(space, m, k, remaining, spatial);
-        for (int l = bound.describedFrom(k, remaining, spatial); l < L; ++l)
-            bound.describeFanout(node, l, fanouts[std::size_t(l)]);
-        const double v = bound
-                             .at(node, k, remaining, described.data(),
-                                 std::numeric_limits<double>::infinity(), spatial)
-                             .objective;
+        fanouts.describe(node, k, remaining, spatial);
+        const double v = fanouts.at(node, k, remaining, spatial).objective;
         qInfo("levels from %s decided: bound %.4f of %.4f", a.levels[std::size_t(k)].name.c_str(),
               v, cost);
         QVERIFY(v <= cost);
