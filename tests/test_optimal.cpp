@@ -312,6 +312,14 @@ void TestOptimal::eachRuleFindsTheExhaustiveOptimum() {
 }
 
 void TestOptimal::boundNeverExceedsAMappingBelowIt() {
+    // The sanitizers slow this test some sevenfold (271 s of CI's
+    // instrumented run): there, every third mapping of each space, the
+    // spaces, nodes and objectives unchanged.
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+    constexpr std::size_t kMappingStride = 3;
+#else
+    constexpr std::size_t kMappingStride = 1;
+#endif
     struct Where {
         const char* arch;
         Problem problem;
@@ -387,7 +395,8 @@ void TestOptimal::boundNeverExceedsAMappingBelowIt() {
             const PartialBound bound(space, o);
             WalkFanouts fanouts(bound, a.numLevels());
             Rng nodeRng(11);
-            for (const Mapping& m : mappings) {
+            for (std::size_t i = 0; i < mappings.size(); i += kMappingStride) {
+                const Mapping& m = mappings[i];
                 const Evaluation e = evaluate(p, a, m);
                 QVERIFY(e.valid);
                 const double cost = o.value(e);
@@ -463,7 +472,7 @@ void TestOptimal::boundNeverExceedsAMappingBelowIt() {
         }
     }
     qInfo("%d nodes bounded, %d bounds stopped at a cutoff", checked, stoppedEarly);
-    QVERIFY(checked > 4000);
+    QVERIFY(checked > 4000 / int(kMappingStride));
     QVERIFY(stoppedEarly > checked / 2);
 }
 
