@@ -1,6 +1,7 @@
 #include "mapspace/mapspace.h"
 
 #include "common/error.h"
+#include "common/short_list.h"
 #include "model/cost_model.h"
 
 #include <algorithm>
@@ -72,13 +73,9 @@ template <typename T> const T& pickOne(const std::vector<T>& v, Rng& rng) {
 }
 
 // The moves' candidate lists live on the stack: they run for every candidate.
-template <typename T, std::size_t N> struct ShortList {
-    T items[N];
-    std::size_t size = 0;
-    void push(const T& v) { items[size++] = v; }
-    bool empty() const { return size == 0; }
-    const T& pick(Rng& rng) const { return items[rng.below(size)]; }
-};
+template <typename T, std::size_t N> const T& pickOne(const ShortList<T, N>& l, Rng& rng) {
+    return l.items[rng.below(l.size)];
+}
 constexpr std::size_t kMaxSlots = kMaxLevels * 3; // per dimension: temporal, X, Y per level
 // Product of a level's spatial factors on one axis (kind 1: X, 2: Y).
 std::int64_t axisUsed(const LevelMapping& lm, int kind, int D) {
@@ -497,7 +494,7 @@ bool MapSpace::moveTileFactor(Mapping& m, Rng& rng) const {
             sources.push(s);
     if (sources.empty())
         return false;
-    const Slot from = sources.pick(rng);
+    const Slot from = pickOne(sources, rng);
     Slot to = from;
     while (to.level == from.level && to.kind == from.kind)
         to = pickOne(slots_[d], rng);
@@ -514,7 +511,7 @@ bool MapSpace::swapLoops(Mapping& m, Rng& rng) const {
             levels.push(l);
     if (levels.empty() || problem_->numDims() < 2)
         return false;
-    const int l = levels.pick(rng);
+    const int l = pickOne(levels, rng);
     LevelMapping& lm = m.levels[l];
     const OrderConstraint& oc = constraints_.levels[l].order;
     // Prefer swapping two real loops; a unit loop's position means nothing.
@@ -543,7 +540,7 @@ bool MapSpace::moveParallelism(Mapping& m, Rng& rng) const {
                 spatial.push({d, s});
     if (spatial.empty())
         return false;
-    const auto [d, s] = spatial.pick(rng);
+    const auto [d, s] = pickOne(spatial, rng);
     ShortList<Slot, kMaxSlots> temporal;
     for (const Slot& t : slots_[d])
         if (t.kind == 0)
@@ -554,7 +551,7 @@ bool MapSpace::moveParallelism(Mapping& m, Rng& rng) const {
     if (factorAt(m, d, s) > 1 && (!inward(rng))) {
         const std::uint32_t prime = randomPrimeOf(factorAt(m, d, s), rng);
         factorAt(m, d, s) /= prime;
-        factorAt(m, d, temporal.pick(rng)) *= prime;
+        factorAt(m, d, pickOne(temporal, rng)) *= prime;
         return true;
     }
     ShortList<Slot, kMaxSlots> sources;
@@ -563,7 +560,7 @@ bool MapSpace::moveParallelism(Mapping& m, Rng& rng) const {
             sources.push(temporal.items[i]);
     if (sources.empty())
         return false;
-    const Slot from = sources.pick(rng);
+    const Slot from = pickOne(sources, rng);
     const std::uint32_t prime = randomPrimeOf(factorAt(m, d, from), rng);
     factorAt(m, d, from) /= prime;
     factorAt(m, d, s) *= prime;
@@ -584,7 +581,7 @@ bool MapSpace::toggleBypass(Mapping& m, Rng& rng) const {
     }
     if (choices.empty())
         return false;
-    const auto [l, t] = choices.pick(rng);
+    const auto [l, t] = pickOne(choices, rng);
     m.levels[l].setKeep(t, !m.levels[l].keeps(t));
     return true;
 }
@@ -605,7 +602,7 @@ bool MapSpace::growParallelism(Mapping& m, Rng& rng) const {
         }
     if (choices.empty())
         return false;
-    const Axis a = choices.pick(rng);
+    const Axis a = pickOne(choices, rng);
     const int limit = a.to.kind == 1 ? fanX_[a.to.level] : fanY_[a.to.level];
     std::int64_t used = 1;
     // Nearest temporal loops first: the fewest tiles grow.
@@ -647,7 +644,7 @@ bool MapSpace::dropParallelism(Mapping& m, Rng& rng) const {
     }
     if (levels.empty())
         return false;
-    const int l = levels.pick(rng);
+    const int l = pickOne(levels, rng);
     const int target = nearestTemporalAbove(l); // the level's own loop when it has one
     const LevelConstraint& lc = constraints_.levels[l];
     for (int d = 0; d < D; ++d) {
@@ -843,7 +840,7 @@ bool MapSpace::raiseParallelism(Mapping& m, Rng& rng) const {
         }
     if (moves.empty())
         return false;
-    const Move mv = moves.pick(rng);
+    const Move mv = pickOne(moves, rng);
     const std::uint32_t prime = smallestPrime(factorAt(m, mv.d, mv.from));
     factorAt(m, mv.d, mv.from) /= prime;
     factorAt(m, mv.d, mv.to) *= prime;

@@ -38,6 +38,7 @@
 #include "model/order_effects.h"
 
 #include "arch/architecture.h"
+#include "common/short_list.h"
 #include "mapping/mapping.h"
 #include "model/loop_nest.h"
 #include "workload/problem.h"
@@ -91,6 +92,10 @@ struct StepLoop {
     Offset step;
     bool moves;
 };
+// Lists on this path live on the stack (the optimal searcher asks for every
+// order it considers): a level has at most one temporal loop per dimension.
+using StepLoops = ShortList<StepLoop, std::size_t(kMaxLevels) * kMaxDims>;
+using LevelSteps = ShortList<Offset, kMaxDims>; // steps of one level's loops
 
 bool isZero(const Offset& v) {
     return std::all_of(v.begin(), v.end(), [](i64 x) { return x == 0; });
@@ -105,9 +110,8 @@ Offset minus(const Offset& a, const Offset& b) {
 
 // Whether target = sum of a subset of `steps` (a non-empty one if asked).
 // Steps that each move one rank (convolutions, matrix products) are summed
-// rank by rank; others subset by subset while that is small, and otherwise
-// the answer is yes (which only costs pruning).
-bool subsetSums(const std::vector<Offset>& steps, const Offset& target, bool nonEmpty) {
+// rank by rank; others subset by subset (at most 2^kMaxDims subsets).
+bool subsetSums(const LevelSteps& steps, const Offset& target, bool nonEmpty) {
     bool perRank = true;
     for (const Offset& s : steps) {
         int ranks = 0;
@@ -116,14 +120,12 @@ bool subsetSums(const std::vector<Offset>& steps, const Offset& target, bool non
         perRank = perRank && ranks == 1;
     }
     if (!perRank) {
-        if (steps.size() > 16)
-            return true;
-        for (std::uint32_t mask = nonEmpty ? 1 : 0; mask < (1u << steps.size()); ++mask) {
+        for (std::uint32_t mask = nonEmpty ? 1 : 0; mask < (1u << steps.size); ++mask) {
             Offset sum{};
-            for (std::size_t i = 0; i < steps.size(); ++i)
+            for (std::size_t i = 0; i < steps.size; ++i)
                 if ((mask >> i) & 1u)
                     for (std::size_t r = 0; r < sum.size(); ++r)
-                        sum[r] += steps[i][r];
+                        sum[r] += steps.items[i][r];
             if (sum == target)
                 return true;
         }
@@ -131,18 +133,21 @@ bool subsetSums(const std::vector<Offset>& steps, const Offset& target, bool non
     }
     bool zeroFromSome = false; // a non-empty subset of one rank sums to zero
     for (std::size_t r = 0; r < target.size(); ++r) {
-        std::vector<i64> sums{0};
+        // (The distinct sums of j steps, at most 2^j, and each step doubles
+        // them at most before duplicates go.)
+        ShortList<i64, std::size_t(1) << kMaxDims> sums;
+        sums.push(0);
         bool nonEmptyZero = false;
         for (const Offset& s : steps) {
             if (s[r] == 0)
                 continue;
-            const std::size_t n = sums.size();
+            const std::size_t n = sums.size;
             for (std::size_t i = 0; i < n; ++i) {
-                nonEmptyZero = nonEmptyZero || sums[i] + s[r] == 0;
-                sums.push_back(sums[i] + s[r]);
+                nonEmptyZero = nonEmptyZero || sums.items[i] + s[r] == 0;
+                sums.push(sums.items[i] + s[r]);
             }
             std::sort(sums.begin(), sums.end());
-            sums.erase(std::unique(sums.begin(), sums.end()), sums.end());
+            sums.size = std::size_t(std::unique(sums.begin(), sums.end()) - sums.begin());
         }
         if (!std::binary_search(sums.begin(), sums.end(), target[r]))
             return false;
@@ -152,9 +157,9 @@ bool subsetSums(const std::vector<Offset>& steps, const Offset& target, bool non
 }
 
 // The moving loops above child c (c == L: the MACs), as tensor t sees them.
-std::vector<StepLoop> loopsAbove(const Problem& p, const model_detail::Terms& terms,
-                                 const model_detail::LoopNest& nest, int c, int t) {
-    std::vector<StepLoop> out;
+void loopsAbove(const Problem& p, const model_detail::Terms& terms,
+                const model_detail::LoopNest& nest, int c, int t, StepLoops& out) {
+    out.clear();
     const DataSpace& ds = p.tensors[t];
     // Loops of level l are temporal[firstAbove[l + 1], firstAbove[l]).
     for (int l = c - 1; l >= 0; --l)
@@ -165,9 +170,8 @@ std::vector<StepLoop> loopsAbove(const Problem& p, const model_detail::Terms& te
                 if (terms.term[t][k].dim == loop.dim)
                     s.step[std::size_t(terms.term[t][k].rank)] +=
                         terms.term[t][k].coef * loop.stride;
-            out.push_back(s);
+            out.push(s);
         }
-    return out;
 }
 
 // A child's tile of tensor t, its extent per lane (1 in the lanes past its
@@ -191,7 +195,7 @@ Offset childTile(const model_detail::Terms& terms, int t, const i64* ext) {
 // loop of the levels between l and the child (whatever their orders), and
 // some of level l's own; the first class is a loop (or a run) of the
 // innermost level above the child that has loops.
-bool classCanAct(const std::vector<StepLoop>& above, int k, const Offset& extent,
+bool classCanAct(const StepLoops& above, int k, const Offset& extent,
                  const std::vector<Offset>& translations, bool macs, bool twins = true) {
     if (above.empty())
         return false;
@@ -199,7 +203,7 @@ bool classCanAct(const std::vector<StepLoop>& above, int k, const Offset& extent
     // Tiles pass over links only after a moving first class, which is then
     // among the moves between.
     const bool linkNeedsMove = !macs;
-    int first = above.front().level; // loops come innermost first
+    int first = above.items[0].level; // loops come innermost first
     for (const StepLoop& s : above)
         first = std::max(first, s.level);
     bool firstRun = false;
@@ -216,7 +220,7 @@ bool classCanAct(const std::vector<StepLoop>& above, int k, const Offset& extent
     struct Between {
         Offset forced{};
         bool forcedAny = false;
-        std::vector<const StepLoop*> free;
+        ShortList<const StepLoop*, kMaxDims> free; // (one loop per dimension)
     };
     auto between = [&](int level, const StepLoop* except) {
         Between b;
@@ -228,7 +232,7 @@ bool classCanAct(const std::vector<StepLoop>& above, int k, const Offset& extent
                     b.forced[r] += s.step[r];
                 b.forcedAny = true;
             } else if (s.level == level) {
-                b.free.push_back(&s);
+                b.free.push(&s);
             }
         }
         return b;
@@ -236,10 +240,10 @@ bool classCanAct(const std::vector<StepLoop>& above, int k, const Offset& extent
     // Whether target = forced + a sum of free steps (but `skip`), a non-empty
     // one overall if asked.
     auto reaches = [&](const Between& b, Offset target, const StepLoop* skip, bool nonEmpty) {
-        std::vector<Offset> steps;
+        LevelSteps steps;
         for (const StepLoop* s : b.free)
             if (s != skip)
-                steps.push_back(s->step);
+                steps.push(s->step);
         for (std::size_t r = 0; r < target.size(); ++r)
             target[r] -= b.forced[r];
         return subsetSums(steps, target, nonEmpty && !b.forcedAny);
@@ -283,11 +287,11 @@ bool classCanAct(const std::vector<StepLoop>& above, int k, const Offset& extent
     // Runs (of loops that do not move t) at level k, or at any level: their
     // own move is zero, and moves between them and the first class at least
     // one loop.
-    std::vector<int> runLevels;
+    ShortList<int, kMaxLevels> runLevels;
     for (const StepLoop& s : above)
         if (!s.moves && (k < 0 || s.level == k) &&
             std::find(runLevels.begin(), runLevels.end(), s.level) == runLevels.end())
-            runLevels.push_back(s.level);
+            runLevels.push(s.level);
     for (const int level : runLevels) {
         const Between b = between(level, nullptr);
         if (withTwins && repeatsStride(b, Offset{}, level))
@@ -326,6 +330,7 @@ TemporalOrderEffects temporalOrderEffects(const Problem& p, const Architecture& 
     if (nest.firstAbove[level] == nest.firstAbove[level + 1])
         return fx; // no real loop at the level
     std::vector<Offset> translations;
+    StepLoops above;
     for (int t = 0; t < T; ++t) {
         for (int c = level + 1; c <= L; ++c) {
             const bool macs = c == L;
@@ -338,7 +343,7 @@ TemporalOrderEffects temporalOrderEffects(const Problem& p, const Architecture& 
             fx.tensors = static_cast<std::uint8_t>(fx.tensors | (1u << t));
             if (fx.beyondSignature)
                 continue;
-            const std::vector<StepLoop> above = loopsAbove(p, terms, nest, c, t);
+            loopsAbove(p, terms, nest, c, t, above);
             const Offset extent = macs ? Offset{} : childTile(terms, t, f.ext[c]);
             translations.clear();
             if (F > 1)
@@ -369,6 +374,7 @@ bool spatialOrderMatters(const Problem& p, const Architecture& a, const Mapping&
     const int c = level + 1;
     const bool macs = c == L;
     std::vector<Offset> all;
+    StepLoops above;
     for (int t = 0; t < T; ++t) {
         bool moved = false;
         for (int d = 0; d < D; ++d)
@@ -379,7 +385,7 @@ bool spatialOrderMatters(const Problem& p, const Architecture& a, const Mapping&
         model_detail::neighbourTranslationsAnyOrder(p, a, m, f, terms, level, t, all);
         model_detail::LoopNest nest;
         model_detail::buildLoopNest(p, a, m, f, nest);
-        const std::vector<StepLoop> above = loopsAbove(p, terms, nest, c, t);
+        loopsAbove(p, terms, nest, c, t, above);
         // Any class of any level (the first one's own step is a sum over
         // an empty set of moves between).
         const Offset extent = macs ? Offset{} : childTile(terms, t, f.ext[c]);
