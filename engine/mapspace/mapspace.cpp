@@ -72,7 +72,8 @@ template <typename T> const T& pickOne(const std::vector<T>& v, Rng& rng) {
     return v[rng.below(v.size())];
 }
 
-// The moves' candidate lists live on the stack: they run for every candidate.
+// The moves' candidate lists are ShortLists (on the stack: they run for every
+// candidate), each move drawing one of its candidates.
 template <typename T, std::size_t N> const T& pickOne(const ShortList<T, N>& l, Rng& rng) {
     return l.items[rng.below(l.size)];
 }
