@@ -210,7 +210,7 @@ Mapping nodeAbove(const MapSpace& space, const Mapping& m, int k, std::int64_t* 
 // A node's fan-outs as the walk hands them to the bound: the node's own from
 // describedFrom on; below, a description that claims neither sharing nor
 // links, which the bound must not read (the walk leaves other branches'
-// there).
+// there). It keeps the node it last described, to bound it.
 class WalkFanouts {
   public:
     WalkFanouts(const PartialBound& bound, int levels) : bound_(bound), fanouts_(levels) {
@@ -219,6 +219,10 @@ class WalkFanouts {
     }
     void describe(const Mapping& node, int k, const std::int64_t* remaining,
                   std::uint32_t spatialDecided) {
+        node_ = node;
+        k_ = k;
+        std::copy_n(remaining, kMaxDims, remaining_.begin());
+        spatialDecided_ = spatialDecided;
         const int from = bound_.describedFrom(k, remaining, spatialDecided);
         for (int l = 0; l < int(fanouts_.size()); ++l) {
             PartialBound::Fanout& f = fanouts_[std::size_t(l)];
@@ -231,16 +235,18 @@ class WalkFanouts {
         }
     }
     // The bound of the node last described.
-    PartialBound::Value at(const Mapping& node, int k, const std::int64_t* remaining,
-                           std::uint32_t spatialDecided,
-                           double cutoff = std::numeric_limits<double>::infinity()) const {
-        return bound_.at(node, k, remaining, described_.data(), cutoff, spatialDecided);
+    PartialBound::Value bound(double cutoff = std::numeric_limits<double>::infinity()) const {
+        return bound_.at(node_, k_, remaining_.data(), described_.data(), cutoff, spatialDecided_);
     }
 
   private:
     const PartialBound& bound_;
     std::vector<PartialBound::Fanout> fanouts_;
     std::vector<const PartialBound::Fanout*> described_;
+    Mapping node_;
+    int k_ = 0;
+    std::array<std::int64_t, kMaxDims> remaining_{};
+    std::uint32_t spatialDecided_ = 0;
 };
 
 } // namespace
@@ -312,14 +318,6 @@ void TestOptimal::eachRuleFindsTheExhaustiveOptimum() {
 }
 
 void TestOptimal::boundNeverExceedsAMappingBelowIt() {
-    // The sanitizers slow this test some sevenfold (271 s of CI's
-    // instrumented run): there, every third mapping of each space, the
-    // spaces, nodes and objectives unchanged.
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-    constexpr std::size_t kMappingStride = 3;
-#else
-    constexpr std::size_t kMappingStride = 1;
-#endif
     struct Where {
         const char* arch;
         Problem problem;
@@ -377,6 +375,10 @@ void TestOptimal::boundNeverExceedsAMappingBelowIt() {
             }
             SearchSettings s;
             s.budget.evaluations = 2000;
+            // A small space is seen whole before the budget is spent; the
+            // driver's default streak of a million known proposals then took
+            // nine tenths of this test under AddressSanitizer (perf).
+            s.params["exhausted_after"] = 10'000;
             const SearchResult best = runSearch(space, "gamma", s);
             QVERIFY(best.found);
             Mapping m = best.best;
@@ -395,12 +397,11 @@ void TestOptimal::boundNeverExceedsAMappingBelowIt() {
             const PartialBound bound(space, o);
             WalkFanouts fanouts(bound, a.numLevels());
             Rng nodeRng(11);
-            for (std::size_t i = 0; i < mappings.size(); i += kMappingStride) {
-                const Mapping& m = mappings[i];
+            for (const Mapping& m : mappings) {
                 const Evaluation e = evaluate(p, a, m);
                 QVERIFY(e.valid);
                 const double cost = o.value(e);
-                std::int64_t remaining[kMaxDims];
+                std::int64_t remaining[kMaxDims] = {};
                 // The nodes above m: levels from k decided, and the levels
                 // above with their spatial factors open (the walk deciding
                 // levels whole) or decided (the walk deciding the fan-outs
@@ -431,7 +432,7 @@ void TestOptimal::boundNeverExceedsAMappingBelowIt() {
                 for (const auto& [k, spatialDecided, placed] : nodes) {
                     const Mapping node = nodeAbove(space, m, k, remaining, spatialDecided, placed);
                     fanouts.describe(node, k, remaining, spatialDecided);
-                    const PartialBound::Value v = fanouts.at(node, k, remaining, spatialDecided);
+                    const PartialBound::Value v = fanouts.bound();
                     // (Qt 6.4's QVERIFY2 formats its message even when the
                     // check holds: a fifth of this test's time, so it is
                     // formatted only for a failure.)
@@ -454,8 +455,7 @@ void TestOptimal::boundNeverExceedsAMappingBelowIt() {
                     // or below the full bound (a lower bound still).
                     for (double share : {0.3, 0.9, 1.0, 1.1}) {
                         const double cutoff = v.objective * share;
-                        const PartialBound::Value early =
-                            fanouts.at(node, k, remaining, spatialDecided, cutoff);
+                        const PartialBound::Value early = fanouts.bound(cutoff);
                         const bool full = early.objective == v.objective &&
                                           early.energy == v.energy && early.cycles == v.cycles;
                         stoppedEarly += full ? 0 : 1;
@@ -475,7 +475,7 @@ void TestOptimal::boundNeverExceedsAMappingBelowIt() {
         }
     }
     qInfo("%d nodes bounded, %d bounds stopped at a cutoff", checked, stoppedEarly);
-    QVERIFY(checked > 4000 / int(kMappingStride));
+    QVERIFY(checked > 4000);
     QVERIFY(stoppedEarly > checked / 2);
 }
 
@@ -582,7 +582,7 @@ void TestOptimal::openFanoutsJudgedAsTheModelCounts() {
         const int L = a.numLevels();
         model_detail::Factors f;
         QVERIFY(model_detail::factorize(p, a, m, f));
-        std::int64_t remaining[kMaxDims];
+        std::int64_t remaining[kMaxDims] = {};
         for (int k = L; k >= 1; --k)
             for (std::uint32_t placed : {0u, (1u << p.numDims()) - 1}) {
                 const std::uint32_t all = (1u << L) - 1;
@@ -821,7 +821,7 @@ void TestOptimal::openLevelAlreadyFullHasNoCompletion() {
                 if (open[d] % f != 0)
                     continue;
                 Mapping node = above;
-                std::int64_t remaining[kMaxDims];
+                std::int64_t remaining[kMaxDims] = {};
                 std::copy_n(open, kMaxDims, remaining);
                 node.levels[std::size_t(k)].temporal[d] *= std::uint32_t(f);
                 remaining[d] /= f;
@@ -833,7 +833,7 @@ void TestOptimal::openLevelAlreadyFullHasNoCompletion() {
                 QVERIFY(overflow < k);
                 const bool overflowed = overflow >= 1;
                 fanouts.describe(node, k, remaining, 0);
-                const PartialBound::Value v = fanouts.at(node, k, remaining, 0);
+                const PartialBound::Value v = fanouts.bound();
                 const QString what = QString("%1 times %2 at %3")
                                          .arg(p.dims[std::size_t(d)].name.c_str())
                                          .arg(f)
@@ -893,7 +893,7 @@ void TestOptimal::linksServeOnlyKeepers() {
     std::int64_t none[kMaxDims];
     std::fill_n(none, kMaxDims, 1);
     fanouts.describe(m, 0, none, 0); // (every level described: the tiling is whole)
-    const PartialBound::Value v = fanouts.at(m, 0, none, 0);
+    const PartialBound::Value v = fanouts.bound();
     const double cost = o.value(e);
     qInfo("bound %g, the tiling in its best order %g", v.objective, cost);
     QVERIFY(v.objective <= cost);
@@ -929,10 +929,10 @@ void TestOptimal::stridedTilesSpanTheirGaps() {
     WalkFanouts fanouts(bound, L);
     const std::uint32_t spatial = (1u << L) - 1u; // the walk decides the fan-outs first
     for (int k = L - 1; k >= 0; --k) {
-        std::int64_t remaining[kMaxDims];
+        std::int64_t remaining[kMaxDims] = {};
         const Mapping node = nodeAbove(space, m, k, remaining, spatial);
         fanouts.describe(node, k, remaining, spatial);
-        const double v = fanouts.at(node, k, remaining, spatial).objective;
+        const double v = fanouts.bound().objective;
         qInfo("levels from %s decided: bound %.4f of %.4f", a.levels[std::size_t(k)].name.c_str(),
               v, cost);
         QVERIFY(v <= cost);
