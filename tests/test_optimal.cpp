@@ -821,7 +821,7 @@ void TestOptimal::openLevelAlreadyFullHasNoCompletion() {
                 if (open[d] % f != 0)
                     continue;
                 Mapping node = above;
-                std::int64_t remaining[kMaxDims] = {};
+                std::int64_t remaining[kMaxDims];
                 std::copy_n(open, kMaxDims, remaining);
                 node.levels[std::size_t(k)].temporal[d] *= std::uint32_t(f);
                 remaining[d] /= f;
