@@ -6,6 +6,7 @@
 // ThreadSanitizer runs (.ci/run): threads, cancels and the shared table.
 #include "common/error.h"
 #include "model/cost_model.h"
+#include "search/searchers.h"
 #include "search_support.h"
 #include "test_support.h"
 
@@ -13,6 +14,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <limits>
 #include <random>
 #include <thread>
 #include <utility>
@@ -38,6 +40,21 @@ std::pair<int, int> heldWrongly(const SeenCosts& seen, const std::vector<std::ui
     return {wrong, claimed};
 }
 
+// Runs random search nested, as the optimal searcher runs GAMMA for its
+// first incumbent.
+class NestedRandom : public Searcher {
+  public:
+    NestedRandom(std::int64_t evaluations, std::int64_t patience)
+        : evaluations_(evaluations), patience_(patience) {}
+    void run(SearchContext& ctx) override {
+        const auto inner = makeRandomSearch();
+        ctx.runNested(*inner, evaluations_, "nested", patience_);
+    }
+
+  private:
+    std::int64_t evaluations_, patience_;
+};
+
 } // namespace
 
 class TestSearch : public QObject {
@@ -54,6 +71,7 @@ class TestSearch : public QObject {
     void constraintsRespected();
     void candidatesOutsideTheSpaceAreIllegal();
     void exhaustedSpaceEndsTheSearch();
+    void nestedRunEndsWithoutImprovement();
     void seenCostsFindsWhatItHolds();
     void seenCostsGrowsOnManyThreads();
     void stressBudgetsThreadsAndCancels();
@@ -372,6 +390,36 @@ void TestSearch::exhaustedSpaceEndsTheSearch() {
                  qPrintable(QString("%1: %2 s").arg(QString::fromStdString(name)).arg(seconds)));
         QVERIFY(evaluate(p, a, r.best).valid);
     }
+}
+
+// With a patience, a nested run ends that many evaluations after its last
+// improvement (give or take the rest of a batch); without one, it spends its
+// evaluations.
+void TestSearch::nestedRunEndsWithoutImprovement() {
+    const Architecture a = eyeriss();
+    const Problem p = conv3x3();
+    const MapSpace space(p, a);
+    SearchSettings settings = budget(100'000, 3, 2);
+    constexpr std::int64_t kBatch = 16, kNested = 20'000, kPatience = 300;
+    settings.params["batch"] = double(kBatch);
+    NestedRandom patient(kNested, kPatience), spender(kNested, 0);
+    const SearchResult r = runSearch(space, patient, "nested", settings);
+    QVERIFY(r.found && !r.trace.empty());
+    std::int64_t lastImprovement = 0;
+    double best = std::numeric_limits<double>::infinity();
+    for (const auto& t : r.trace)
+        if (t.best < best) {
+            best = t.best;
+            lastImprovement = t.evaluation;
+        }
+    QCOMPARE(best, r.bestCost);
+    QVERIFY2(r.evaluations >= lastImprovement + kPatience &&
+                 r.evaluations < lastImprovement + kPatience + kBatch,
+             qPrintable(QString("%1 evaluations, the last improvement at %2")
+                            .arg(r.evaluations)
+                            .arg(lastImprovement)));
+    QVERIFY(r.evaluations < kNested);
+    QCOMPARE(runSearch(space, spender, "nested", settings).evaluations, kNested);
 }
 
 void TestSearch::seenCostsFindsWhatItHolds() {

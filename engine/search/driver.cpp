@@ -376,12 +376,14 @@ std::int64_t SearchContext::remainingEvaluations() const {
 }
 
 void SearchContext::runNested(Searcher& searcher, std::int64_t evaluations,
-                              const std::string& phase) {
+                              const std::string& phase, std::int64_t patience) {
     if (stopped())
         return;
-    const std::int64_t outer = nestedLimit_, outerStart = nestedStart_;
+    const std::int64_t outer = nestedLimit_, outerStart = nestedStart_,
+                       outerPatience = nestedPatience_;
     nestedLimit_ = std::min(outer, result_.evaluations + evaluations);
     nestedStart_ = result_.evaluations;
+    nestedPatience_ = patience;
     if (!phase.empty())
         reportPhase(phase, 0.0);
     searcher.run(*this);
@@ -389,6 +391,7 @@ void SearchContext::runNested(Searcher& searcher, std::int64_t evaluations,
         endPhase();
     nestedLimit_ = outer;
     nestedStart_ = outerStart;
+    nestedPatience_ = outerPatience;
     stopRequested_ = false;
     result_.stopReason.clear();
     unchargedStreak_ = 0; // its repeats say nothing of the caller's
@@ -431,7 +434,11 @@ void SearchContext::record(double cost, const Mapping& m, bool legal) {
         result_.bestCost = cost;
         result_.best = m;
         space_.model().evaluate(m, result_.bestEvaluation); // rare
+        lastImprovement_ = result_.evaluations;
     }
+    if (nestedPatience_ > 0 && !stopRequested_ &&
+        result_.evaluations - std::max(nestedStart_, lastImprovement_) >= nestedPatience_)
+        stop("no improvement in " + std::to_string(nestedPatience_) + " evaluations");
     // Keep every improvement; thin the rest once the trace is long, by index,
     // so the same seed gives the same trace.
     if (improved || (result_.evaluations & (traceStride_ - 1)) == 0 || result_.evaluations == 1) {

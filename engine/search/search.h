@@ -220,11 +220,13 @@ class SearchContext {
     bool isKnown(const Mapping& m, CandidateNote* note = nullptr) const;
 
     // Runs another searcher on this context, its evaluations charged, traced
-    // and bounded here, until it stops or has spent `evaluations` more (the
-    // optimal searcher's first incumbent); a stop it asked for is undone.
-    // With a phase name, progress shows it as that phase, done as the
+    // and bounded here, until it stops, has spent `evaluations` more (the
+    // optimal searcher's first incumbent) or, with a patience, has gone that
+    // many evaluations without improving the best; a stop it asked for is
+    // undone. With a phase name, progress shows it as that phase, done as the
     // evaluations are spent.
-    void runNested(Searcher& searcher, std::int64_t evaluations, const std::string& phase = {});
+    void runNested(Searcher& searcher, std::int64_t evaluations, const std::string& phase = {},
+                   std::int64_t patience = 0);
 
     // Progress of a step that is not search (see SearchProgress::phase):
     // reported at the progress interval; a new name restarts the phase's
@@ -274,6 +276,8 @@ class SearchContext {
     std::int64_t batches_ = 0;
     std::int64_t nestedLimit_ = INT64_MAX; // evaluations a nested searcher may reach
     std::int64_t nestedStart_ = 0;         // evaluations when the nested searcher began
+    std::int64_t nestedPatience_ = 0;      // see runNested (0: none)
+    std::int64_t lastImprovement_ = 0;     // evaluations when the best last improved
     std::string phase_;                    // see reportPhase
     double phaseFraction_ = -1.0;
     double phaseStart_ = 0.0; // elapsed() when the phase began
