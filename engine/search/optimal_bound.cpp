@@ -181,7 +181,7 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
     // and each open level's fan-out none or described by the caller, the
     // node is its one completion (loop orders aside), bounded as such.
     if (k >= 1) {
-        std::optional<Mapping> placed;
+        LazyMapping placed;
         std::array<std::int64_t, kMaxDims> left{};
         switch (placeForced(m, k, remaining, spatialDecided, ext, placed, left)) {
         case Forced::None:

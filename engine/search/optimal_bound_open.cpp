@@ -106,7 +106,7 @@ double PartialBound::openSharingMax(const Mapping& m, int j, int t) const {
 PartialBound::Forced PartialBound::placeForced(const Mapping& m, int k,
                                                const std::int64_t* remaining,
                                                std::uint32_t spatialDecided, i64 (*ext)[kMaxDims],
-                                               std::optional<Mapping>& placed,
+                                               LazyMapping& placed,
                                                std::array<std::int64_t, kMaxDims>& left) const {
     const int D = p_.numDims();
     // Tiles only grow with the factors still to place: an open level that
@@ -157,7 +157,7 @@ PartialBound::Forced PartialBound::placeForced(const Mapping& m, int k,
             if (levels > 1 || !temporalOnly)
                 continue;
             if (!placed)
-                placed = m;
+                placed.make(m);
             placed->levels[only].temporal[d] *= std::uint32_t(left[d]);
             left[d] = 1;
             changed = true;
