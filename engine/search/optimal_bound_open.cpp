@@ -132,21 +132,30 @@ PartialBound::Forced PartialBound::placeForced(const Mapping& m, int k,
                 ++least;
             int levels = 0, only = -1;
             bool temporalOnly = true;
+            // d's least factor at level l grows the tiles of l and of the
+            // levels above it: it fits there if levels 1..l all fit it. Each
+            // is checked once, outwards from 1, up to the first that does
+            // not (levels 1..fitting do).
+            int fitting = 0;
+            bool overflowFound = false;
+            auto fitsAt = [&](int l) {
+                while (fitting < l && !overflowFound) {
+                    const int j = fitting + 1;
+                    const i64 saved = ext[j][d];
+                    ext[j][d] = saved * least;
+                    overflowFound =
+                        space_.overflows(j, ext[j], m.levels[j].keepMask); // (m's keeps)
+                    ext[j][d] = saved;
+                    fitting += overflowFound ? 0 : 1;
+                }
+                return fitting >= l;
+            };
             for (int l = 0; l < k; ++l) {
                 const bool temporal = slotKinds_[l][d] & 1u;
                 const bool spatial = !((spatialDecided >> l) & 1u) && (slotKinds_[l][d] & 6u);
                 if (!temporal && !spatial)
                     continue;
-                // d's least factor here grows the tiles of this level and of
-                // those above it.
-                bool fits = true;
-                for (int j = 1; j <= l && fits; ++j) {
-                    const i64 saved = ext[j][d];
-                    ext[j][d] = saved * least;
-                    fits = !space_.overflows(j, ext[j], m.levels[j].keepMask); // (keeps as m's)
-                    ext[j][d] = saved;
-                }
-                if (!fits)
+                if (!fitsAt(l))
                     continue;
                 ++levels;
                 only = l;
