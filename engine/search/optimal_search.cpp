@@ -483,8 +483,7 @@ void OptimalSearch::generate(Frame& frame) {
         const i64 base = ext[d];
         // Tiles only grow with d's factor here: a factor known to overflow
         // (or to fit) answers for every larger (smaller) one, without the
-        // tiles computed again (this was a tenth of a proof, on its serial
-        // part).
+        // tiles computed again (once per option, on the walk's serial part).
         i64 fitsUpTo = 0, overflowsFrom = std::numeric_limits<i64>::max();
         for (const auto& o : options[std::size_t(d)]) {
             const i64 x = usedX * o[1], y = usedY * o[2];
