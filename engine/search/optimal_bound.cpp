@@ -56,6 +56,12 @@
 //   moves tiles by an integer combination of loop strides, so where no such
 //   translation is a multiple of the strides' gcd in every coordinate no
 //   link can act.
+// * Sharing among tensors: where several pairs cross the same fan-outs whose
+//   spatial factors are still open, the factors that share one tensor's
+//   words mostly tell another's children apart (a dimension a tensor
+//   indexes alone in a coordinate, or as its coordinate's largest term,
+//   gives its children distinct offsets), so the pairs split the fan-outs'
+//   room rather than each taking it whole (see "Sharing, jointly" below).
 // * Partial sums: updates are those deliveries; reads and fills subtract the
 //   first touches (at most the tensor times the children holding each word).
 //   The model counts those as the tensor times, per fan-out above, its
@@ -79,7 +85,8 @@
 // strides of the loops above its children are multiples of the extents
 // inside its temporal loops. A fan-out whose spatial factors are known but
 // whose strides are not is judged without them where it can be
-// (openLinkPossible, openSharingMax: dimensions alone in their ranks).
+// (openLinkPossible: dimensions alone in their ranks; openSharingMax:
+// sharingDims).
 // The rules for levels not yet decided are in optimal_bound_open.cpp.
 #include "search/optimal_bound.h"
 
@@ -346,8 +353,9 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
             return linkPossible(j, t);
         return levelFanoutMax[j] > 1.0 && openLinkPossible(j, t);
     };
-    // Children sharing each word between p and c, at most.
-    auto sharingMax = [&](int p, int c, int t) {
+    // Children sharing each word between p and c, at most (`decidedPart`:
+    // the share of the fan-outs whose spatial factors are known).
+    auto sharingMax = [&](int p, int c, int t, double* decidedPart = nullptr) {
         double decided = 1.0, open = 1.0;
         for (int j = p; j < c; ++j) {
             if (j >= described) {
@@ -358,6 +366,8 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
                 open *= levelFanoutMax[j];
             }
         }
+        if (decidedPart)
+            *decidedPart = decided;
         return decided * std::min(open, fixedSpatialAbove * freeSpatialMax);
     };
     // First touches over all instances of l (read-write tensors), at most.
@@ -633,6 +643,15 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
     };
     std::array<Pair, kMaxTensors*(kMaxLevels + 1)> settled; // pairs with an end
     int numSettled = 0;
+    // The fan-outs whose spatial factors are all still open, and the pairs
+    // whose deliveries cross every one of them without links (at most one a
+    // tensor): they share those fan-outs' spatial factors (see below).
+    std::uint32_t openFanouts = 0;
+    for (int j = 0; j < described; ++j)
+        if (!spatialKnown[j] && levelFanoutMax[j] > 1.0)
+            openFanouts |= 1u << j;
+    std::array<Pair, kMaxTensors> across;
+    int numAcross = 0;
     for (int t = 0; t < T; ++t) {
         const bool rw = p_.tensors[t].readWrite;
         int p = 0;
@@ -657,6 +676,9 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
             if (!x.links)
                 x.sharing = sharingMax(p, c, t);
             accesses(x, x.delivered, charge);
+            if (openFanouts && !x.links && (openFanouts >> x.p) << x.p == openFanouts &&
+                (openFanouts >> x.c) == 0)
+                across[std::size_t(numAcross++)] = x;
             if (x.end != -1)
                 settled[std::size_t(numSettled++)] = x;
             p = c;
@@ -664,6 +686,110 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
         if (cutoff < std::numeric_limits<double>::infinity() && t + 1 < T) {
             if (const Value v = partial(); v.objective >= cutoff)
                 return v;
+        }
+    }
+    // Sharing, jointly. Each pair above took the most sharing the open
+    // fan-outs allow it alone, but one spatial factor does not share every
+    // tensor's words: at a fan-out whose factors are s_d, t's sharing is at
+    // most the product of s_d over sharingDims(t) (X_t). Over the open
+    // fan-outs J, the pairs' sharings then multiply to at most the product
+    // of s_d^(m_d), m_d the number of the pairs' tensors with d in X_t: at
+    // most J's room times cap(d)^(m_d - 1) over the d with m_d > 1, cap(d)
+    // the most d can have across J. That is a budget of log sharing which
+    // the pairs split (leastJointCost), each within its own cap and the
+    // product of cap(d) over its X_t (X_t keeps the term with the largest
+    // cap of each coordinate out). The least total energy, and the least
+    // words each parent reads and takes for its bandwidth, lie at or above
+    // what the pairs were charged alone; the differences are added.
+    if (numAcross > 1) {
+        const Pair* pairs = across.data();
+        const int n = numAcross;
+        std::array<double, kMaxDims> cap{};
+        double room = 1.0;
+        for (int j = 0; j < L; ++j)
+            if ((openFanouts >> j) & 1u)
+                room *= levelFanoutMax[j];
+        for (int d = 0; d < D; ++d) {
+            double fixed = 1.0;
+            bool slot = false;
+            for (int j = 0; j < L; ++j)
+                if ((openFanouts >> j) & 1u) {
+                    fixed *= double(m.levels[j].spatialX[d]) * m.levels[j].spatialY[d];
+                    slot = slot || spatialSlots(j, d);
+                }
+            cap[d] = std::min(room, slot ? fixed * double(remaining[d]) : fixed);
+        }
+        std::array<std::uint32_t, kMaxTensors> shares{}; // X_t of each pair
+        std::array<int, kMaxDims> claimsOf{};
+        for (int i = 0; i < n; ++i) {
+            shares[std::size_t(i)] = sharingDims(pairs[i].t, cap.data());
+            for (int d = 0; d < D; ++d)
+                claimsOf[std::size_t(d)] += int((shares[std::size_t(i)] >> d) & 1u);
+        }
+        double logBudget = std::log(room);
+        for (int d = 0; d < D; ++d)
+            if (claimsOf[std::size_t(d)] > 1)
+                logBudget += double(claimsOf[std::size_t(d)] - 1) * std::log(cap[d]);
+        // Each pair's claim, and the parent's words at the sharing it took.
+        std::array<optimal_detail::SharingClaim, kMaxTensors> claims;
+        std::array<double, kMaxTensors> alone{};
+        for (int i = 0; i < n; ++i) {
+            const Pair& x = pairs[i];
+            double decided = 1.0;
+            const double sharing = sharingMax(x.p, x.c, x.t, &decided);
+            double own = 1.0;
+            for (int d = 0; d < D; ++d)
+                if ((shares[std::size_t(i)] >> d) & 1u)
+                    own *= cap[d];
+            optimal_detail::SharingClaim& c = claims[std::size_t(i)];
+            c.reach = x.delivered / decided;
+            c.touched = touched_[x.t];
+            c.logCap = std::log(std::min(sharing / decided, own));
+            c.firstTouches = x.rw ? x.firstTouchesP : 0.0;
+            alone[std::size_t(i)] = x.delivered / sharing;
+        }
+        // What the least split adds to a sum the pairs were charged alone,
+        // each pair's accesses weighed by weigh(pair, claim) (zero: none).
+        auto jointExtra = [&](auto&& weigh) {
+            std::array<optimal_detail::SharingClaim, kMaxTensors> weighed;
+            int numWeighed = 0;
+            double charged = 0.0;
+            for (int i = 0; i < n; ++i) {
+                optimal_detail::SharingClaim c = claims[std::size_t(i)];
+                weigh(pairs[i], c);
+                if (c.perWord <= 0.0 && c.perWordBeyond <= 0.0)
+                    continue;
+                charged += c.costAt(alone[std::size_t(i)]);
+                weighed[std::size_t(numWeighed++)] = c;
+            }
+            if (numWeighed == 0)
+                return 0.0;
+            return std::max(0.0,
+                            optimal_detail::leastJointCost(weighed.data(), numWeighed, logBudget) -
+                                charged);
+        };
+        energy += jointExtra([&](const Pair& x, optimal_detail::SharingClaim& c) {
+            const auto& e = a_.levels[x.p].energy;
+            c.perWord = energyOf(x.p, 1.0, x.rw ? e.update : e.read);
+            c.perWordBeyond = x.rw ? energyOf(x.p, 1.0, e.read) : 0.0;
+        });
+        // And the words each parent level reads and takes, for its bandwidth.
+        std::uint32_t parents = 0;
+        for (int i = 0; i < n; ++i)
+            parents |= 1u << pairs[i].p;
+        for (int l = 0; l < L; ++l) {
+            if (!((parents >> l) & 1u))
+                continue;
+            if (a_.levels[l].readBandwidth > 0)
+                reads[l] += jointExtra([&](const Pair& x, optimal_detail::SharingClaim& c) {
+                    c.perWord = x.p == l && !x.rw ? 1.0 : 0.0;
+                    c.perWordBeyond = x.p == l && x.rw ? 1.0 : 0.0;
+                });
+            if (a_.levels[l].writeBandwidth > 0)
+                writes[l] += jointExtra([&](const Pair& x, optimal_detail::SharingClaim& c) {
+                    c.perWord = x.p == l && x.rw ? 1.0 : 0.0;
+                    c.perWordBeyond = 0.0;
+                });
         }
     }
     // Orders, jointly (energy only). Each tensor above took the order of

@@ -38,6 +38,29 @@ class LazyMapping {
     bool made_ = false;
 };
 
+namespace optimal_detail {
+
+// One tensor's claim on the children sharing its words across the fan-outs
+// the node leaves open: what its parent's accesses cost (energy, or words
+// where a unit cost counts them) as a function of the words the parent
+// serves (reach over the claim's sharing, at least every word the
+// computation touches), and the most sharing it could have alone (logCap,
+// natural log).
+struct SharingClaim {
+    double reach = 0.0;         // words the children fetch over the sharing decided elsewhere
+    double touched = 0.0;       // words the parent serves at least
+    double firstTouches = 0.0;  // (partial sums) words not read back, at most
+    double perWord = 0.0;       // cost per word served (reads, or updates)
+    double perWordBeyond = 0.0; // (partial sums) cost per word read back
+    double logCap = 0.0;
+    double costAt(double parentWords) const;
+};
+// A lower bound of the claims' least summed cost over every split of the
+// sharing whose logs sum to at most logBudget (each within its own cap).
+double leastJointCost(const SharingClaim* claims, int n, double logBudget);
+
+} // namespace optimal_detail
+
 class PartialBound {
   public:
     PartialBound(const MapSpace& space, const SearchObjective& objective);
@@ -85,6 +108,10 @@ class PartialBound {
                           int t) const;
     // ... and the most children that share each of t's words there.
     double openSharingMax(const Mapping& m, int j, int t) const;
+    // The dimensions whose spatial factors may share t's words at a fan-out
+    // (the rest only tell children's offsets apart), given each dimension's
+    // factor there or its most.
+    std::uint32_t sharingDims(int t, const double* factor) const;
 
   private:
     // at(), trusting `fanouts` only from describedAtLeast on at most (a node

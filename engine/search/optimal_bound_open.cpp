@@ -92,14 +92,46 @@ bool PartialBound::openLinkPossible(const Mapping& m, int k, const std::int64_t*
     return shared && (j + 1 == a_.numLevels() || strideRepeatPossible(m, k, remaining, j + 1, t));
 }
 
-double PartialBound::openSharingMax(const Mapping& m, int j, int t) const {
+std::uint32_t PartialBound::sharingDims(int t, const double* factor) const {
     // Children apart along a dimension with a rank of its own have t's tiles
-    // at different offsets, whatever the extents.
+    // at different offsets, whatever the extents. Where no dimension indexes
+    // two of t's ranks, children apart along any one term of a coordinate
+    // have different offsets too, and the distinct offsets are the product
+    // of each coordinate's distinct values: at least its largest term's
+    // factor. So only the other terms' factors, and those of the dimensions
+    // t ignores, can share.
+    std::uint32_t dims = 0;
+    for (int d = 0; d < p_.numDims(); ++d)
+        if (!((p_.tensors[t].dimMask >> d) & 1u) || (!rankDisjoint_[t] && !ownRank_[t][d]))
+            dims |= 1u << d;
+    if (!rankDisjoint_[t])
+        return dims;
+    for (int r = 0; r < terms_.lanes[t]; ++r) {
+        std::uint32_t terms = 0;
+        int largest = -1;
+        for (int i = 0; i < terms_.count[t]; ++i) {
+            const int d = terms_.term[t][i].dim;
+            if (terms_.term[t][i].rank != r)
+                continue;
+            terms |= 1u << d;
+            if (largest < 0 || factor[d] > factor[largest])
+                largest = d;
+        }
+        dims |= terms & ~(largest < 0 ? 0u : 1u << largest);
+    }
+    return dims;
+}
+
+double PartialBound::openSharingMax(const Mapping& m, int j, int t) const {
     const LevelMapping& lm = m.levels[j];
+    std::array<double, kMaxDims> factor{};
+    for (int d = 0; d < p_.numDims(); ++d)
+        factor[d] = double(lm.spatialX[d]) * lm.spatialY[d];
+    const std::uint32_t dims = sharingDims(t, factor.data());
     double sharing = 1.0;
     for (int d = 0; d < p_.numDims(); ++d)
-        if (!((p_.tensors[t].dimMask >> d) & 1u) || !ownRank_[t][d])
-            sharing *= double(lm.spatialX[d]) * lm.spatialY[d];
+        if ((dims >> d) & 1u)
+            sharing *= factor[d];
     return sharing;
 }
 
