@@ -60,10 +60,11 @@ Least leastWithPrice(const SharingClaim& c, double lambda) {
 
 double leastJointCost(const SharingClaim* claims, int n, double logBudget) {
     // The dual: for a price lambda >= 0 on the budget, the claims' least
-    // energies each plus lambda y, less lambda times the budget, lie below
-    // every allocation within the budget. Its slope in lambda is the sum of
-    // the least y's less the budget: searched by halving (in log lambda)
-    // for the sign change, keeping the best value seen (each is a bound).
+    // costs each plus lambda y, less lambda times the budget, lie at or
+    // below the cost of every split within the budget. Its slope in lambda
+    // is the sum of the least y's less the budget: searched by halving (in
+    // log lambda) for the sign change, keeping the best value seen (each is
+    // a bound).
     auto dual = [&](double lambda, double& used) {
         double value = -lambda * logBudget;
         used = 0.0;
