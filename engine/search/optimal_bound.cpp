@@ -61,7 +61,7 @@
 //   words mostly tell another's children apart (a dimension a tensor
 //   indexes alone in a coordinate, or as its coordinate's largest term,
 //   gives its children distinct offsets), so the pairs split the fan-outs'
-//   room rather than each taking it whole (see "Sharing, jointly" below).
+//   room rather than each taking it whole (addJointSharing).
 // * Partial sums: updates are those deliveries; reads and fills subtract the
 //   first touches (at most the tensor times the children holding each word).
 //   The model counts those as the tensor times, per fan-out above, its
@@ -229,9 +229,7 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
     const int described = std::max(describedFrom(k, remaining, spatialDecided), describedAtLeast);
     // Spatial factors above k: fixed (or decided) ones, and room for the free
     // ones. A level whose spatial factors are decided has no free spatial slot.
-    auto spatialSlots = [&](int l, int d) {
-        return (spatialDecided >> l) & 1u ? 0u : slotKinds_[l][d] & 6u;
-    };
+    auto spatialSlots = [&](int l, int d) { return this->spatialSlots(l, d, spatialDecided); };
     double fixedSpatialAbove = 1.0, room = 1.0, freeSpatial = 1.0;
     std::array<bool, kMaxDims> temporalAbove{}; // d may have a temporal loop above k
     for (int d = 0; d < D; ++d)
@@ -598,19 +596,6 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
             return v;
     }
     std::array<double, kMaxLevels> reads{}, writes{};
-    // Words over all instances: a cluster's access serves up to clusterSize of them.
-    auto energyOf = [&](int l, double words, double perVector) {
-        const StorageLevel& s = a_.levels[l];
-        return words / (double(s.blockSize) * double(s.clusterSize)) * perVector;
-    };
-    // A tensor's deliveries from keeper p to keeper c, with what its
-    // accesses depend on besides them.
-    struct Pair {
-        int t, p, c;
-        int end; // the decided level settling t's first class above c (-1: none; kOpenLevels)
-        bool rw, links;
-        double delivered, sharing, firstTouchesC, firstTouchesP;
-    };
     // Calls charge(level, words, energy per vector, read) for each access
     // the pair's deliveries make: fills of c, reads (and updates) of p.
     auto accesses = [&](const Pair& x, double delivered, auto&& charge) {
@@ -658,7 +643,11 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
         for (int c = 1; c <= L; ++c) {
             if (c < L && !m.levels[c].keeps(t))
                 continue;
-            Pair x{t, p, c, -1, rw, false, 0.0, 1.0, 0.0, 0.0};
+            Pair x;
+            x.t = t;
+            x.p = p;
+            x.c = c;
+            x.rw = rw;
             if (c == L)
                 x.delivered = computes;
             else if (c >= k)
@@ -674,7 +663,7 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
                 x.firstTouchesP = firstTouchesMax(p, t);
             x.links = linksInto(c, t);
             if (!x.links)
-                x.sharing = sharingMax(p, c, t);
+                x.sharing = sharingMax(p, c, t, &x.decidedSharing);
             accesses(x, x.delivered, charge);
             if (openFanouts && !x.links && (openFanouts >> x.p) << x.p == openFanouts &&
                 (openFanouts >> x.c) == 0)
@@ -688,110 +677,11 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
                 return v;
         }
     }
-    // Sharing, jointly. Each pair above took the most sharing the open
-    // fan-outs allow it alone, but one spatial factor does not share every
-    // tensor's words: at a fan-out whose factors are s_d, t's sharing is at
-    // most the product of s_d over sharingDims(t) (X_t). Over the open
-    // fan-outs J, the pairs' sharings then multiply to at most the product
-    // of s_d^(m_d), m_d the number of the pairs' tensors with d in X_t: at
-    // most J's room times cap(d)^(m_d - 1) over the d with m_d > 1, cap(d)
-    // the most d can have across J. That is a budget of log sharing which
-    // the pairs split (leastJointCost), each within its own cap and the
-    // product of cap(d) over its X_t (X_t keeps the term with the largest
-    // cap of each coordinate out). The least total energy, and the least
-    // words each parent reads and takes for its bandwidth, lie at or above
-    // what the pairs were charged alone; the differences are added.
-    if (numAcross > 1) {
-        const Pair* pairs = across.data();
-        const int n = numAcross;
-        std::array<double, kMaxDims> cap{};
-        double room = 1.0;
-        for (int j = 0; j < L; ++j)
-            if ((openFanouts >> j) & 1u)
-                room *= levelFanoutMax[j];
-        for (int d = 0; d < D; ++d) {
-            double fixed = 1.0;
-            bool slot = false;
-            for (int j = 0; j < L; ++j)
-                if ((openFanouts >> j) & 1u) {
-                    fixed *= double(m.levels[j].spatialX[d]) * m.levels[j].spatialY[d];
-                    slot = slot || spatialSlots(j, d);
-                }
-            cap[d] = std::min(room, slot ? fixed * double(remaining[d]) : fixed);
-        }
-        std::array<std::uint32_t, kMaxTensors> shares{}; // X_t of each pair
-        std::array<int, kMaxDims> claimsOf{};
-        for (int i = 0; i < n; ++i) {
-            shares[std::size_t(i)] = sharingDims(pairs[i].t, cap.data());
-            for (int d = 0; d < D; ++d)
-                claimsOf[std::size_t(d)] += int((shares[std::size_t(i)] >> d) & 1u);
-        }
-        double logBudget = std::log(room);
-        for (int d = 0; d < D; ++d)
-            if (claimsOf[std::size_t(d)] > 1)
-                logBudget += double(claimsOf[std::size_t(d)] - 1) * std::log(cap[d]);
-        // Each pair's claim, and the parent's words at the sharing it took.
-        std::array<optimal_detail::SharingClaim, kMaxTensors> claims;
-        std::array<double, kMaxTensors> alone{};
-        for (int i = 0; i < n; ++i) {
-            const Pair& x = pairs[i];
-            double decided = 1.0;
-            const double sharing = sharingMax(x.p, x.c, x.t, &decided);
-            double own = 1.0;
-            for (int d = 0; d < D; ++d)
-                if ((shares[std::size_t(i)] >> d) & 1u)
-                    own *= cap[d];
-            optimal_detail::SharingClaim& c = claims[std::size_t(i)];
-            c.reach = x.delivered / decided;
-            c.touched = touched_[x.t];
-            c.logCap = std::log(std::min(sharing / decided, own));
-            c.firstTouches = x.rw ? x.firstTouchesP : 0.0;
-            alone[std::size_t(i)] = x.delivered / sharing;
-        }
-        // What the least split adds to a sum the pairs were charged alone,
-        // each pair's accesses weighed by weigh(pair, claim) (zero: none).
-        auto jointExtra = [&](auto&& weigh) {
-            std::array<optimal_detail::SharingClaim, kMaxTensors> weighed;
-            int numWeighed = 0;
-            double charged = 0.0;
-            for (int i = 0; i < n; ++i) {
-                optimal_detail::SharingClaim c = claims[std::size_t(i)];
-                weigh(pairs[i], c);
-                if (c.perWord <= 0.0 && c.perWordBeyond <= 0.0)
-                    continue;
-                charged += c.costAt(alone[std::size_t(i)]);
-                weighed[std::size_t(numWeighed++)] = c;
-            }
-            if (numWeighed == 0)
-                return 0.0;
-            return std::max(0.0,
-                            optimal_detail::leastJointCost(weighed.data(), numWeighed, logBudget) -
-                                charged);
-        };
-        energy += jointExtra([&](const Pair& x, optimal_detail::SharingClaim& c) {
-            const auto& e = a_.levels[x.p].energy;
-            c.perWord = energyOf(x.p, 1.0, x.rw ? e.update : e.read);
-            c.perWordBeyond = x.rw ? energyOf(x.p, 1.0, e.read) : 0.0;
-        });
-        // And the words each parent level reads and takes, for its bandwidth.
-        std::uint32_t parents = 0;
-        for (int i = 0; i < n; ++i)
-            parents |= 1u << pairs[i].p;
-        for (int l = 0; l < L; ++l) {
-            if (!((parents >> l) & 1u))
-                continue;
-            if (a_.levels[l].readBandwidth > 0)
-                reads[l] += jointExtra([&](const Pair& x, optimal_detail::SharingClaim& c) {
-                    c.perWord = x.p == l && !x.rw ? 1.0 : 0.0;
-                    c.perWordBeyond = x.p == l && x.rw ? 1.0 : 0.0;
-                });
-            if (a_.levels[l].writeBandwidth > 0)
-                writes[l] += jointExtra([&](const Pair& x, optimal_detail::SharingClaim& c) {
-                    c.perWord = x.p == l && x.rw ? 1.0 : 0.0;
-                    c.perWordBeyond = 0.0;
-                });
-        }
-    }
+    // Sharing, jointly: the open fan-outs' factors do not share every
+    // tensor's words at once (addJointSharing).
+    if (numAcross > 1)
+        addJointSharing(m, remaining, spatialDecided, openFanouts, levelFanoutMax.data(),
+                        across.data(), numAcross, energy, reads.data(), writes.data());
     // Orders, jointly (energy only). Each tensor above took the order of
     // every level that suits it best, but one order serves all tensors at a
     // level: where the walks of several pairs end at a decided level, which
@@ -800,6 +690,14 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
     // (over a dimension that may still loop there). Per such place, the
     // least over its candidate loops of what the pairs then cost beyond the
     // above is added. (Cycles keep the pairs' own least deliveries.)
+    // Both this extra and the joint sharing's may be added: a pair's parent
+    // cost is h(D / s), h convex and increasing, for deliveries D and sharing
+    // s; with D' >= D the deliveries at the actual innermost loop and
+    // s <= S the sharing granted alone, d = D'/s is at least b + c - a for
+    // a = D/S, b = D'/S, c = D/s (d - (b + c - a) = (b - a)(c - a) / a), so
+    // h(d) - h(a) >= [h(b) - h(a)] + [h(c) - h(a)]: the orders extra and
+    // the pair's share of the sharing extra. (Fills depend on D alone, and
+    // each pair settles at one place.)
     for (int place = k - 1; place < L && numSettled > 0; ++place) {
         const int end = place < k ? kOpenLevels : place;
         double extra = std::numeric_limits<double>::infinity();
@@ -838,6 +736,11 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
     v.cycles = cycles * kSlack;
     v.objective = objective_.value(v.energy, v.cycles);
     return v;
+}
+
+double PartialBound::energyOf(int l, double words, double perVector) const {
+    const StorageLevel& s = a_.levels[std::size_t(l)];
+    return words / (double(s.blockSize) * double(s.clusterSize)) * perVector;
 }
 
 } // namespace mw

@@ -114,6 +114,33 @@ class PartialBound {
     std::uint32_t sharingDims(int t, const double* factor) const;
 
   private:
+    // A tensor's deliveries from keeper p to keeper c in boundOf, with what
+    // its accesses depend on besides them.
+    struct Pair {
+        int t = 0, p = 0, c = 0;
+        int end = -1; // the decided level settling t's first class above c (-1: none; kOpenLevels)
+        bool rw = false, links = false;
+        double delivered = 0.0;
+        double sharing = 1.0;        // children sharing each word between p and c, at most
+        double decidedSharing = 1.0; // its part at fan-outs whose spatial factors are known
+        double firstTouchesC = 0.0, firstTouchesP = 0.0;
+    };
+    // The open fan-outs' sharing split among the pairs crossing all of them
+    // (optimal_bound_sharing.cpp): adds to energy, and to reads[l] and
+    // writes[l] of each bandwidth-limited parent, what the least split costs
+    // beyond what the pairs were charged alone.
+    void addJointSharing(const Mapping& m, const std::int64_t* remaining,
+                         std::uint32_t spatialDecided, std::uint32_t openFanouts,
+                         const double* levelFanoutMax, const Pair* pairs, int n, double& energy,
+                         double* reads, double* writes) const;
+    // Whether level l of the node has a free spatial slot for d (an X or a
+    // Y factor), unless its spatial factors are decided.
+    std::uint32_t spatialSlots(int l, int d, std::uint32_t spatialDecided) const {
+        return (spatialDecided >> l) & 1u ? 0u : slotKinds_[std::size_t(l)][std::size_t(d)] & 6u;
+    }
+    // pJ of `words` accesses to level l over all its instances, at
+    // perVector a vector: a cluster's access serves up to clusterSize of them.
+    double energyOf(int l, double words, double perVector) const;
     // at(), trusting `fanouts` only from describedAtLeast on at most (a node
     // completed by placeForced keeps its caller's descriptions).
     Value boundOf(const Mapping& m, int k, const std::int64_t* remaining,

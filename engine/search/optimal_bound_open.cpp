@@ -184,7 +184,7 @@ PartialBound::Forced PartialBound::placeForced(const Mapping& m, int k,
             };
             for (int l = 0; l < k; ++l) {
                 const bool temporal = slotKinds_[l][d] & 1u;
-                const bool spatial = !((spatialDecided >> l) & 1u) && (slotKinds_[l][d] & 6u);
+                const bool spatial = spatialSlots(l, d, spatialDecided) != 0;
                 if (!temporal && !spatial)
                     continue;
                 if (!fitsAt(l))
