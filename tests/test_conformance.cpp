@@ -118,7 +118,7 @@ void TestConformance::referenceCase() {
             const auto& ts = ls.tensors[t];
             const std::string where = name + "/" + tname;
             QVERIFY2(ts.kept, (where + " kept").c_str());
-            auto eq = [&](std::int64_t ours, const char* key) {
+            auto eq = [&, &tv = tv](std::int64_t ours, const char* key) {
                 const auto theirs = tv.at(key).get<std::int64_t>();
                 if (ours != theirs)
                     QFAIL(qPrintable(QString::fromStdString(where + " " + key + ": ours " +

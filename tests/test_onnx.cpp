@@ -264,7 +264,7 @@ void TestOnnx::badFilesAreOneLineErrors() {
           {std::string(MAPWRIGHT_SOURCE_DIR) +
                "/tests/fuzz/regressions/onnx/conv-after-failed-inference",
            "shape inference failed: ONNX's library crashed"}}) {
-        const std::string msg = errorOf([&] { importOnnx(file); });
+        const std::string msg = errorOf([&file = file] { importOnnx(file); });
         QVERIFY2(msg.rfind(file + ": ", 0) == 0, msg.c_str());
         QVERIFY2(msg.find(bytes) != std::string::npos, msg.c_str());
         QVERIFY2(msg.find('\n') == std::string::npos, msg.c_str());

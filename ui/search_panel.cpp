@@ -77,7 +77,8 @@ QString searcherFigures(const mw::SearchResult& r, const QString& sep, bool all)
     if (all || parts.isEmpty())
         for (const auto& [name, value] : r.stats)
             if (std::find_if(std::begin(kHeadline), std::end(kHeadline),
-                             [&](const char* h) { return name == h; }) == std::end(kHeadline))
+                             [&name = name](const char* h) { return name == h; }) ==
+                std::end(kHeadline))
                 add(name, value);
     return parts.join(sep);
 }

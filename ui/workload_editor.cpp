@@ -127,7 +127,7 @@ WorkloadEditor::WorkloadEditor(QWidget* parent) : QWidget(parent) {
             // A broken preset only loses the shapes/coefficients split.
         }
         for (const auto& [key, value] : info.params) {
-            const auto seen = [&](const std::vector<std::string>& v) {
+            const auto seen = [&key = key](const std::vector<std::string>& v) {
                 return std::find(v.begin(), v.end(), key) != v.end();
             };
             if (seen(shapes) || seen(coefficients))
