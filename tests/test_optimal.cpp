@@ -270,6 +270,7 @@ class TestOptimal : public QObject {
     void stridedTilesSpanTheirGaps();
     void jointSharingBoundsEverySplit();
     void fanoutsShareOnceAmongTensors();
+    void fanoutsReachOnlyDivisors();
 };
 
 void TestOptimal::eachRuleFindsTheExhaustiveOptimum() {
@@ -1071,6 +1072,52 @@ void TestOptimal::fanoutsShareOnceAmongTensors() {
         qInfo("%s: bound %.4f of %.4f", n.what, v, cost);
         QVERIFY(v <= cost);
         QVERIFY2(v >= n.least * cost, n.what);
+    }
+}
+
+void TestOptimal::fanoutsReachOnlyDivisors() {
+    // Eyeriss-like's 14 x 12 PEs: a layer whose dimensions have no factor 3
+    // (ResNet-50's layer3.0.conv1: C 512, M 256, P = Q = 28, 1x1) fills at
+    // most 8 of the 12 rows, so at most 112 MACs work: the root's cycles are
+    // at least computes / 112, the best mapping's (917,504). A 3x3 layer can
+    // fill all 168.
+    const Architecture a = loadArchitecture(kSamples + "architectures/eyeriss_like.json");
+    const SearchObjective o = SearchObjective::parse("edp");
+    struct Layer {
+        Problem problem;
+        double children; // the most MACs the two fan-outs can feed
+    };
+    for (const Layer& layer :
+         {Layer{conv2dProblem("layer3.0.conv1", 1, 1, 512, 256, 28, 28, 1, 1), 112},
+          Layer{conv2dProblem("layer3.1.conv2", 1, 1, 256, 256, 14, 14, 3, 3), 168}}) {
+        const Problem& p = layer.problem;
+        const MapSpace space(p, a);
+        const PartialBound bound(space, o);
+        const int L = a.numLevels();
+        Mapping root = makeTrivialMapping(p, a);
+        space.applyFixed(root);
+        std::int64_t remaining[kMaxDims] = {};
+        for (int d = 0; d < p.numDims(); ++d) {
+            remaining[d] = 1;
+            for (const std::uint32_t prime : space.freePrimes(d))
+                remaining[d] *= prime;
+        }
+        double reach = 1.0;
+        for (int l = 0; l < L; ++l)
+            if (a.fanoutX(l) * a.fanoutY(l) > 1)
+                reach *= bound.fanoutReach(root, remaining, l, 0);
+        QCOMPARE(reach, layer.children);
+        PartialBound::Fanout none;
+        none.distinct.fill(1);
+        const std::vector<const PartialBound::Fanout*> fanouts(std::size_t(L), &none);
+        const PartialBound::Value v = bound.at(root, L, remaining, fanouts.data());
+        const double computes = double(p.computes());
+        QVERIFY2(v.cycles >= computes / layer.children * (1.0 - 1e-6),
+                 qPrintable(QString("%1: root cycles %2, computes / %3 = %4")
+                                .arg(QString::fromStdString(p.name))
+                                .arg(v.cycles)
+                                .arg(layer.children)
+                                .arg(computes / layer.children)));
     }
 }
 

@@ -71,8 +71,11 @@
 //   (1 + c(e s - 1) >= s (1 + c(e - 1)) for c, e, s >= 1), so where a
 //   fan-out's spatial factors are decided, whatever the extents inside it,
 //   only the other dimensions' factors can multiply the first touches.
-// * Cycles: every MAC of the array busy at most; each bandwidth-limited level
-//   moves at least its bounded words per instance.
+// * Cycles: at most every MAC the fan-outs can feed busy; each
+//   bandwidth-limited level moves at least its bounded words per instance.
+//   A spatial factor divides its dimension, so an axis of an open fan-out
+//   holds at most the largest product of the prime factors left to place
+//   that fits it (fanoutReach), at most the axis.
 // Levels not yet decided contribute what holds for any tile: c fetches every
 // word the computation touches, and every word each of its instances' tiles
 // span (the cover above, with the spatial factors above c at most what is
@@ -249,7 +252,8 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
             freeSlot = freeSlot || (remaining[d] > 1 && spatialSlots(l, d));
         }
         fixedSpatialAbove *= fixedHere;
-        const double roomHere = freeSlot ? double(a_.fanoutX(l)) * a_.fanoutY(l) / fixedHere : 1.0;
+        const double roomHere =
+            freeSlot ? fanoutReach(m, remaining, l, spatialDecided) / fixedHere : 1.0;
         room *= roomHere;
         levelFanoutMax[l] = fixedHere * roomHere;
         spatialKnown[l] = !freeSlot;

@@ -108,6 +108,14 @@ class PartialBound {
                           int t) const;
     // ... and the most children that share each of t's words there.
     double openSharingMax(const Mapping& m, int j, int t) const;
+    // The most children level l's fan-out can have, its spatial factors not
+    // all decided: per axis, m's factors there times the largest product of
+    // the prime factors still to place of the dimensions with a free slot on
+    // that axis that the rest of the axis holds. (A spatial factor divides
+    // its dimension: a 14 x 12 array without a factor 3 to place uses at
+    // most 14 x 8 children.)
+    double fanoutReach(const Mapping& m, const std::int64_t* remaining, int l,
+                       std::uint32_t spatialDecided) const;
     // The dimensions whose spatial factors may share t's words at a fan-out
     // (the rest only tell children's offsets apart), given each dimension's
     // factor there or its most.

@@ -1,6 +1,7 @@
 // PartialBound's rules for the levels above k that the walk has not decided
-// yet: where a dimension may still loop, which fan-outs are described, what
-// an open fan-out allows of links and sharing, and the capacity placement.
+// yet: where a dimension may still loop, which fan-outs are described, how
+// many children an open fan-out can have, what it allows of links and
+// sharing, and the capacity placement.
 // Why each holds is argued with the bound's terms in optimal_bound.cpp.
 #include "search/optimal_bound.h"
 
@@ -10,6 +11,62 @@
 namespace mw {
 
 using model_detail::i64;
+
+namespace {
+
+// The largest product of some of the prime factors of numbers[0 .. n) (each
+// factor used at most once) that is at most cap; cap itself above 1,024
+// (not worth the table).
+i64 largestProductAtMost(const i64* numbers, int n, i64 cap) {
+    constexpr i64 kMaxTable = 1024;
+    if (cap <= 1)
+        return 1;
+    if (cap > kMaxTable)
+        return cap;
+    std::array<bool, kMaxTable + 1> reached{}; // products made so far
+    reached[1] = true;
+    auto take = [&](i64 prime) { // (downwards: each factor once)
+        for (i64 v = cap / prime; v >= 1; --v)
+            if (reached[std::size_t(v)])
+                reached[std::size_t(v * prime)] = true;
+    };
+    for (int i = 0; i < n && !reached[std::size_t(cap)]; ++i) {
+        i64 x = numbers[i];
+        for (i64 p = 2; p * p <= x && p <= cap; ++p)
+            for (; x % p == 0; x /= p)
+                take(p);
+        if (x > 1 && x <= cap)
+            take(x);
+    }
+    i64 best = cap;
+    while (!reached[std::size_t(best)])
+        --best;
+    return best;
+}
+
+} // namespace
+
+double PartialBound::fanoutReach(const Mapping& m, const std::int64_t* remaining, int l,
+                                 std::uint32_t spatialDecided) const {
+    const LevelMapping& lm = m.levels[std::size_t(l)];
+    const int D = p_.numDims();
+    double reach = 1.0;
+    for (int axis = 0; axis < 2; ++axis) {
+        const auto& factors = axis == 0 ? lm.spatialX : lm.spatialY;
+        const std::uint32_t slot = axis == 0 ? 2u : 4u;
+        i64 fixed = 1;
+        i64 freeLeft[kMaxDims];
+        int numFree = 0;
+        for (int d = 0; d < D; ++d) {
+            fixed *= factors[std::size_t(d)];
+            if (remaining[d] > 1 && (spatialSlots(l, d, spatialDecided) & slot))
+                freeLeft[numFree++] = remaining[d];
+        }
+        const i64 size = axis == 0 ? a_.fanoutX(l) : a_.fanoutY(l);
+        reach *= double(fixed) * double(largestProductAtMost(freeLeft, numFree, size / fixed));
+    }
+    return reach;
+}
 
 int PartialBound::describedFrom(int k, const std::int64_t* remaining,
                                 std::uint32_t spatialDecided) const {
