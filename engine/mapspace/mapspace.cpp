@@ -357,19 +357,24 @@ int MapSpace::innermostOverflow(const Mapping& m) const {
     for (int d = 0; d < D; ++d)
         ext[d] = 1;
     for (int l = m.numLevels - 1; l >= 1; --l) { // the outermost level is never bounded
-        const LevelMapping& lm = m.levels[l];
-        // Factors sit in slots (see the header): no spatial ones where the
-        // level does not fan out, no temporal ones at dummy levels.
-        if (fansOut_[static_cast<std::size_t>(l)])
-            for (int d = 0; d < D; ++d)
-                ext[d] *= std::int64_t(lm.temporal[d]) * lm.spatialX[d] * lm.spatialY[d];
-        else if (levelHasTemporal(l))
-            for (int d = 0; d < D; ++d)
-                ext[d] *= lm.temporal[d];
-        if (overflows(l, ext, lm.keepMask))
+        growTileExtents(m, l, ext);
+        if (overflows(l, ext, m.levels[l].keepMask))
             return l;
     }
     return -1;
+}
+
+void MapSpace::growTileExtents(const Mapping& m, int level, std::int64_t* ext) const {
+    const int D = problem_->numDims();
+    const LevelMapping& lm = m.levels[level];
+    // Factors sit in slots (see the header): no spatial ones where the level
+    // does not fan out, no temporal ones at dummy levels.
+    if (fansOut_[static_cast<std::size_t>(level)])
+        for (int d = 0; d < D; ++d)
+            ext[d] *= std::int64_t(lm.temporal[d]) * lm.spatialX[d] * lm.spatialY[d];
+    else if (levelHasTemporal(level))
+        for (int d = 0; d < D; ++d)
+            ext[d] *= lm.temporal[d];
 }
 
 bool MapSpace::sampleLegal(Rng& rng, Mapping& out, Evaluation&, int maxTries) const {

@@ -172,6 +172,9 @@ class MapSpace {
     // The innermost level whose tile (the factors of it and the levels below)
     // overflows it, or -1.
     int innermostOverflow(const Mapping& m) const;
+    // Multiplies ext (a tile's extents below level) by level's factors: the
+    // extents of level's tiles. Walked innermost first by the two above.
+    void growTileExtents(const Mapping& m, int level, std::int64_t* ext) const;
 
     // Spreads the factors of dimension d randomly over its slots.
     void resampleDimension(Mapping& m, int d, Rng& rng) const;

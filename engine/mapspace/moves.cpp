@@ -372,15 +372,8 @@ bool MapSpace::fitBuffers(Mapping& m, Rng& rng) const {
     for (int d = 0; d < D; ++d)
         ext[d] = 1;
     for (int level = L - 1; level >= 1; --level) { // the outermost level is never bounded
-        const LevelMapping& lm = m.levels[level];
-        // Factors sit in slots (see the header), as for innermostOverflow.
-        if (fansOut_[static_cast<std::size_t>(level)])
-            for (int d = 0; d < D; ++d)
-                ext[d] *= std::int64_t(lm.temporal[d]) * lm.spatialX[d] * lm.spatialY[d];
-        else if (levelHasTemporal(level))
-            for (int d = 0; d < D; ++d)
-                ext[d] *= lm.temporal[d];
-        if (!overflows(level, ext, lm.keepMask))
+        growTileExtents(m, level, ext);
+        if (!overflows(level, ext, m.levels[level].keepMask))
             continue;
         const int target = nearestTemporalAbove(level - 1);
         // The factors that may leave, kept up to date as primes move out
