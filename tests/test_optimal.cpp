@@ -167,10 +167,6 @@ double relativeDifference(double a, double b) {
     return std::abs(a - b) / std::max(std::abs(a), std::abs(b));
 }
 
-// Sets levels above k back to their fixed factors (keeps stay, and the
-// spatial factors of the levels in spatialKept): the node of the optimal
-// searcher's tree that m lies below; remaining receives the free factors
-// those levels hold in m and the node does not.
 // The node above m whose levels from k are decided: the levels above hold
 // their fixed factors, and m's spatial factors where spatialKept has their
 // bit, and m's temporal factors of the dimensions in temporalKept (a walk
@@ -206,6 +202,20 @@ Mapping nodeAbove(const MapSpace& space, const Mapping& m, int k, std::int64_t* 
         remaining[d] = held / kept;
     }
     return node;
+}
+
+// The optimal searcher's root: every level at its fixed factors, nothing
+// kept; remaining receives each dimension's free part.
+Mapping rootNode(const MapSpace& space, std::int64_t* remaining) {
+    const Problem& p = space.problem();
+    Mapping root = makeTrivialMapping(p, space.arch());
+    space.applyFixed(root);
+    for (int d = 0; d < p.numDims(); ++d) {
+        remaining[d] = 1;
+        for (const std::uint32_t prime : space.freePrimes(d))
+            remaining[d] *= prime;
+    }
+    return root;
 }
 
 // A node's fan-outs as the walk hands them to the bound: the node's own from
@@ -1094,23 +1104,16 @@ void TestOptimal::fanoutsReachOnlyDivisors() {
         const MapSpace space(p, a);
         const PartialBound bound(space, o);
         const int L = a.numLevels();
-        Mapping root = makeTrivialMapping(p, a);
-        space.applyFixed(root);
         std::int64_t remaining[kMaxDims] = {};
-        for (int d = 0; d < p.numDims(); ++d) {
-            remaining[d] = 1;
-            for (const std::uint32_t prime : space.freePrimes(d))
-                remaining[d] *= prime;
-        }
+        const Mapping root = rootNode(space, remaining);
         double reach = 1.0;
         for (int l = 0; l < L; ++l)
             if (a.fanoutX(l) * a.fanoutY(l) > 1)
                 reach *= bound.fanoutReach(root, remaining, l, 0);
         QCOMPARE(reach, layer.children);
-        PartialBound::Fanout none;
-        none.distinct.fill(1);
-        const std::vector<const PartialBound::Fanout*> fanouts(std::size_t(L), &none);
-        const PartialBound::Value v = bound.at(root, L, remaining, fanouts.data());
+        WalkFanouts fanouts(bound, L);
+        fanouts.describe(root, L, remaining, 0);
+        const PartialBound::Value v = fanouts.bound();
         const double computes = double(p.computes());
         QVERIFY2(v.cycles >= computes / layer.children * (1.0 - 1e-6),
                  qPrintable(QString("%1: root cycles %2, computes / %3 = %4")

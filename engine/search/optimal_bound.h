@@ -144,7 +144,9 @@ class PartialBound {
     // Whether level l of the node has a free spatial slot for d (an X or a
     // Y factor), unless its spatial factors are decided.
     std::uint32_t spatialSlots(int l, int d, std::uint32_t spatialDecided) const {
-        return (spatialDecided >> l) & 1u ? 0u : slotKinds_[std::size_t(l)][std::size_t(d)] & 6u;
+        return (spatialDecided >> l) & 1u
+                   ? 0u
+                   : slotKinds_[std::size_t(l)][std::size_t(d)] & (kXSlot | kYSlot);
     }
     // pJ of `words` accesses to level l over all its instances, at
     // perVector a vector: a cluster's access serves up to clusterSize of them.
@@ -188,8 +190,10 @@ class PartialBound {
     std::array<bool, kMaxTensors> rankDisjoint_{}; // no dimension in two ranks
     // d is the only term of one of t's ranks; of every rank of t it indexes.
     std::array<std::array<bool, kMaxDims>, kMaxTensors> ownRank_{}, onlyOwnRanks_{};
-    // Per level and dimension: a free slot for a temporal factor, an X or a Y factor.
+    // Per level and dimension: a free slot for a temporal factor, an X or a
+    // Y factor (bit 1 << MapSpace::Slot::kind).
     std::vector<std::array<std::uint8_t, kMaxDims>> slotKinds_;
+    static constexpr std::uint32_t kTemporalSlot = 1u, kXSlot = 2u, kYSlot = 4u;
     Fanout unitFanout_; // a level without a fan-out, described
     bool negativeCoefficient_ = false;
 };

@@ -14,10 +14,9 @@ using model_detail::i64;
 
 namespace {
 
-// The largest product of some of the prime factors of numbers[0 .. n) (each
-// factor used at most once) that is at most cap; cap itself above 1,024
-// (not worth the table).
-i64 largestProductAtMost(const i64* numbers, int n, i64 cap) {
+// The largest product of some of primes[0 .. n) (each used at most once)
+// that is at most cap; cap itself above 1,024 (not worth the table).
+i64 largestProductAtMost(const std::uint32_t* primes, int n, i64 cap) {
     constexpr i64 kMaxTable = 1024;
     if (cap <= 1)
         return 1;
@@ -25,18 +24,11 @@ i64 largestProductAtMost(const i64* numbers, int n, i64 cap) {
         return cap;
     std::array<bool, kMaxTable + 1> reached{}; // products made so far
     reached[1] = true;
-    auto take = [&](i64 prime) { // (downwards: each factor once)
-        for (i64 v = cap / prime; v >= 1; --v)
+    for (int i = 0; i < n && !reached[std::size_t(cap)]; ++i) {
+        const i64 prime = primes[i];
+        for (i64 v = cap / prime; v >= 1; --v) // (downwards: each prime once)
             if (reached[std::size_t(v)])
                 reached[std::size_t(v * prime)] = true;
-    };
-    for (int i = 0; i < n && !reached[std::size_t(cap)]; ++i) {
-        i64 x = numbers[i];
-        for (i64 p = 2; p * p <= x && p <= cap; ++p)
-            for (; x % p == 0; x /= p)
-                take(p);
-        if (x > 1 && x <= cap)
-            take(x);
     }
     i64 best = cap;
     while (!reached[std::size_t(best)])
@@ -53,17 +45,25 @@ double PartialBound::fanoutReach(const Mapping& m, const std::int64_t* remaining
     double reach = 1.0;
     for (int axis = 0; axis < 2; ++axis) {
         const auto& factors = axis == 0 ? lm.spatialX : lm.spatialY;
-        const std::uint32_t slot = axis == 0 ? 2u : 4u;
+        const std::uint32_t slot = axis == 0 ? kXSlot : kYSlot;
         i64 fixed = 1;
-        i64 freeLeft[kMaxDims];
-        int numFree = 0;
+        // The prime factors left to place of the dimensions with a free slot
+        // here: those of remaining[d], a divisor of d's free part.
+        std::uint32_t primesLeft[kMaxDims * 64]; // uninitialised: filled below
+        int numPrimes = 0;
         for (int d = 0; d < D; ++d) {
             fixed *= factors[std::size_t(d)];
-            if (remaining[d] > 1 && (spatialSlots(l, d, spatialDecided) & slot))
-                freeLeft[numFree++] = remaining[d];
+            if (remaining[d] == 1 || !(spatialSlots(l, d, spatialDecided) & slot))
+                continue;
+            i64 left = remaining[d];
+            for (std::uint32_t prime : space_.freePrimes(d))
+                if (left % prime == 0) {
+                    left /= prime;
+                    primesLeft[numPrimes++] = prime;
+                }
         }
         const i64 size = axis == 0 ? a_.fanoutX(l) : a_.fanoutY(l);
-        reach *= double(fixed) * double(largestProductAtMost(freeLeft, numFree, size / fixed));
+        reach *= double(fixed) * double(largestProductAtMost(primesLeft, numPrimes, size / fixed));
     }
     return reach;
 }
@@ -78,7 +78,8 @@ int PartialBound::describedFrom(int k, const std::int64_t* remaining,
         // place there would change the extents inside level j - 1.
         bool open = false;
         for (int d = 0; d < p_.numDims(); ++d)
-            open = open || (remaining[d] > 1 && (slotKinds_[std::size_t(j)][std::size_t(d)] & 1u));
+            open = open || (remaining[d] > 1 &&
+                            (slotKinds_[std::size_t(j)][std::size_t(d)] & kTemporalSlot));
         if (open)
             break;
     }
@@ -90,7 +91,8 @@ bool PartialBound::mayLoopAt(const Mapping& m, int k, const std::int64_t* remain
     // (An open level may hold factors of d already: the walk may have placed
     // some on levels it has not decided whole.)
     return m.levels[l].temporal[d] > 1 ||
-           (l < k && remaining[d] > 1 && (slotKinds_[std::size_t(l)][std::size_t(d)] & 1u));
+           (l < k && remaining[d] > 1 &&
+            (slotKinds_[std::size_t(l)][std::size_t(d)] & kTemporalSlot));
 }
 
 bool PartialBound::loopsAbove(const Mapping& m, int k, const std::int64_t* remaining, int c,
@@ -240,7 +242,7 @@ PartialBound::Forced PartialBound::placeForced(const Mapping& m, int k,
                 return fitting >= l;
             };
             for (int l = 0; l < k; ++l) {
-                const bool temporal = slotKinds_[l][d] & 1u;
+                const bool temporal = slotKinds_[l][d] & kTemporalSlot;
                 const bool spatial = spatialSlots(l, d, spatialDecided) != 0;
                 if (!temporal && !spatial)
                     continue;
