@@ -220,10 +220,10 @@ void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::T
         ls.capacityUsed = 0;
         instances *= f.fanout[l];
         const std::uint8_t keepMask = m.levels[l].keepMask;
+        model_detail::tileExtentsAll(terms, T, ext[l], tiles.extent[l], tiles.size[l]);
         for (int t = 0; t < T; ++t) {
             const DataSpace& ds = p.tensors[t];
-            const i64 tile = model_detail::tileExtents(terms, t, ext[l], tiles.extent[l][t]);
-            tiles.size[l][t] = tile;
+            const i64 tile = tiles.size[l][t];
             // A sparse tensor is stored compressed: its expected nonzeros. (Its
             // traffic is scaled once the dense counts are known, below.)
             const i64 stored =

@@ -666,6 +666,8 @@ Terms::Terms(const Problem& p) {
         count[t] = n;
         lanes[t] = lane;
         maxLanes = std::max(maxLanes, lane);
+        for (int i = 0; i < n; ++i)
+            flat[numFlat++] = {term[t][i].dim, t * kMaxRanks + term[t][i].rank, term[t][i].absCoef};
     }
 }
 
@@ -808,7 +810,7 @@ void countOnLanes(const Problem& p, const Architecture& a, const Mapping& m, con
             } else {
                 // Step 0's delta (S0): the tile less its overlap with the last.
                 const i64 overlap0 =
-                    c0.moves ? overlapWith(tiles.extent[child][t], tau0, lanes) : tile;
+                    c0.moves ? overlapWith(tiles.extentOf(child, t), tau0, lanes) : tile;
                 const i64 delta0 = tile - overlap0;
                 const bool fullShape = overlap0 == 0; // S0 is a whole tile
                 const double SW = rest + (delta0 == tile ? 0.0 : twinWeight(k0));

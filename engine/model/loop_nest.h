@@ -57,23 +57,45 @@ struct LoopNest {
 // A tile of tensor t whose dimensions span ext[d] coordinates: the bounding
 // box, its extent per lane (Terms: a live rank) in e, its words returned.
 inline i64 tileExtents(const Terms& terms, int t, const i64* ext, i64* e) {
-    i64 words = 1;
-    int i = 0;
-    for (int r = 0; r < terms.lanes[t]; ++r) {
-        i64 x = 1; // (in a register: no store to reload per term)
-        for (; i < terms.rankEnd[t][r]; ++i)
-            x += terms.term[t][i].absCoef * (ext[terms.term[t][i].dim] - 1);
-        e[r] = x;
-        words *= x;
+    // One flat pass over the terms (most lanes have one): a loop per lane
+    // around a loop per term cost twice the instructions.
+    const int lanes = terms.lanes[t];
+    for (int r = 0; r < lanes; ++r)
+        e[r] = 1;
+    for (int i = 0; i < terms.count[t]; ++i) {
+        const Terms::Term& term = terms.term[t][i];
+        e[term.rank] += term.absCoef * (ext[term.dim] - 1);
     }
+    i64 words = 1;
+    for (int r = 0; r < lanes; ++r)
+        words *= e[r];
     return words;
+}
+
+// tileExtents for every tensor at once, one pass over all terms: extents
+// in e, tensor after tensor (kMaxRanks lanes each, those past the tensor's
+// 1), and words in size.
+inline void tileExtentsAll(const Terms& terms, int numTensors, const i64* ext, i64* e, i64* size) {
+    for (int i = 0; i < numTensors * kMaxRanks; ++i)
+        e[i] = 1;
+    for (int i = 0; i < terms.numFlat; ++i) {
+        const Terms::FlatTerm& term = terms.flat[i];
+        e[term.slot] += term.absCoef * (ext[term.dim] - 1);
+    }
+    for (int t = 0; t < numTensors; ++t) {
+        i64 words = 1;
+        for (int r = 0; r < kMaxRanks; ++r)
+            words *= e[t * kMaxRanks + r];
+        size[t] = words;
+    }
 }
 
 // Tiles of every tensor at every level, kept or not (Timeloop analyses them
 // all and removes the bypassed ones afterwards): extents per lane, and words.
 struct Tiles {
-    i64 extent[kMaxLevels][kMaxTensors][kMaxRanks];
+    i64 extent[kMaxLevels][kMaxTensors * kMaxRanks]; // tileExtentsAll's
     i64 size[kMaxLevels][kMaxTensors];
+    const i64* extentOf(int l, int t) const { return extent[l] + t * kMaxRanks; }
 };
 
 void buildLoopNest(const Problem& p, const Architecture& a, const Mapping& m, const Factors& f,

@@ -35,6 +35,15 @@ struct Terms {
     // Per tensor and dimension: how far one step of the dimension moves the
     // tensor's coordinates, per lane (lanes past lanes[t] are 0).
     i64 unit[kMaxTensors][kMaxDims][kMaxRanks];
+    // Every tensor's terms in one list: a level's tiles in one pass
+    // (tileExtentsAll).
+    struct FlatTerm {
+        int dim;
+        int slot; // tensor x kMaxRanks + lane
+        i64 absCoef;
+    };
+    FlatTerm flat[kMaxTensors * kMaxRanks * kMaxTerms];
+    int numFlat = 0;
     explicit Terms(const Problem& p);
 };
 
