@@ -374,14 +374,12 @@ void countOnLanes(const Problem& p, const Architecture& a, const Mapping& m, con
                 S.r[r] += c.step.r[r];
             }
             c.end = i + 1;
+            c.w = double(Q[begin] - Q[i + 1]); // (the run's last loop writes its w)
+            c.twinW = -1.0;
             classOf[i] = k;
         }
         numClasses = k + 1;
         classOf[n] = numClasses;
-        for (int j = 0; j < numClasses; ++j) {
-            cls[j].w = double(Q[cls[j].begin] - Q[cls[j].end]);
-            cls[j].twinW = -1.0;
-        }
         for (int c = 1; c <= L; ++c)
             classAbove[c] = classOf[nest.firstAbove[c]];
     }
