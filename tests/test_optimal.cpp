@@ -204,8 +204,8 @@ Mapping nodeAbove(const MapSpace& space, const Mapping& m, int k, std::int64_t* 
     return node;
 }
 
-// The optimal searcher's root: every level at its fixed factors, nothing
-// kept; remaining receives each dimension's free part.
+// The optimal searcher's root: every level at its fixed factors (and keeps);
+// remaining receives each dimension's free part.
 Mapping rootNode(const MapSpace& space, std::int64_t* remaining) {
     const Problem& p = space.problem();
     Mapping root = makeTrivialMapping(p, space.arch());

@@ -172,8 +172,9 @@ class MapSpace {
     // The innermost level whose tile (the factors of it and the levels below)
     // overflows it, or -1.
     int innermostOverflow(const Mapping& m) const;
-    // Multiplies ext (a tile's extents below level) by level's factors: the
-    // extents of level's tiles. Walked innermost first by the two above.
+    // Multiplies ext (the extents of the tiles inside level) by level's
+    // factors: the extents of level's tiles. innermostOverflow and fitBuffers
+    // call it from the innermost level outwards.
     void growTileExtents(const Mapping& m, int level, std::int64_t* ext) const;
 
     // Spreads the factors of dimension d randomly over its slots.

@@ -57,8 +57,8 @@ struct LoopNest {
 // A tile of tensor t whose dimensions span ext[d] coordinates: the bounding
 // box, its extent per lane (Terms: a live rank) in e, its words returned.
 inline i64 tileExtents(const Terms& terms, int t, const i64* ext, i64* e) {
-    // One flat pass over the terms (most lanes have one): a loop per lane
-    // around a loop per term cost twice the instructions.
+    // One flat pass over the terms (most lanes have one): fewer instructions
+    // than a loop per lane around a loop over its terms.
     const int lanes = terms.lanes[t];
     for (int r = 0; r < lanes; ++r)
         e[r] = 1;
