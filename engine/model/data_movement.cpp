@@ -307,9 +307,12 @@ Terms::Terms(const Problem& p) {
         count[t] = n;
         lanes[t] = lane;
         maxLanes = std::max(maxLanes, lane);
+        flatBegin[t] = numFlat;
         for (int i = 0; i < n; ++i)
             flat[numFlat++] = {term[t][i].dim, t * kMaxRanks + term[t][i].rank, term[t][i].absCoef};
     }
+    for (int t = p.numTensors(); t <= kMaxTensors; ++t)
+        flatBegin[t] = numFlat;
 }
 
 namespace {

@@ -54,18 +54,24 @@ struct LoopNest {
     i64 gridY[kMaxLevels];
 };
 
+// The tile rule, for terms [first, last) of Terms::flat: each term widens
+// its lane (slot - base in e) by |coef| x (ext[dim] - 1). One flat pass over
+// the terms (most lanes have one): fewer instructions than a loop per lane
+// around a loop over its terms.
+inline void widenByTerms(const Terms::FlatTerm* first, const Terms::FlatTerm* last, int base,
+                         const i64* ext, i64* e) {
+    for (; first != last; ++first)
+        e[first->slot - base] += first->absCoef * (ext[first->dim] - 1);
+}
+
 // A tile of tensor t whose dimensions span ext[d] coordinates: the bounding
 // box, its extent per lane (Terms: a live rank) in e, its words returned.
 inline i64 tileExtents(const Terms& terms, int t, const i64* ext, i64* e) {
-    // One flat pass over the terms (most lanes have one): fewer instructions
-    // than a loop per lane around a loop over its terms.
     const int lanes = terms.lanes[t];
     for (int r = 0; r < lanes; ++r)
         e[r] = 1;
-    for (int i = 0; i < terms.count[t]; ++i) {
-        const Terms::Term& term = terms.term[t][i];
-        e[term.rank] += term.absCoef * (ext[term.dim] - 1);
-    }
+    widenByTerms(terms.flat + terms.flatBegin[t], terms.flat + terms.flatBegin[t + 1],
+                 t * kMaxRanks, ext, e);
     i64 words = 1;
     for (int r = 0; r < lanes; ++r)
         words *= e[r];
@@ -78,10 +84,7 @@ inline i64 tileExtents(const Terms& terms, int t, const i64* ext, i64* e) {
 inline void tileExtentsAll(const Terms& terms, int numTensors, const i64* ext, i64* e, i64* size) {
     for (int i = 0; i < numTensors * kMaxRanks; ++i)
         e[i] = 1;
-    for (int i = 0; i < terms.numFlat; ++i) {
-        const Terms::FlatTerm& term = terms.flat[i];
-        e[term.slot] += term.absCoef * (ext[term.dim] - 1);
-    }
+    widenByTerms(terms.flat, terms.flat + terms.numFlat, 0, ext, e);
     for (int t = 0; t < numTensors; ++t) {
         i64 words = 1;
         for (int r = 0; r < kMaxRanks; ++r)

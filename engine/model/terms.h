@@ -35,8 +35,9 @@ struct Terms {
     // Per tensor and dimension: how far one step of the dimension moves the
     // tensor's coordinates, per lane (lanes past lanes[t] are 0).
     i64 unit[kMaxTensors][kMaxDims][kMaxRanks];
-    // Every tensor's terms in one list: a level's tiles in one pass
-    // (tileExtentsAll).
+    // Every tensor's terms in one list, tensor after tensor (t's are
+    // flat[flatBegin[t] .. flatBegin[t + 1])): the one list the tile rule
+    // reads (loop_nest.h), for a level's tiles in one pass or one tensor's.
     struct FlatTerm {
         int dim;
         int slot; // tensor x kMaxRanks + lane
@@ -44,6 +45,7 @@ struct Terms {
     };
     FlatTerm flat[kMaxTensors * kMaxRanks * kMaxTerms];
     int numFlat = 0;
+    int flatBegin[kMaxTensors + 1];
     explicit Terms(const Problem& p);
 };
 
