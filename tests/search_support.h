@@ -1,7 +1,7 @@
 #pragma once
-// What the search tests share (test_mapspace, test_search, test_searchers):
-// the sample architectures and layers they run on, and settings sized for a
-// test rather than for a good search.
+// What the search tests share (test_mapspace, test_search, test_searchers,
+// test_mind_mappings): the sample architectures and layers they run on, and
+// settings sized for a test rather than for a good search.
 #include "io/json_io.h"
 #include "io/timeloop/timeloop.h"
 #include "search/search.h"
@@ -14,6 +14,13 @@ namespace mw::test {
 
 inline const std::string kSamples = std::string(MAPWRIGHT_SOURCE_DIR) + "/samples/";
 inline const std::string kCases = std::string(MAPWRIGHT_TEST_DATA) + "/timeloop-tutorial/";
+
+// Hides the surrogates shipped in resources/surrogates for one test, which
+// checks what happens where none fits.
+struct NoBundledSurrogates {
+    NoBundledSurrogates() { qputenv("MAPWRIGHT_BUNDLED_MODELS", "/nonexistent/surrogates"); }
+    ~NoBundledSurrogates() { qunsetenv("MAPWRIGHT_BUNDLED_MODELS"); }
+};
 
 inline Architecture eyeriss() {
     return loadArchitecture(kSamples + "architectures/eyeriss_like.json");
