@@ -1,39 +1,23 @@
 // mapwright-cli as scripts use it: the documented command forms, the JSON
-// fields other tools read, and a one-line error with a non-zero exit on bad input.
+// fields other tools read, a one-line error with a non-zero exit on bad
+// input, and Ctrl-C keeping what is finished. (Sweeps: test_cli_sweep.)
 #include "bench/model_bench.h"
 #include "cli_interrupt.h"
-#include "common/error.h"
-#include "explore/sweep_db.h"
-#include "io/json_io.h"
-#include "test_support.h"
+#include "cli_support.h"
 
-#include <QImage>
-#include <QProcess>
 #include <QRegularExpression>
-#include <QTemporaryDir>
-#include <QtTest>
 
 #include <csignal>
 #include <filesystem>
 #include <random>
-#include <sqlite3.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
+using namespace mw::cli_test;
 
 namespace {
-
-const QString kCli = QStringLiteral(MAPWRIGHT_CLI);
-const std::string kSamples = std::string(MAPWRIGHT_SOURCE_DIR) + "/samples/";
-const std::string kCases = std::string(MAPWRIGHT_TEST_DATA) + "/timeloop-tutorial/";
-
-struct Run {
-    int exitCode;
-    QString out;
-    QString err;
-};
 
 // Starts the CLI, sends SIGINT after `delayMs` (and again after `againMs`, if
 // given), and waits for it to end.
@@ -55,82 +39,12 @@ Run interrupt(const QStringList& args, int delayMs, int againMs = -1) {
             QString::fromUtf8(p.readAllStandardError())};
 }
 
-Run run(const QStringList& args) {
-    QProcess p;
-    p.start(kCli, args);
-    if (!p.waitForFinished(120000))
-        return {-1, "", "timeout"};
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2,
-            QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
-}
-
-QString q(const std::string& s) {
-    return QString::fromStdString(s);
-}
-
-QStringList eyerissArgs() {
-    return {"--arch",     q(kSamples + "architectures/eyeriss_like.json"),
-            "--workload", q(kSamples + "workloads/eyeriss_tutorial_conv.json"),
-            "--mapping",  q(kSamples + "mappings/eyeriss_tutorial_conv_timeloop.json")};
-}
-
-void expectOneLineError(const Run& r, const QString& part) {
-    QVERIFY2(r.exitCode != 0, qPrintable("exit code " + QString::number(r.exitCode)));
-    const QString err = r.err.trimmed();
-    QVERIFY2(!err.isEmpty() && !err.contains('\n'), qPrintable("stderr: " + r.err));
-    QVERIFY2(err.startsWith("error: "), qPrintable(err));
-    QVERIFY2(err.contains(part), qPrintable(err + " lacks " + part));
-}
-
-// test_support.h's small network, as a file.
-std::string writeSmallNetwork(const QTemporaryDir& tmp) {
-    const mw::Network n = mw::test::twoConvs();
-    const std::string path = tmp.filePath("net.json").toStdString();
-    mw::writeTextFile(path, mw::toJson(n).dump(1));
-    return path;
-}
-
-QStringList sweepArgs(const std::string& network, const QString& db, int budget) {
-    return {"sweep",
-            "--arch",
-            q(kSamples + "architectures/eyeriss_like.json"),
-            "--workload",
-            q(network),
-            "--vary",
-            "shared_glb.capacity_words=32768,65536,131072",
-            "--vary",
-            "pe_mesh=14x12,16x16",
-            "--vary",
-            "DRAM.class=LPDDR4,HBM2",
-            "--searcher",
-            "gamma",
-            "--budget",
-            QString::number(budget),
-            "--seed",
-            "3",
-            "--db",
-            db};
-}
-
-// A database's points without their wall times.
-std::string sweepContents(const QString& db) {
-    mw::Json j = mw::Json::array();
-    for (const auto& [index, r] : mw::SweepDatabase::open(db.toStdString()).points()) {
-        mw::Json p = mw::toJson(r);
-        p.erase("seconds");
-        j.push_back(p);
-    }
-    return j.dump();
-}
-
 } // namespace
 
 class TestCli : public QObject {
     Q_OBJECT
   private slots:
     void evaluateJson();
-    void mindMappingsShowsItsTraining();
     void evaluateText();
     void evaluateInvalidMapping();
     void importAndExportTimeloop();
@@ -138,18 +52,15 @@ class TestCli : public QObject {
     void estimateAgainstAccelergy();
     void benchModel();
     void benchSearch();
-    void benchSearchPrintsOnce();
     void benchSearchTakesParams();
+    void benchSearchPrintsOnce();
     void searchList();
+    void mindMappingsShowsItsTraining();
     void searchWritesResults();
     void compareTable();
     void distancesFromTheOptimum();
     void networkTotals();
     void importOnnxThenSearch();
-    void sweepReportsItsFront();
-    void sweepBadInput();
-    void sweepKilledThenResumed();
-    void sweepUnderMpi();
     void searchBadInput();
     void badInput();
     void intrinsicMatches();
@@ -554,155 +465,6 @@ void TestCli::importOnnxThenSearch() {
     expectOneLineError(run({"import-onnx", dynamic}), "--out");
 }
 
-void TestCli::sweepReportsItsFront() {
-    QTemporaryDir tmp;
-    const std::string net = writeSmallNetwork(tmp);
-    const QString db = tmp.filePath("results.sqlite");
-    const Run r = run(sweepArgs(net, db, 120) + QStringList{"--threads", "2"});
-    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-    QVERIFY2(r.out.contains("sweep        12 points (0 done before), 3 layers each, gamma at 120 "
-                            "evaluations per layer, 2 threads"),
-             qPrintable(r.out));
-    QVERIFY(
-        r.out.contains(QRegularExpression("point +11 +\\d+/12 +shared_glb.capacity_words=131072 "
-                                          "pe_mesh=16x16 DRAM.class=HBM2 +energy [0-9.]+ mJ")));
-    QVERIFY(r.out.contains("12 points in " + db + " (0 invalid)"));
-    QVERIFY(r.out.contains("pareto front (energy, cycles): "));
-    const QString csv = tmp.filePath("points.csv"), png = tmp.filePath("front.png");
-    const Run rep = run(
-        {"sweep", "report", db, "--metrics", "energy,cycles,area", "--csv", csv, "--plot", png});
-    QVERIFY2(rep.exitCode == 0, qPrintable(rep.err));
-    QVERIFY(rep.out.contains("12 of 12 points, 0 invalid; gamma, 120 evaluations per layer, "
-                             "two-convs on eyeriss-like"));
-    QVERIFY(rep.out.contains("pareto front (energy, cycles, area): "));
-    const QStringList lines =
-        QString::fromStdString(mw::readTextFile(csv.toStdString())).split('\n', Qt::SkipEmptyParts);
-    QCOMPARE(lines.size(), 13);
-    QCOMPARE(lines[0], QString("point,shared_glb.capacity_words,pe_mesh,DRAM.class,valid,"
-                               "energy_mJ,cycles,edp,area_mm2,evaluations,seconds,pareto,reason"));
-    QImage image(png);
-    QVERIFY(image.width() > 800 && image.height() > 500);
-    // Merge needs shards of one sweep.
-    const Run m = run({"sweep", "merge", tmp.filePath("all.sqlite"), db});
-    QVERIFY2(m.exitCode == 0, qPrintable(m.err));
-    QVERIFY(m.out.contains("12 points added, 12 of 12 points"));
-    QCOMPARE(sweepContents(tmp.filePath("all.sqlite")), sweepContents(db));
-}
-
-void TestCli::sweepBadInput() {
-    QTemporaryDir tmp;
-    const std::string net = writeSmallNetwork(tmp);
-    const QString db = tmp.filePath("r.sqlite");
-    const QStringList base{
-        "sweep",      "--arch",   q(kSamples + "architectures/eyeriss_like.json"),
-        "--workload", q(net),     "--searcher",
-        "gamma",      "--budget", "100",
-        "--db",       db};
-    expectOneLineError(run(base + QStringList{"--vary", "glb.capacity_words=1024"}),
-                       "glb.capacity_words: 'glb' is not a level of eyeriss-like");
-    expectOneLineError(run(base + QStringList{"--vary", "shared_glb.depth=1024"}),
-                       "shared_glb.depth: is not a field a sweep varies");
-    expectOneLineError(run(base + QStringList{"--vary", "pe_mesh=16x16,0x4"}),
-                       "pe_mesh=0x4: expected a whole number >= 1");
-    expectOneLineError(run(base + QStringList{"--vary", "inter_PE_spatial.mesh_x=5"}),
-                       "inter_PE_spatial.mesh_x=5: makes the base architecture invalid");
-    expectOneLineError(run(base), "sweep: varies nothing");
-    expectOneLineError(run(base + QStringList{"--vary", "pe_mesh=8x8", "--seconds", "5"}),
-                       "--seconds: a sweep's budget is evaluations");
-    expectOneLineError(run(base + QStringList{"--vary", "pe_mesh=8x8", "--searcher", "tabu"}),
-                       "unknown searcher 'tabu'");
-    QVERIFY(!QFile::exists(db)); // nothing started
-    expectOneLineError(run({"sweep", "report", tmp.filePath("none.sqlite")}), "does not exist");
-    const QString args = tmp.filePath("a.json");
-    mw::writeTextFile(args.toStdString(), "{}");
-    expectOneLineError(run({"sweep", "report", args}), "is not a Mapwright results database");
-    // A finished sweep's database is not run over.
-    QVERIFY(run(base + QStringList{"--vary", "pe_mesh=8x8"}).exitCode == 0);
-    expectOneLineError(run(base + QStringList{"--vary", "pe_mesh=8x8"}),
-                       "already holds results of this sweep; expected --resume");
-    expectOneLineError(run(base + QStringList{"--vary", "pe_mesh=16x16", "--resume"}),
-                       "holds the results of a different sweep");
-}
-
-// Killed outright (SIGKILL) mid-sweep, then resumed: the same results as a
-// sweep that ran through.
-void TestCli::sweepKilledThenResumed() {
-    QTemporaryDir tmp;
-    const std::string net = writeSmallNetwork(tmp);
-    const QString whole = tmp.filePath("whole.sqlite"), killed = tmp.filePath("killed.sqlite");
-    const Run full = run(sweepArgs(net, whole, 1500) + QStringList{"--threads", "1"});
-    QVERIFY2(full.exitCode == 0, qPrintable(full.err));
-
-    QProcess p;
-    p.start(kCli, sweepArgs(net, killed, 1500) + QStringList{"--threads", "1"});
-    QVERIFY(p.waitForStarted(10000));
-    // A point takes ~12 ms here. CI saw all 12 points written before the kill
-    // twice: once under a slow poll, once when the watcher waited on the
-    // sweep's write lock inside SQLite's busy handler, whose back-off sleeps up
-    // to 100 ms a try. So the watcher never waits inside SQLite: it reads the
-    // count without a transaction every millisecond (a busy read is just
-    // retried) and kills the moment it sees three. The kill may land while the
-    // sweep writes a later point; that point's transaction is rolled back on
-    // the next open, so the database holds at least what was counted.
-    sqlite3* watcher = nullptr;
-    for (int i = 0; i < 1000 && !QFile::exists(killed); ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    QVERIFY(sqlite3_open_v2(killed.toUtf8().constData(), &watcher, SQLITE_OPEN_READONLY, nullptr) ==
-            SQLITE_OK);
-    int counted = 0;
-    for (int i = 0; i < 20000 && counted < 3; ++i) {
-        sqlite3_stmt* q = nullptr;
-        if (sqlite3_prepare_v2(watcher, "SELECT COUNT(*) FROM points", -1, &q, nullptr) ==
-                SQLITE_OK &&
-            sqlite3_step(q) == SQLITE_ROW)
-            counted = sqlite3_column_int(q, 0);
-        sqlite3_finalize(q);
-        if (counted >= 3)
-            ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
-        else
-            std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    sqlite3_close(watcher);
-    p.waitForFinished(10000);
-    const int kept = int(mw::SweepDatabase::open(killed.toStdString()).points().size());
-    QVERIFY2(kept >= counted && counted >= 3 && kept < 12,
-             qPrintable(QString("%1 kept, %2 counted").arg(kept).arg(counted)));
-
-    const Run resumed =
-        run(sweepArgs(net, killed, 1500) + QStringList{"--threads", "2", "--resume"});
-    QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
-    QVERIFY(resumed.out.contains(QString("(%1 done before)").arg(kept)));
-    QCOMPARE(sweepContents(killed), sweepContents(whole));
-}
-
-// mpirun -np 2 and -np 3 give the single process's database.
-void TestCli::sweepUnderMpi() {
-#ifndef MAPWRIGHT_TEST_MPIRUN
-    QSKIP("this build has no MPI (install libopenmpi-dev and rebuild to test sweeps under mpirun)");
-#else
-    QTemporaryDir tmp;
-    const std::string net = writeSmallNetwork(tmp);
-    const QString single = tmp.filePath("single.sqlite");
-    QVERIFY(run(sweepArgs(net, single, 200) + QStringList{"--threads", "1"}).exitCode == 0);
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert("OMPI_ALLOW_RUN_AS_ROOT", "1"); // CI runs as root
-    env.insert("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
-    for (const QStringList& np :
-         {QStringList{"-np", "2"}, QStringList{"-np", "3", "--oversubscribe"}}) {
-        const QString db = tmp.filePath("mpi" + np[1] + ".sqlite");
-        QProcess p;
-        p.setProcessEnvironment(env);
-        p.start(MAPWRIGHT_TEST_MPIRUN,
-                np + QStringList{kCli} + sweepArgs(net, db, 200) + QStringList{"--threads", "1"});
-        QVERIFY(p.waitForFinished(300000));
-        const QString out = QString::fromUtf8(p.readAllStandardOutput());
-        QVERIFY2(p.exitCode() == 0, qPrintable(out + QString::fromUtf8(p.readAllStandardError())));
-        QVERIFY2(out.contains("on " + np[1] + " MPI ranks"), qPrintable(out));
-        QCOMPARE(sweepContents(db), sweepContents(single));
-    }
-#endif
-}
-
 void TestCli::searchBadInput() {
     const QStringList base{"--arch",     q(kSamples + "architectures/eyeriss_like.json"),
                            "--workload", q(kSamples + "workloads/resnet_conv3x3.json"),
@@ -794,9 +556,6 @@ void TestCli::intrinsicMatches() {
     QVERIFY(r.exitCode != 0);
     QVERIFY(r.err.contains("nowhere"));
 }
-
-QTEST_GUILESS_MAIN(TestCli)
-#include "test_cli.moc"
 
 // Ctrl-C in every long command, at random points (fixed seed): exit status
 // 130, and what was finished is written and loads: a search's result (marked
@@ -892,3 +651,6 @@ void TestCli::secondInterruptExitsAtOnce() {
     QVERIFY(WIFEXITED(status));
     QCOMPARE(WEXITSTATUS(status), 130);
 }
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "test_cli.moc"
