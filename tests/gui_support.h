@@ -54,4 +54,16 @@ inline std::string sessionText(const mw::Session& s) {
     return mw::toJson(s).dump();
 }
 
+// What each GUI test class holds: a scratch directory, with Qt's standard
+// paths in test mode (no user settings read or written).
+class GuiTest : public QObject {
+  protected:
+    QTemporaryDir dir_;
+    QString path(const QString& name) const { return dir_.filePath(name); }
+    void prepareScratch() {
+        QStandardPaths::setTestModeEnabled(true);
+        QVERIFY(dir_.isValid());
+    }
+};
+
 } // namespace mw::gui_test

@@ -7,17 +7,10 @@
 
 using namespace mw::gui_test;
 
-class TestGui : public QObject {
+class TestGui : public GuiTest {
     Q_OBJECT
-  private:
-    QTemporaryDir dir_;
-    QString path(const QString& name) const { return dir_.filePath(name); }
-
   private slots:
-    void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QVERIFY(dir_.isValid());
-    }
+    void initTestCase() { prepareScratch(); }
 
     void opensDefaultSession() {
         MainWindow w(testOptions(dir_.path()));

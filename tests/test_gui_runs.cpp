@@ -8,17 +8,10 @@
 
 using namespace mw::gui_test;
 
-class TestGuiRuns : public QObject {
+class TestGuiRuns : public GuiTest {
     Q_OBJECT
-  private:
-    QTemporaryDir dir_;
-    QString path(const QString& name) const { return dir_.filePath(name); }
-
   private slots:
-    void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QVERIFY(dir_.isValid());
-    }
+    void initTestCase() { prepareScratch(); }
 
     void runsTwoSearchersSideBySide() {
         MainWindow w(testOptions(dir_.path()));
