@@ -19,6 +19,8 @@ class TestOptimal : public QObject {
   private slots:
     void eachRuleFindsTheExhaustiveOptimum();
     void orderCandidatesMatchEveryOrder();
+    void levelKeepingNothingJoinsTheLevelAbove();
+    void mergeRuleKeepsOpenOptima();
     void honoursConstraintsAndProves();
     void budgetStopsWithAProvenGap();
     void sameWalkOnAnyThreads();
@@ -27,15 +29,17 @@ class TestOptimal : public QObject {
 
 void TestOptimal::eachRuleFindsTheExhaustiveOptimum() {
     // Rules: the bound, the temporal-order signatures, the spatial-order
-    // equivalence; each alone (the others off), then all; each on the walk
-    // that decides the fan-outs first, then the sliding dimensions' temporal
-    // factors (3), on the one without the sliding step (1), and on the one
-    // that decides each level whole (0).
-    std::vector<std::array<int, 4>> configs;
+    // equivalence, the merge of a level keeping nothing into the one above;
+    // each alone (the others off), then all; each on the walk that decides
+    // the fan-outs first, then the sliding dimensions' temporal factors (3),
+    // on the one without the sliding step (1), and on the one that decides
+    // each level whole (0).
+    std::vector<std::array<int, 5>> configs;
     for (int walk : {3, 1, 0})
-        for (const auto& rule :
-             std::vector<std::array<int, 3>>{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 1}})
-            configs.push_back({rule[0], rule[1], rule[2], walk});
+        for (const auto& rule : std::vector<std::array<int, 4>>{
+                 {1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}, {1, 1, 1, 1}})
+            configs.push_back({rule[0], rule[1], rule[2], rule[3], walk});
+    double merged = 0; // children the merge rule dropped, over all cases
     for (const Case& c : smallCases()) {
         const MapSpace space(c.problem, c.arch, c.constraints);
         const SearchResult ex = runSearch(space, "exhaustive", unlimited(c.objective));
@@ -46,13 +50,14 @@ void TestOptimal::eachRuleFindsTheExhaustiveOptimum() {
             s.params["bound"] = rule[0];
             s.params["order_rule"] = rule[1];
             s.params["spatial_rule"] = rule[2];
-            s.params["spatial_first"] = rule[3] & 1;
-            s.params["sliding_first"] = rule[3] >> 1;
+            s.params["merge_rule"] = rule[3];
+            s.params["spatial_first"] = rule[4] & 1;
+            s.params["sliding_first"] = rule[4] >> 1;
             // No first incumbent from GAMMA (a small space is soon seen whole):
             // the rules alone, checked by the proof they give.
             s.params["primal"] = 0;
             const SearchResult r = runSearch(space, "optimal", s);
-            const QString what = QString("%1, rules %2%3%4, walk %9: optimal %5 "
+            const QString what = QString("%1, rules %2%3%4%10, walk %9: optimal %5 "
                                          "(%6 evaluations), exhaustive %7 (%8)")
                                      .arg(c.name)
                                      .arg(rule[0])
@@ -62,6 +67,7 @@ void TestOptimal::eachRuleFindsTheExhaustiveOptimum() {
                                      .arg(r.evaluations)
                                      .arg(ex.bestCost, 0, 'g', 12)
                                      .arg(ex.evaluations)
+                                     .arg(rule[4])
                                      .arg(rule[3]);
             QVERIFY2(r.found && r.stats.at("proven") == 1.0, qPrintable(what));
             QVERIFY2(relativeDifference(r.bestCost, ex.bestCost) < 1e-12, qPrintable(what));
@@ -69,8 +75,12 @@ void TestOptimal::eachRuleFindsTheExhaustiveOptimum() {
             QVERIFY2(space.isLegal(r.best, scratch), qPrintable(what));
             if (rule[0] == 1 && rule[1] == 1 && rule[2] == 1)
                 QVERIFY2(r.evaluations < ex.evaluations, qPrintable(what));
+            merged += r.stats.at("pruned_by_merge");
+            if (rule[3] == 0)
+                QCOMPARE(r.stats.at("pruned_by_merge"), 0.0);
         }
     }
+    QVERIFY(merged > 0); // the merge rule acted on these spaces
 }
 
 void TestOptimal::orderCandidatesMatchEveryOrder() {
@@ -133,6 +143,120 @@ void TestOptimal::orderCandidatesMatchEveryOrder() {
     qInfo("%d tilings, %d with fewer candidates than orders", tilings, fewer);
     QVERIFY(tilings >= 400);
     QVERIFY(fewer > tilings / 2); // the rules do prune
+}
+
+namespace {
+
+// Every figure of two evaluations equal (doubles to rounding).
+bool sameFigures(const Evaluation& x, const Evaluation& y, int levels, int tensors) {
+    auto near = [](double u, double v) { return std::abs(u - v) <= 1e-12 * std::max(u, v); };
+    if (!x.valid || !y.valid || x.cycles != y.cycles || !near(x.energy, y.energy))
+        return false;
+    for (int l = 0; l < levels; ++l)
+        for (int t = 0; t < tensors; ++t) {
+            const TensorLevelStats &u = x.levels[l].tensors[t], &v = y.levels[l].tensors[t];
+            if (u.reads != v.reads || u.fills != v.fills || u.updates != v.updates ||
+                !near(u.energy, v.energy))
+                return false;
+        }
+    return true;
+}
+
+} // namespace
+
+void TestOptimal::levelKeepingNothingJoinsTheLevelAbove() {
+    // The merge rule's premise (loopsJoinLevelAbove): where it holds of
+    // level l - 1, level l's temporal loops cost exactly the same moved into
+    // l - 1 as its innermost loops. Sampled mappings, l made to keep nothing.
+    // Where it fails only because l - 1 has spatial loops, the move does
+    // change costs for some mapping (the rule must not act there).
+    const std::vector<SampleLayer> cases = {
+        {"eyeriss_like", conv2dProblem("conv3", 1, 1, 16, 16, 8, 8, 3, 3)},
+        {"eyeriss_like", conv2dProblem("stride2", 1, 1, 8, 16, 7, 7, 3, 3, 2, 2)},
+        {"simba_like", conv2dProblem("conv", 1, 1, 16, 16, 6, 6, 3, 3)},
+        {"tensor_core_like", gemmProblem("gemm", 32, 16, 16)},
+    };
+    int same = 0, underFanout = 0, changedUnderFanout = 0;
+    for (const SampleLayer& w : cases) {
+        const Architecture a = loadArchitecture(kSamples + "architectures/" + w.arch + ".json");
+        const Problem& p = w.problem;
+        const MapSpace space(p, a);
+        const int L = a.numLevels(), D = p.numDims();
+        Rng rng(5);
+        Evaluation scratch;
+        for (int sample = 0; sample < 150; ++sample) {
+            Mapping m;
+            if (!space.sampleLegal(rng, m, scratch, 2000))
+                continue;
+            for (int l = 1; l < L; ++l) {
+                Mapping before = m;
+                before.levels[std::size_t(l)].keepMask = 0;
+                const Evaluation e0 = evaluate(p, a, before);
+                const LevelMapping &inner = before.levels[std::size_t(l)],
+                                   &outer = before.levels[std::size_t(l - 1)];
+                bool loops = false, disjoint = true;
+                for (int d = 0; d < D; ++d) {
+                    loops = loops || inner.temporal[d] > 1;
+                    disjoint = disjoint && (inner.temporal[d] == 1 || outer.temporal[d] == 1);
+                }
+                const bool joins = loopsJoinLevelAbove(before, l - 1, D);
+                // (No one order holds two loops of one dimension.)
+                QVERIFY2(disjoint || !joins, "joined levels that loop over one dimension");
+                if (!e0.valid || !loops || !disjoint)
+                    continue;
+                Mapping after = before;
+                LevelMapping& moved = after.levels[std::size_t(l - 1)];
+                int n = 0; // the order, outer to inner: l - 1's loops, then l's
+                for (const LevelMapping* from : {&outer, &inner})
+                    for (int i = 0; i < D; ++i)
+                        if (from->temporal[from->order[std::size_t(i)]] > 1)
+                            moved.order[std::size_t(n++)] = from->order[std::size_t(i)];
+                for (int d = 0; d < D; ++d) {
+                    if (inner.temporal[d] == 1 && outer.temporal[d] == 1)
+                        moved.order[std::size_t(n++)] = std::uint8_t(d);
+                    moved.temporal[d] *= inner.temporal[d];
+                    after.levels[std::size_t(l)].temporal[d] = 1;
+                }
+                const bool equal = sameFigures(e0, evaluate(p, a, after), L, p.numTensors());
+                if (!joins) { // spatial loops at l - 1
+                    underFanout += 1;
+                    changedUnderFanout += !equal;
+                    continue;
+                }
+                QVERIFY2(equal, qPrintable(QString("%1 on %2, level %3 moved into %4")
+                                               .arg(p.name.c_str(), w.arch)
+                                               .arg(a.levels[std::size_t(l)].name.c_str())
+                                               .arg(a.levels[std::size_t(l - 1)].name.c_str())));
+                same += 1;
+            }
+        }
+    }
+    qInfo("%d moves cost the same; %d of %d under a fan-out changed costs", same,
+          changedUnderFanout, underFanout);
+    QVERIFY(same >= 500);
+    QVERIFY(changedUnderFanout > 0);
+}
+
+void TestOptimal::mergeRuleKeepsOpenOptima() {
+    // Open spaces of a real architecture (Eyeriss-like: dummy fan-out levels,
+    // three scratchpads per PE, any of which may keep nothing), too large to
+    // enumerate: the walk proves the same optimum with the merge rule as
+    // without, through fewer nodes.
+    const Architecture a = loadArchitecture(kSamples + "architectures/eyeriss_like.json");
+    for (const Problem& p : {conv2dProblem("conv3", 1, 1, 8, 8, 7, 7, 3, 3),
+                             conv2dProblem("stride2", 1, 1, 16, 8, 4, 4, 3, 3, 2, 2)}) {
+        const MapSpace space(p, a);
+        SearchResult r[2];
+        for (int rule = 0; rule < 2; ++rule) {
+            SearchSettings s = unlimited();
+            s.params["merge_rule"] = rule;
+            r[rule] = runSearch(space, "optimal", s);
+            QVERIFY2(r[rule].found && r[rule].stats.at("proven") == 1.0, p.name.c_str());
+        }
+        QCOMPARE(r[1].bestCost, r[0].bestCost);
+        QVERIFY(r[1].stats.at("pruned_by_merge") > 0);
+        QVERIFY(r[1].stats.at("nodes") < r[0].stats.at("nodes"));
+    }
 }
 
 void TestOptimal::honoursConstraintsAndProves() {

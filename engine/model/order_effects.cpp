@@ -395,4 +395,20 @@ bool spatialOrderMatters(const Problem& p, const Architecture& a, const Mapping&
     return false;
 }
 
+// Why the counts agree: the model collapses a level that keeps nothing (its
+// loops join the walk of every tensor between the keepers around it), and a
+// level's tiles span its own loops and those inside, so l's tiles already
+// span l + 1's loops; only where they sit in the nest could tell them apart,
+// and with no spatial loop of l between them, they sit alike.
+bool loopsJoinLevelAbove(const Mapping& m, int l, int numDims) {
+    if (l < 0 || l + 1 >= m.numLevels || m.levels[l + 1].keepMask != 0)
+        return false;
+    const LevelMapping &outer = m.levels[l], &inner = m.levels[l + 1];
+    for (int d = 0; d < numDims; ++d)
+        if (outer.spatialX[d] * outer.spatialY[d] > 1 ||
+            (inner.temporal[d] > 1 && outer.temporal[d] > 1))
+            return false;
+    return true;
+}
+
 } // namespace mw

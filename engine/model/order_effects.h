@@ -44,4 +44,12 @@ TemporalOrderEffects temporalOrderEffects(const Problem& p, const Architecture& 
 // which children are grid neighbours, which only link transfers look at).
 bool spatialOrderMatters(const Problem& p, const Architecture& a, const Mapping& m, int level);
 
+// Whether level l + 1's temporal loops act, in every count, as level l's
+// innermost loops would: l + 1 keeps nothing (it has no tile, access or
+// transfer of its own) and l has no spatial loops (so nothing lies between
+// the two), and the two levels loop over different dimensions (so l's order
+// can take l + 1's loops whole, innermost). The optimal searcher's merge rule
+// rests on it.
+bool loopsJoinLevelAbove(const Mapping& m, int l, int numDims);
+
 } // namespace mw

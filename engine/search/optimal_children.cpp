@@ -5,6 +5,7 @@
 #include "search/optimal_walk.h"
 
 #include "arch/architecture.h"
+#include "model/order_effects.h"
 #include "workload/problem.h"
 
 #include <algorithm>
@@ -207,6 +208,30 @@ void OptimalSearch::generate(Frame& frame) {
         ext[d] = extentInside(j, d) * i64(frame.before.temporal[d]) * frame.before.spatialX[d] *
                  frame.before.spatialY[d];
     const std::uint8_t keep = m_.levels[std::size_t(j)].keepMask;
+    // The merge rule. Where the level inside keeps nothing and this level
+    // has no spatial loops, and their loops share no dimension, the inner
+    // level's loops act as this level's innermost ones would
+    // (loopsJoinLevelAbove): such a child is matched, order for order, by
+    // the tiling that moves them here, which has all those orders and more,
+    // so it is dropped. (Where they share a dimension, its two loops may sit
+    // apart, which no single level's order has.) The inner level's factors
+    // must be free to move, into free slots here, under no loop order
+    // constraint here.
+    const int inner = j + 1;
+    std::uint32_t innerLoops = 0;
+    if ((frame.what == Decides::Temporal || frame.what == Decides::Whole) &&
+        inner < a_->numLevels() && mergeable_[std::size_t(j)]) {
+        for (int d = 0; d < D; ++d) {
+            if (m_.levels[std::size_t(inner)].temporal[d] <= 1)
+                continue;
+            if (!hasRoom(d, inner, 0) || !hasRoom(d, j, 0) ||
+                base_.levels[std::size_t(inner)].temporal[d] != 1) {
+                innerLoops = 0;
+                break;
+            }
+            innerLoops |= 1u << d;
+        }
+    }
     LevelChoice c{};
     candidates_.clear();
     candidateFanouts_.clear();
@@ -217,6 +242,10 @@ void OptimalSearch::generate(Frame& frame) {
             // Each fan-out is described once: the first child with it has it
             // described (boundChildren, with the bounds).
             apply(frame, c);
+            if (innerLoops && loopsJoinLevelAbove(m_, j, D)) {
+                prunedByMerge_ += 1;
+                return;
+            }
             std::array<PartialBound::Fanout*, kMaxLevels> fanouts{};
             fanoutsFixedBy(frame, [&](int level) {
                 // A temporal step's own fan-out (its spatial factors and the

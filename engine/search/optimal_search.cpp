@@ -15,7 +15,7 @@
 // act) as soon as the extents inside it are fixed, which for a fan-out with
 // no temporal loops between it and the decided levels is well before its
 // own level is reached (`--param spatial_first=0` decides each level whole
-// instead, innermost first). Three kinds of pruning, each safe:
+// instead, innermost first). Four kinds of pruning, each safe:
 //  * Capacity and fan-out: a level's tiles are fixed once it is decided, so a
 //    level that overflows, or a fan-out beyond its mesh, ends the branch.
 //  * Branch and bound: PartialBound gives, for a node, a value no mapping
@@ -24,6 +24,11 @@
 //  * Orders: OrderCandidates tries, per level, one order per signature that no
 //    other dominates, and all of them only where Timeloop's stride-repeat and
 //    link rules can see more (model/order_effects.h).
+//  * Merges: a level that keeps nothing, below one without spatial loops, is
+//    that level's innermost loops in all but name, so a tiling giving them
+//    dimensions the level above does not loop over is one the walk meets
+//    with those loops moved up (with every order of this one, and more):
+//    it is skipped (`--param merge_rule=0` keeps it; see generate()).
 // Each rule is tested against plain exhaustive enumeration (test_optimal).
 // Its first incumbent comes from a short GAMMA run (20,000 evaluations,
 // `--param primal=N`, ended sooner by 5,000 without improvement,
@@ -196,6 +201,7 @@ void OptimalSearch::run(SearchContext& ctx) {
         return;
     }
     useBound_ = ctx.param("bound", 1) != 0;
+    const bool mergeRule = ctx.param("merge_rule", 1) != 0;
     batchSize_ = std::size_t(std::max(1.0, ctx.param("batch", 1024)));
     bound_ = std::make_unique<PartialBound>(*space_, objective);
     orders_ = std::make_unique<OrderCandidates>(*space_, ctx.param("order_rule", 1) != 0,
@@ -214,6 +220,10 @@ void OptimalSearch::run(SearchContext& ctx) {
     }
     Mapping base = makeTrivialMapping(*p_, *a_);
     space_->applyFixed(base);
+    mergeable_.assign(std::size_t(L), mergeRule);
+    for (int l = 0; l < L && l < int(space_->constraints().levels.size()); ++l)
+        if (space_->constraints().levels[std::size_t(l)].order.constrains())
+            mergeable_[std::size_t(l)] = false;
     room_.assign(std::size_t(L), {1, 1});
     for (int l = 0; l < L; ++l) {
         i64 fixedX = 1, fixedY = 1;
@@ -339,6 +349,7 @@ void OptimalSearch::run(SearchContext& ctx) {
     ctx.setStat("tilings_evaluated", leavesEvaluated_);
     ctx.setStat("pruned_by_bound", prunedByBound_);
     ctx.setStat("pruned_by_fit", prunedByFit_);
+    ctx.setStat("pruned_by_merge", prunedByMerge_);
     ctx.setStat("dataplacements", double(placements.size()));
     ctx.setStat("dataplacements_pruned", placementsPruned_);
     ctx.setStat("passes", passes_);

@@ -166,6 +166,9 @@ class OptimalSearch : public Searcher {
     std::unique_ptr<PartialBound> bound_;
     std::unique_ptr<OrderCandidates> orders_;
     bool useBound_ = true;
+    // Per level: whether the loops of the level inside it may join its own
+    // (the merge rule in generate; no loop order constrained here).
+    std::vector<char> mergeable_;
     std::vector<Step> steps_;   // the walk's
     std::uint32_t sliding_ = 0; // dimensions whose temporal factors are placed first
 
@@ -212,6 +215,7 @@ class OptimalSearch : public Searcher {
 
     // Figures.
     double nodes_ = 0, leaves_ = 0, prunedByBound_ = 0, prunedByFit_ = 0, leavesEvaluated_ = 0;
+    double prunedByMerge_ = 0;
     double passes_ = 0, placementsPruned_ = 0;
     std::int64_t bounds_ = 0; // bounds computed
 };
