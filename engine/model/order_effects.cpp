@@ -399,16 +399,23 @@ bool spatialOrderMatters(const Problem& p, const Architecture& a, const Mapping&
 // loops join the walk of every tensor between the keepers around it), and a
 // level's tiles span its own loops and those inside, so l's tiles already
 // span l + 1's loops; only where they sit in the nest could tell them apart,
-// and with no spatial loop of l between them, they sit alike.
+// and with no spatial loop of l between them, they sit alike. Two adjacent
+// loops of one dimension visit the coordinates one loop of their product
+// does, in the same order (the outer one's step moves the tile by the inner
+// one's stride: a repeat of its stride, which Timeloop's rule counts alike).
 bool loopsJoinLevelAbove(const Mapping& m, int l, int numDims) {
     if (l < 0 || l + 1 >= m.numLevels || m.levels[l + 1].keepMask != 0)
         return false;
     const LevelMapping &outer = m.levels[l], &inner = m.levels[l + 1];
-    for (int d = 0; d < numDims; ++d)
-        if (outer.spatialX[d] * outer.spatialY[d] > 1 ||
-            (inner.temporal[d] > 1 && outer.temporal[d] > 1))
+    std::uint32_t innerLoops = 0, outerLoops = 0;
+    for (int d = 0; d < numDims; ++d) {
+        if (outer.spatialX[d] * outer.spatialY[d] > 1)
             return false;
-    return true;
+        innerLoops |= std::uint32_t(inner.temporal[d] > 1) << d;
+        outerLoops |= std::uint32_t(outer.temporal[d] > 1) << d;
+    }
+    const bool oneAndTheSame = innerLoops == outerLoops && (innerLoops & (innerLoops - 1)) == 0;
+    return (innerLoops & outerLoops) == 0 || oneAndTheSame;
 }
 
 } // namespace mw

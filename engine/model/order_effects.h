@@ -47,9 +47,10 @@ bool spatialOrderMatters(const Problem& p, const Architecture& a, const Mapping&
 // Whether level l + 1's temporal loops act, in every count, as level l's
 // innermost loops would: l + 1 keeps nothing (it has no tile, access or
 // transfer of its own) and l has no spatial loops (so nothing lies between
-// the two), and the two levels loop over different dimensions (so l's order
-// can take l + 1's loops whole, innermost). The optimal searcher's merge rule
-// rests on it.
+// the two), and either the two levels loop over different dimensions (so
+// l's order can take l + 1's loops whole, innermost) or each loops over one
+// and the same dimension only (two adjacent loops of it, one loop of their
+// product). The optimal searcher's merge rule rests on it.
 bool loopsJoinLevelAbove(const Mapping& m, int l, int numDims);
 
 } // namespace mw

@@ -209,14 +209,14 @@ void OptimalSearch::generate(Frame& frame) {
                  frame.before.spatialY[d];
     const std::uint8_t keep = m_.levels[std::size_t(j)].keepMask;
     // The merge rule. Where the level inside keeps nothing and this level
-    // has no spatial loops, and their loops share no dimension, the inner
-    // level's loops act as this level's innermost ones would
-    // (loopsJoinLevelAbove): such a child is matched, order for order, by
-    // the tiling that moves them here, which has all those orders and more,
-    // so it is dropped. (Where they share a dimension, its two loops may sit
-    // apart, which no single level's order has.) The inner level's factors
-    // must be free to move, into free slots here, under no loop order
-    // constraint here.
+    // has no spatial loops, and their loops share no dimension (or both loop
+    // over one and the same only), the inner level's loops act as this
+    // level's innermost ones would (loopsJoinLevelAbove): such a child is
+    // matched, order for order, by the tiling that moves them here, which
+    // has all those orders and more, so it is dropped. (Where they share a
+    // dimension beside others, its two loops may sit apart, which no single
+    // level's order has.) The inner level's factors must be free to move,
+    // into free slots here, under no loop order constraint here.
     const int inner = j + 1;
     std::uint32_t innerLoops = 0;
     if ((frame.what == Decides::Temporal || frame.what == Decides::Whole) &&
