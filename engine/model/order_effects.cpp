@@ -314,25 +314,26 @@ bool classCanAct(const StepLoops& above, int k, const Offset& extent,
 
 } // namespace
 
-TemporalOrderEffects temporalOrderEffects(const Problem& p, const Architecture& a, const Mapping& m,
-                                          int level) {
+void temporalOrderEffects(const Problem& p, const Architecture& a, const Mapping& m,
+                          std::uint32_t levels, TemporalOrderEffects* effects) {
     const int L = a.numLevels(), T = p.numTensors();
-    TemporalOrderEffects fx;
     model_detail::Factors f;
     if (!model_detail::factorize(p, a, m, f)) {
-        fx.tensors = static_cast<std::uint8_t>((1u << T) - 1);
-        fx.beyondSignature = true;
-        return fx;
+        for (int l = 0; l < L; ++l)
+            effects[l] = {static_cast<std::uint8_t>((1u << T) - 1), true};
+        return;
     }
+    for (int l = 0; l < L; ++l)
+        effects[l] = {};
     const model_detail::Terms terms(p);
     model_detail::LoopNest nest;
     model_detail::buildLoopNest(p, a, m, f, nest);
-    if (nest.firstAbove[level] == nest.firstAbove[level + 1])
-        return fx; // no real loop at the level
     std::vector<Offset> translations;
     StepLoops above;
+    // Each child's loops above and its fan-out's translations, described
+    // once for every level above it (they do not depend on that level).
     for (int t = 0; t < T; ++t) {
-        for (int c = level + 1; c <= L; ++c) {
+        for (int c = 1; c <= L; ++c) {
             const bool macs = c == L;
             const i64 F = f.fanout[c - 1];
             // Deliveries the model skips, or whose count nothing reads: a child
@@ -340,19 +341,30 @@ TemporalOrderEffects temporalOrderEffects(const Problem& p, const Architecture& 
             // (one per MAC and step, in any order).
             if (F == 1 && (macs || !m.levels[c].keeps(t)))
                 continue;
-            fx.tensors = static_cast<std::uint8_t>(fx.tensors | (1u << t));
-            if (fx.beyondSignature)
-                continue;
-            loopsAbove(p, terms, nest, c, t, above);
-            const Offset extent = macs ? Offset{} : childTile(terms, t, f.ext[c]);
-            translations.clear();
-            if (F > 1)
-                model_detail::neighbourTranslations(p, terms, nest, c - 1, t, F, translations);
-            if (classCanAct(above, level, extent, translations, macs))
-                fx.beyondSignature = true;
+            bool described = false;
+            Offset extent{};
+            for (int level = 0; level < c; ++level) {
+                if (!((levels >> level) & 1u) ||
+                    nest.firstAbove[level] == nest.firstAbove[level + 1])
+                    continue; // not asked, or no real loop at the level: any order
+                TemporalOrderEffects& fx = effects[level];
+                fx.tensors = static_cast<std::uint8_t>(fx.tensors | (1u << t));
+                if (fx.beyondSignature)
+                    continue;
+                if (!described) {
+                    loopsAbove(p, terms, nest, c, t, above);
+                    extent = macs ? Offset{} : childTile(terms, t, f.ext[c]);
+                    translations.clear();
+                    if (F > 1)
+                        model_detail::neighbourTranslations(p, terms, nest, c - 1, t, F,
+                                                            translations);
+                    described = true;
+                }
+                if (classCanAct(above, level, extent, translations, macs))
+                    fx.beyondSignature = true;
+            }
         }
     }
-    return fx;
 }
 
 bool spatialOrderMatters(const Problem& p, const Architecture& a, const Mapping& m, int level) {

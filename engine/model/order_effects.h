@@ -35,10 +35,12 @@ struct TemporalOrderEffects {
     std::uint8_t tensors = 0;     // tensors whose counts the order can change (none: any order)
     bool beyondSignature = false; // it can change them other than through its signature
 };
-// For level `level` of m (its factors, keeps and spatial orders as given, the
-// other levels' temporal orders anything).
-TemporalOrderEffects temporalOrderEffects(const Problem& p, const Architecture& a, const Mapping& m,
-                                          int level);
+// For each level l of m whose bit is set in `levels` (its factors, keeps and
+// spatial orders as given, the temporal orders anything): effects[l], for
+// l < numLevels (the others' left empty). All at once: the loops above each
+// child and its fan-out's translations serve every level above it.
+void temporalOrderEffects(const Problem& p, const Architecture& a, const Mapping& m,
+                          std::uint32_t levels, TemporalOrderEffects* effects);
 
 // Whether the order of level's spatial loops can change any count (it decides
 // which children are grid neighbours, which only link transfers look at).

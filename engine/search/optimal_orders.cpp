@@ -159,26 +159,37 @@ void OrderCandidates::prepareTemporal(Mapping& m) {
     const Architecture& a = space_.arch();
     const int L = a.numLevels(), D = p.numDims();
     perLevel_.assign(std::size_t(L), nullptr);
+    // Each level's real loops, the levels with a choice of orders, and what
+    // their orders can change.
+    std::array<std::uint32_t, kMaxLevels> real{};
+    std::uint32_t choices = 0;
     for (int l = 0; l < L; ++l) {
         if (!space_.levelHasTemporal(l))
             continue;
-        std::uint32_t real = 0;
         for (int d = 0; d < D; ++d)
-            real |= std::uint32_t(m.levels[l].temporal[d] > 1) << d;
-        const std::vector<Order>* list = &temporalAll(l, real);
+            real[std::size_t(l)] |= std::uint32_t(m.levels[l].temporal[d] > 1) << d;
+        choices |= std::uint32_t(temporalAll(l, real[std::size_t(l)]).size() > 1) << l;
+    }
+    std::array<TemporalOrderEffects, kMaxLevels> effects;
+    if (temporalRule_ && choices)
+        temporalOrderEffects(p, a, m, choices, effects.data());
+    for (int l = 0; l < L; ++l) {
+        if (!space_.levelHasTemporal(l))
+            continue;
+        const std::vector<Order>* list = &temporalAll(l, real[std::size_t(l)]);
         if (list->size() > 1 && temporalRule_) {
-            const TemporalOrderEffects fx = temporalOrderEffects(p, a, m, l);
+            const TemporalOrderEffects& fx = effects[std::size_t(l)];
             if (fx.tensors == 0) {
                 list = nullptr; // any order: the one m has, put right by the constraint
             } else if (fx.beyondSignature) {
                 ++stats_.levelsInFull;
             } else {
-                list = &temporalBySignature(l, real, fx.tensors);
+                list = &temporalBySignature(l, real[std::size_t(l)], fx.tensors);
                 ++stats_.levelsBySignature;
             }
         }
         if (list == nullptr || list->size() == 1)
-            m.levels[l].order = list ? list->front() : temporalAll(l, real).front();
+            m.levels[l].order = list ? list->front() : temporalAll(l, real[std::size_t(l)]).front();
         else if (!list->empty())
             perLevel_[std::size_t(l)] = list;
     }
