@@ -25,10 +25,12 @@
 //    other dominates, and all of them only where Timeloop's stride-repeat and
 //    link rules can see more (model/order_effects.h).
 //  * Merges: a level that keeps nothing, below one without spatial loops, is
-//    that level's innermost loops in all but name, so a tiling giving them
-//    dimensions the level above does not loop over is one the walk meets
-//    with those loops moved up (with every order of this one, and more):
-//    it is skipped (`--param merge_rule=0` keeps it; see generate()).
+//    that level's innermost loops in all but name (loopsJoinLevelAbove), so
+//    a tiling giving it loops over dimensions the level above does not loop
+//    over (or over the one dimension the level above alone loops over) is
+//    one the walk meets with those loops moved up, with every order of this
+//    one and more: it is skipped (`--param merge_rule=0` keeps it; see
+//    generate()).
 // Each rule is tested against plain exhaustive enumeration (test_optimal).
 // Its first incumbent comes from a short GAMMA run (20,000 evaluations,
 // `--param primal=N`, ended sooner by 5,000 without improvement,
