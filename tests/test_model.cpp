@@ -6,6 +6,7 @@
 #include "io/timeloop/timeloop.h"
 #include "mapspace/mapspace.h"
 #include "model/cost_model.h"
+#include "model/loop_nest.h"
 #include "model_support.h"
 #include "workload/presets.h"
 
@@ -66,6 +67,7 @@ class TestModel : public QObject {
     void benchTimesDistinctLegalMappings();
     void noHeapAllocation();
     void incrementalEqualsFull();
+    void neighbourTranslationsWalkTheGrid();
 };
 
 // Tutorial semantics: the innermost loop above a level slides its window;
@@ -552,6 +554,112 @@ void TestModel::incrementalEqualsFull() {
         QCOMPARE(inc.cycles, full.cycles);
         QVERIFY(other.id() != model.id());
     }
+}
+
+// The translations between grid neighbours (what link transfers may carry)
+// as their definition reads: every child's offset, children numbered in nest
+// order filling rows of gridX, each neighbour pair compared. The model takes
+// a closed form where the grid is the logical one; both kinds of grid occur.
+void TestModel::neighbourTranslationsWalkTheGrid() {
+    using model_detail::LoopNest;
+    using model_detail::Offset;
+    using i64 = std::int64_t;
+    const auto byDefinition = [](const Problem& p, const model_detail::Terms& terms,
+                                 const LoopNest::Loop* loops, int ns, i64 gridX, i64 gridY, int t,
+                                 std::set<Offset>& out) {
+        std::vector<Offset> offset{Offset{}};
+        for (int s = 0; s < ns; ++s) {
+            const std::size_t before = offset.size();
+            for (i64 d = 1; d < loops[s].factor; ++d)
+                for (std::size_t i = 0; i < before; ++i) {
+                    Offset o = offset[i];
+                    if ((p.tensors[t].dimMask >> loops[s].dim) & 1u)
+                        for (int r = 0; r < kMaxRanks; ++r)
+                            o[std::size_t(r)] +=
+                                d * loops[s].stride * terms.unit[t][loops[s].dim][r];
+                    offset.push_back(o);
+                }
+        }
+        const i64 n = i64(offset.size());
+        auto pair = [&](i64 from, i64 to) {
+            Offset there, back;
+            for (int r = 0; r < kMaxRanks; ++r) {
+                there[std::size_t(r)] = offset[std::size_t(to)][std::size_t(r)] -
+                                        offset[std::size_t(from)][std::size_t(r)];
+                back[std::size_t(r)] = -there[std::size_t(r)];
+            }
+            out.insert(there);
+            out.insert(back);
+        };
+        for (i64 k = 0; k < n; ++k) {
+            if (k % gridX + 1 < gridX && k + 1 < n)
+                pair(k, k + 1);
+            if (k / gridX + 1 < gridY && k + gridX < n)
+                pair(k, k + gridX);
+        }
+    };
+    const Problem conv = conv2dProblem("conv3x3_s2", 1, 1, 32, 64, 28, 28, 3, 3, 2, 2);
+    const Problem gemm = gemmProblem("gemm", 64, 128, 96);
+    int logicalGrids = 0, widerGrids = 0, unions = 0;
+    for (const char* name : {"eyeriss_like", "simba_like", "tensor_core_like"}) {
+        const Architecture a = loadArchitecture(std::string(MAPWRIGHT_SOURCE_DIR) +
+                                                "/samples/architectures/" + name + ".json");
+        for (const Problem* p : {&conv, &gemm}) {
+            const MapSpace space(*p, a);
+            const model_detail::Terms terms(*p);
+            Rng rng(21);
+            for (int i = 0; i < 100; ++i) {
+                const Mapping m = space.sample(rng);
+                model_detail::Factors f;
+                if (!model_detail::factorize(*p, a, m, f))
+                    continue;
+                LoopNest nest;
+                model_detail::buildLoopNest(*p, a, m, f, nest);
+                for (int l = 0; l < a.numLevels(); ++l) {
+                    if (f.fanout[l] <= 1)
+                        continue;
+                    const int ns = nest.numSpatial[l], nx = nest.numSpatialX[l];
+                    i64 logicalX = 1;
+                    for (int s = 0; s < nx; ++s)
+                        logicalX *= nest.spatial[l][s].factor;
+                    (nest.gridX[l] == logicalX || nx == ns ? logicalGrids : widerGrids) += 1;
+                    for (int t = 0; t < p->numTensors(); ++t) {
+                        std::set<Offset> expected;
+                        byDefinition(*p, terms, nest.spatial[l], ns, nest.gridX[l], nest.gridY[l],
+                                     t, expected);
+                        std::vector<Offset> got;
+                        model_detail::neighbourTranslations(*p, terms, nest, l, t, f.fanout[l],
+                                                            got);
+                        QCOMPARE(got, std::vector<Offset>(expected.begin(), expected.end()));
+                        // Any order of each axis's loops: the union over the orders
+                        // (where that is few enough children to list; random
+                        // mappings fan out far beyond the meshes).
+                        if (f.fanout[l] > 4096 || nx > 3 || ns - nx > 3)
+                            continue;
+                        std::vector<LoopNest::Loop> loops(nest.spatial[l], nest.spatial[l] + ns);
+                        auto byDim = [](const LoopNest::Loop& x, const LoopNest::Loop& y) {
+                            return x.dim < y.dim;
+                        };
+                        std::sort(loops.begin(), loops.begin() + nx, byDim);
+                        std::sort(loops.begin() + nx, loops.end(), byDim);
+                        std::set<Offset> union_;
+                        do {
+                            do {
+                                byDefinition(*p, terms, loops.data(), ns, nest.gridX[l],
+                                             nest.gridY[l], t, union_);
+                            } while (std::next_permutation(loops.begin() + nx, loops.end(), byDim));
+                        } while (std::next_permutation(loops.begin(), loops.begin() + nx, byDim));
+                        model_detail::neighbourTranslationsAnyOrder(*p, a, m, f, terms, l, t, got);
+                        ++unions;
+                        QCOMPARE(got, std::vector<Offset>(union_.begin(), union_.end()));
+                    }
+                }
+            }
+        }
+    }
+    QVERIFY(logicalGrids > 20);
+    QVERIFY(widerGrids > 20);
+    QVERIFY(unions > 200);
 }
 
 QTEST_GUILESS_MAIN(TestModel)

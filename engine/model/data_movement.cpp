@@ -149,86 +149,135 @@ i64 distinctChildOffsets(const Terms& terms, const LoopNest& nest, int level, in
     return fan.distinct();
 }
 
+namespace {
+
+// The translations between grid-neighbouring children of spatial loops
+// `loops` (nest order, the first nx on X) on a grid of gridX x gridY,
+// appended to out (either way round; unsorted, maybe repeated).
+void appendNeighbourTranslations(const DataSpace& ds, const Projection<kMaxRanks>& proj,
+                                 const LoopNest::Loop* loops, int ns, int nx, i64 gridX, i64 gridY,
+                                 std::vector<Offset>& out) {
+    Offset u[2 * kMaxDims]; // each loop's move of the tile per iteration
+    i64 count = 1, logicalX = 1;
+    for (int s = 0; s < ns; ++s) {
+        u[s].fill(0);
+        if ((ds.dimMask >> loops[s].dim) & 1u) {
+            const Disp<kMaxRanks> d = proj.displacement(loops[s].dim, loops[s].stride);
+            std::copy(d.r, d.r + kMaxRanks, u[s].begin());
+        }
+        count *= loops[s].factor;
+        if (s < nx)
+            logicalX *= loops[s].factor;
+    }
+    auto add = [&out](const Offset& there) {
+        Offset back;
+        for (int r = 0; r < kMaxRanks; ++r)
+            back[std::size_t(r)] = -there[std::size_t(r)];
+        out.push_back(there);
+        out.push_back(back);
+    };
+    if (gridX == logicalX || nx == ns) {
+        // The grid is the logical one (X loops fill whole rows, or there is
+        // one row): a step to the X neighbour counts up the X loops' mixed
+        // radix, a step to the Y neighbour the Y loops', and each carry
+        // occurs. A carry into loop j moves the tile by u_j less the full
+        // runs of the loops inside j on that axis.
+        for (int axis = 0; axis < 2; ++axis) {
+            Offset runs{};
+            for (int j = axis == 0 ? 0 : nx; j < (axis == 0 ? nx : ns); ++j) {
+                Offset there;
+                for (int r = 0; r < kMaxRanks; ++r) {
+                    there[std::size_t(r)] = u[j][std::size_t(r)] - runs[std::size_t(r)];
+                    runs[std::size_t(r)] += (loops[j].factor - 1) * u[j][std::size_t(r)];
+                }
+                add(there);
+            }
+        }
+        return;
+    }
+    // Any grid: children numbered in nest order (the first loop fastest)
+    // fill rows of gridX (SpatialFanout::bruteForce's neighbours).
+    std::vector<Offset> offset(static_cast<std::size_t>(count));
+    offset[0].fill(0);
+    i64 filled = 1;
+    for (int s = 0; s < ns; ++s) {
+        for (i64 d = 1; d < loops[s].factor; ++d)
+            for (i64 i = 0; i < filled; ++i)
+                for (int r = 0; r < kMaxRanks; ++r)
+                    offset[std::size_t(d * filled + i)][std::size_t(r)] =
+                        offset[std::size_t(i)][std::size_t(r)] + d * u[s][std::size_t(r)];
+        filled *= loops[s].factor;
+    }
+    auto between = [&](i64 from, i64 to) {
+        Offset there;
+        for (int r = 0; r < kMaxRanks; ++r)
+            there[std::size_t(r)] =
+                offset[std::size_t(to)][std::size_t(r)] - offset[std::size_t(from)][std::size_t(r)];
+        add(there);
+    };
+    for (i64 k = 0; k < count; ++k) {
+        const i64 h = k % gridX, row = k / gridX;
+        if (h + 1 < gridX && k + 1 < count)
+            between(k, k + 1);
+        if (row + 1 < gridY && k + gridX < count)
+            between(k, k + gridX);
+    }
+}
+
+void sortUnique(std::vector<Offset>& out) {
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+}
+
+} // namespace
+
 void neighbourTranslations(const Problem& p, const Terms& terms, const LoopNest& nest, int level,
                            int t, i64 fanout, std::vector<Offset>& out) {
     out.clear();
     if (fanout <= 1)
         return;
-    const DataSpace& ds = p.tensors[t];
-    const Projection<kMaxRanks> proj(terms, t);
-    // Children numbered in nest order (the first spatial loop fastest), each
-    // with its tile's offset from the first child's; rows of gridX on the grid
-    // (SpatialFanout::bruteForce's neighbours).
-    std::vector<Offset> offset(static_cast<std::size_t>(fanout));
-    offset[0].fill(0);
-    i64 count = 1;
-    for (int s = 0; s < nest.numSpatial[level]; ++s) {
-        const LoopNest::Loop& loop = nest.spatial[level][s];
-        Disp<kMaxRanks> u = zeroDisp<kMaxRanks>();
-        if ((ds.dimMask >> loop.dim) & 1u)
-            u = proj.displacement(loop.dim, loop.stride);
-        for (i64 d = 1; d < loop.factor; ++d)
-            for (i64 i = 0; i < count; ++i)
-                for (int r = 0; r < kMaxRanks; ++r)
-                    offset[std::size_t(d * count + i)][std::size_t(r)] =
-                        offset[std::size_t(i)][std::size_t(r)] + d * u.r[r];
-        count *= loop.factor;
-    }
-    const i64 gridX = nest.gridX[level], gridY = nest.gridY[level];
-    auto add = [&](i64 from, i64 to) {
-        Offset there, back;
-        for (int r = 0; r < kMaxRanks; ++r) {
-            there[std::size_t(r)] =
-                offset[std::size_t(to)][std::size_t(r)] - offset[std::size_t(from)][std::size_t(r)];
-            back[std::size_t(r)] = -there[std::size_t(r)];
-        }
-        out.push_back(there);
-        out.push_back(back);
-    };
-    for (i64 k = 0; k < count; ++k) {
-        const i64 h = k % gridX, row = k / gridX;
-        if (h + 1 < gridX && k + 1 < count)
-            add(k, k + 1);
-        if (row + 1 < gridY && k + gridX < count)
-            add(k, k + gridX);
-    }
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
+    appendNeighbourTranslations(p.tensors[t], Projection<kMaxRanks>(terms, t), nest.spatial[level],
+                                nest.numSpatial[level], nest.numSpatialX[level], nest.gridX[level],
+                                nest.gridY[level], out);
+    sortUnique(out);
 }
 
 void neighbourTranslationsAnyOrder(const Problem& p, const Architecture& a, const Mapping& m,
                                    const Factors& f, const Terms& terms, int level, int t,
                                    std::vector<Offset>& out) {
     out.clear();
+    if (f.fanout[level] <= 1)
+        return;
     const int D = p.numDims();
-    const LevelMapping& lm = m.levels[level];
-    std::array<std::vector<std::uint8_t>, 2> axis;
-    for (int d = 0; d < D; ++d) {
-        if (lm.spatialX[d] > 1)
-            axis[0].push_back(std::uint8_t(d));
-        if (lm.spatialY[d] > 1)
-            axis[1].push_back(std::uint8_t(d));
-    }
+    // One nest (outer to inner at the level: the Y loops, the X loops, then
+    // the others); its spatial loops are then permuted per axis, which
+    // changes neither the grid nor the strides.
+    // (A permutation even where a dimension is split over both axes, which
+    // no legal mapping does.)
     Mapping ordered = m;
+    const LevelMapping& lm = m.levels[level];
+    auto group = [&lm](int d) { return lm.spatialY[d] > 1 ? 0 : lm.spatialX[d] > 1 ? 1 : 2; };
+    int k = 0;
+    for (int g = 0; g < 3; ++g)
+        for (int d = 0; d < D; ++d)
+            if (group(d) == g)
+                ordered.levels[level].spatialOrder[k++] = std::uint8_t(d);
     LoopNest nest;
-    std::vector<Offset> some;
+    buildLoopNest(p, a, ordered, f, nest);
+    const int ns = nest.numSpatial[level], nx = nest.numSpatialX[level];
+    LoopNest::Loop loops[2 * kMaxDims];
+    std::copy(nest.spatial[level], nest.spatial[level] + ns, loops);
+    auto byDim = [](const LoopNest::Loop& x, const LoopNest::Loop& y) { return x.dim < y.dim; };
+    std::sort(loops, loops + nx, byDim);
+    std::sort(loops + nx, loops + ns, byDim);
+    const Projection<kMaxRanks> proj(terms, t);
     do {
         do {
-            // Outer to inner: the Y loops, the X loops, then the others.
-            int k = 0;
-            for (const auto& ax : {axis[1], axis[0]})
-                for (auto d : ax)
-                    ordered.levels[level].spatialOrder[k++] = d;
-            for (int d = 0; d < D; ++d)
-                if (lm.spatialX[d] <= 1 && lm.spatialY[d] <= 1)
-                    ordered.levels[level].spatialOrder[k++] = std::uint8_t(d);
-            buildLoopNest(p, a, ordered, f, nest);
-            neighbourTranslations(p, terms, nest, level, t, f.fanout[level], some);
-            out.insert(out.end(), some.begin(), some.end());
-        } while (std::next_permutation(axis[1].begin(), axis[1].end()));
-    } while (std::next_permutation(axis[0].begin(), axis[0].end()));
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
+            appendNeighbourTranslations(p.tensors[t], proj, loops, ns, nx, nest.gridX[level],
+                                        nest.gridY[level], out);
+        } while (std::next_permutation(loops + nx, loops + ns, byDim));
+    } while (std::next_permutation(loops, loops + nx, byDim));
+    sortUnique(out);
 }
 
 void buildLoopNest(const Problem& p, const Architecture& a, const Mapping& m, const Factors& f,
