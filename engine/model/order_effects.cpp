@@ -108,53 +108,77 @@ Offset minus(const Offset& a, const Offset& b) {
     return r;
 }
 
-// Whether target = sum of a subset of `steps` (a non-empty one if asked).
-// Steps that each move one rank (convolutions, matrix products) are summed
-// rank by rank; others subset by subset (at most 2^kMaxDims subsets).
-bool subsetSums(const LevelSteps& steps, const Offset& target, bool nonEmpty) {
-    bool perRank = true;
-    for (const Offset& s : steps) {
-        int ranks = 0;
-        for (i64 x : s)
-            ranks += x != 0;
-        perRank = perRank && ranks == 1;
-    }
-    if (!perRank) {
-        for (std::uint32_t mask = nonEmpty ? 1 : 0; mask < (1u << steps.size); ++mask) {
-            Offset sum{};
-            for (std::size_t i = 0; i < steps.size; ++i)
-                if ((mask >> i) & 1u)
-                    for (std::size_t r = 0; r < sum.size(); ++r)
-                        sum[r] += steps.items[i][r];
-            if (sum == target)
-                return true;
-        }
-        return false;
-    }
-    bool zeroFromSome = false; // a non-empty subset of one rank sums to zero
-    for (std::size_t r = 0; r < target.size(); ++r) {
-        // (The distinct sums of j steps, at most 2^j, and each step doubles
-        // them at most before duplicates go.)
-        ShortList<i64, std::size_t(1) << kMaxDims> sums;
-        sums.push(0);
-        bool nonEmptyZero = false;
+// The sums of subsets of some steps, asked whether a target is one (of a
+// non-empty subset if asked). Steps that each move one rank (convolutions,
+// matrix products) are summed rank by rank, once, so that many targets cost
+// a search each; others subset by subset per target (at most 2^kMaxDims).
+class SubsetSums {
+  public:
+    SubsetSums() = default;
+    explicit SubsetSums(const LevelSteps& steps) { reset(steps); }
+    SubsetSums(const SubsetSums&) = delete; // (kilobytes of sums: built where used)
+    SubsetSums& operator=(const SubsetSums&) = delete;
+
+    // steps must outlive the queries.
+    void reset(const LevelSteps& steps) {
+        steps_ = &steps;
+        perRank_ = true;
+        zeroFromSome_ = false;
         for (const Offset& s : steps) {
-            if (s[r] == 0)
-                continue;
-            const std::size_t n = sums.size;
-            for (std::size_t i = 0; i < n; ++i) {
-                nonEmptyZero = nonEmptyZero || sums.items[i] + s[r] == 0;
-                sums.push(sums.items[i] + s[r]);
-            }
-            std::sort(sums.begin(), sums.end());
-            sums.size = std::size_t(std::unique(sums.begin(), sums.end()) - sums.begin());
+            int ranks = 0;
+            for (i64 x : s)
+                ranks += x != 0;
+            perRank_ = perRank_ && ranks == 1;
         }
-        if (!std::binary_search(sums.begin(), sums.end(), target[r]))
-            return false;
-        zeroFromSome = zeroFromSome || nonEmptyZero;
+        if (!perRank_)
+            return;
+        for (std::size_t r = 0; r < kMaxRanks; ++r) {
+            rank_[r].clear();
+            // (The distinct sums of j steps, at most 2^j, and each step
+            // doubles them at most before duplicates go.)
+            Sums& sums = rank_[r];
+            sums.push(0);
+            for (const Offset& s : steps) {
+                if (s[r] == 0)
+                    continue;
+                const std::size_t n = sums.size;
+                for (std::size_t i = 0; i < n; ++i) {
+                    zeroFromSome_ = zeroFromSome_ || sums.items[i] + s[r] == 0;
+                    sums.push(sums.items[i] + s[r]);
+                }
+                std::sort(sums.begin(), sums.end());
+                sums.size = std::size_t(std::unique(sums.begin(), sums.end()) - sums.begin());
+            }
+        }
     }
-    return !nonEmpty || !isZero(target) || zeroFromSome;
-}
+
+    bool contains(const Offset& target, bool nonEmpty) const {
+        if (!perRank_) {
+            const LevelSteps& steps = *steps_;
+            for (std::uint32_t mask = nonEmpty ? 1 : 0; mask < (1u << steps.size); ++mask) {
+                Offset sum{};
+                for (std::size_t i = 0; i < steps.size; ++i)
+                    if ((mask >> i) & 1u)
+                        for (std::size_t r = 0; r < sum.size(); ++r)
+                            sum[r] += steps.items[i][r];
+                if (sum == target)
+                    return true;
+            }
+            return false;
+        }
+        for (std::size_t r = 0; r < kMaxRanks; ++r)
+            if (!std::binary_search(rank_[r].begin(), rank_[r].end(), target[r]))
+                return false;
+        return !nonEmpty || !isZero(target) || zeroFromSome_;
+    }
+
+  private:
+    using Sums = ShortList<i64, std::size_t(1) << kMaxDims>;
+    const LevelSteps* steps_ = nullptr;
+    bool perRank_ = true;
+    Sums rank_[kMaxRanks];      // per rank, the distinct sums, ascending
+    bool zeroFromSome_ = false; // a non-empty subset of one rank sums to zero
+};
 
 // The moving loops above child c (c == L: the MACs), as tensor t sees them.
 void loopsAbove(const Problem& p, const model_detail::Terms& terms,
@@ -217,13 +241,15 @@ bool classCanAct(const StepLoops& above, int k, const Offset& extent,
     };
     // For a class at level l: the moves of the levels inside l (all between)
     // as one sum, and l's own moving loops but `except` (some between).
+    // (Its free steps' sums are prepared once: every translation asks them.)
     struct Between {
         Offset forced{};
         bool forcedAny = false;
         ShortList<const StepLoop*, kMaxDims> free; // (one loop per dimension)
+        LevelSteps freeSteps;
+        SubsetSums sums;
     };
-    auto between = [&](int level, const StepLoop* except) {
-        Between b;
+    auto between = [&](int level, const StepLoop* except, Between& b) {
         for (const StepLoop& s : above) {
             if (!s.moves || &s == except)
                 continue;
@@ -233,20 +259,24 @@ bool classCanAct(const StepLoops& above, int k, const Offset& extent,
                 b.forcedAny = true;
             } else if (s.level == level) {
                 b.free.push(&s);
+                b.freeSteps.push(s.step);
             }
         }
-        return b;
+        b.sums.reset(b.freeSteps);
     };
     // Whether target = forced + a sum of free steps (but `skip`), a non-empty
     // one overall if asked.
     auto reaches = [&](const Between& b, Offset target, const StepLoop* skip, bool nonEmpty) {
+        for (std::size_t r = 0; r < target.size(); ++r)
+            target[r] -= b.forced[r];
+        nonEmpty = nonEmpty && !b.forcedAny;
+        if (skip == nullptr)
+            return b.sums.contains(target, nonEmpty);
         LevelSteps steps;
         for (const StepLoop* s : b.free)
             if (s != skip)
                 steps.push(s->step);
-        for (std::size_t r = 0; r < target.size(); ++r)
-            target[r] -= b.forced[r];
-        return subsetSums(steps, target, nonEmpty && !b.forcedAny);
+        return SubsetSums(steps).contains(target, nonEmpty);
     };
     // A stride repeat: the class moves the tile by what the first class did,
     // g(z) = g(first). With moves(z) its own step (zero for a run): after a
@@ -277,7 +307,8 @@ bool classCanAct(const StepLoops& above, int k, const Offset& extent,
     for (const StepLoop& z : above) {
         if (!z.moves || (k >= 0 && z.level != k))
             continue;
-        const Between b = between(z.level, &z);
+        Between b;
+        between(z.level, &z, b);
         if (withTwins && repeatsStride(b, z.step, z.level))
             return true;
         for (const Offset& tr : translations)
@@ -293,7 +324,8 @@ bool classCanAct(const StepLoops& above, int k, const Offset& extent,
             std::find(runLevels.begin(), runLevels.end(), s.level) == runLevels.end())
             runLevels.push(s.level);
     for (const int level : runLevels) {
-        const Between b = between(level, nullptr);
+        Between b;
+        between(level, nullptr, b);
         if (withTwins && repeatsStride(b, Offset{}, level))
             return true;
         for (const Offset& tr : translations) {
