@@ -259,9 +259,12 @@ PartialBound::Forced PartialBound::placeForced(const Mapping& m, int k,
             if (!placed)
                 placed.make(m);
             placed->levels[only].temporal[d] *= std::uint32_t(left[d]);
+            // (extentsFrom(*placed, 0, ext), where only d's extents at and
+            // above `only` change)
+            for (int l = 0; l <= only; ++l)
+                ext[l][d] *= left[d];
             left[d] = 1;
             changed = true;
-            extentsFrom(*placed, 0, ext);
         }
     }
     if (!placed)
