@@ -131,6 +131,14 @@ void TestOptimal::orderCandidatesMatchEveryOrder() {
                 ++candidates;
                 return true;
             });
+            // The translations pruned kept from earlier tilings decide as a
+            // fresh searcher's do.
+            std::int64_t freshCandidates = 0;
+            OrderCandidates(space, true, true).forEach(m, [&](const Mapping&) {
+                ++freshCandidates;
+                return true;
+            });
+            QCOMPARE(candidates, freshCandidates);
             QVERIFY2(bestPruned == bestAll,
                      qPrintable(QString("%1 on %2: best of %3 candidates %4, of all %5 orders %6")
                                     .arg(p.name.c_str(), w.arch)

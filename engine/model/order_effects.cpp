@@ -119,40 +119,16 @@ class SubsetSums {
     SubsetSums(const SubsetSums&) = delete; // (kilobytes of sums: built where used)
     SubsetSums& operator=(const SubsetSums&) = delete;
 
-    // steps must outlive the queries.
+    // steps must outlive the queries. (The sums are made at the first:
+    // many classes are never asked.)
     void reset(const LevelSteps& steps) {
         steps_ = &steps;
-        perRank_ = true;
-        zeroFromSome_ = false;
-        for (const Offset& s : steps) {
-            int ranks = 0;
-            for (i64 x : s)
-                ranks += x != 0;
-            perRank_ = perRank_ && ranks == 1;
-        }
-        if (!perRank_)
-            return;
-        for (std::size_t r = 0; r < kMaxRanks; ++r) {
-            rank_[r].clear();
-            // (The distinct sums of j steps, at most 2^j, and each step
-            // doubles them at most before duplicates go.)
-            Sums& sums = rank_[r];
-            sums.push(0);
-            for (const Offset& s : steps) {
-                if (s[r] == 0)
-                    continue;
-                const std::size_t n = sums.size;
-                for (std::size_t i = 0; i < n; ++i) {
-                    zeroFromSome_ = zeroFromSome_ || sums.items[i] + s[r] == 0;
-                    sums.push(sums.items[i] + s[r]);
-                }
-                std::sort(sums.begin(), sums.end());
-                sums.size = std::size_t(std::unique(sums.begin(), sums.end()) - sums.begin());
-            }
-        }
+        ready_ = false;
     }
 
     bool contains(const Offset& target, bool nonEmpty) const {
+        if (!ready_)
+            prepare();
         if (!perRank_) {
             const LevelSteps& steps = *steps_;
             for (std::uint32_t mask = nonEmpty ? 1 : 0; mask < (1u << steps.size); ++mask) {
@@ -173,11 +149,46 @@ class SubsetSums {
     }
 
   private:
+    void prepare() const {
+        ready_ = true;
+        const LevelSteps& steps = *steps_;
+        perRank_ = true;
+        zeroFromSome_ = false;
+        for (const Offset& s : steps) {
+            int ranks = 0;
+            for (i64 x : s)
+                ranks += x != 0;
+            perRank_ = perRank_ && ranks == 1;
+        }
+        if (!perRank_)
+            return;
+        for (std::size_t r = 0; r < kMaxRanks; ++r) {
+            Sums& sums = rank_[r];
+            sums.clear();
+            // (The distinct sums of j steps, at most 2^j, and each step
+            // doubles them at most before duplicates go.)
+            sums.push(0);
+            for (const Offset& s : steps) {
+                if (s[r] == 0)
+                    continue;
+                const std::size_t n = sums.size;
+                for (std::size_t i = 0; i < n; ++i) {
+                    zeroFromSome_ = zeroFromSome_ || sums.items[i] + s[r] == 0;
+                    sums.push(sums.items[i] + s[r]);
+                }
+                std::sort(sums.begin(), sums.end());
+                sums.size = std::size_t(std::unique(sums.begin(), sums.end()) - sums.begin());
+            }
+        }
+    }
+
     using Sums = ShortList<i64, std::size_t(1) << kMaxDims>;
     const LevelSteps* steps_ = nullptr;
-    bool perRank_ = true;
-    Sums rank_[kMaxRanks];      // per rank, the distinct sums, ascending
-    bool zeroFromSome_ = false; // a non-empty subset of one rank sums to zero
+    // Made at the first question.
+    mutable bool ready_ = false;
+    mutable bool perRank_ = true;
+    mutable Sums rank_[kMaxRanks];      // per rank, the distinct sums, ascending
+    mutable bool zeroFromSome_ = false; // a non-empty subset of one rank sums to zero
 };
 
 // The moving loops above child c (c == L: the MACs), as tensor t sees them.
@@ -399,14 +410,14 @@ void temporalOrderEffects(const Problem& p, const Architecture& a, const Mapping
     }
 }
 
-bool spatialOrderMatters(const Problem& p, const Architecture& a, const Mapping& m, int level) {
+bool spatialOrderMatters(const Problem& p, const Architecture& a, const Mapping& m, int level,
+                         const AnyOrderTranslations* translations) {
     const int L = a.numLevels(), D = p.numDims(), T = p.numTensors();
     model_detail::Factors f;
     if (!model_detail::factorize(p, a, m, f))
         return true;
     if (f.fanout[level] <= 1)
         return false;
-    const model_detail::Terms terms(p);
     const LevelMapping& lm = m.levels[level];
     int x = 0, y = 0;
     for (int d = 0; d < D; ++d) {
@@ -415,9 +426,12 @@ bool spatialOrderMatters(const Problem& p, const Architecture& a, const Mapping&
     }
     if (x < 2 && y < 2) // one loop per axis: a single order
         return false;
+    const model_detail::Terms terms(p);
     const int c = level + 1;
     const bool macs = c == L;
-    std::vector<Offset> all;
+    model_detail::LoopNest nest;
+    model_detail::buildLoopNest(p, a, m, f, nest);
+    std::vector<Offset> computed;
     StepLoops above;
     for (int t = 0; t < T; ++t) {
         bool moved = false;
@@ -426,9 +440,9 @@ bool spatialOrderMatters(const Problem& p, const Architecture& a, const Mapping&
                               std::int64_t(lm.spatialX[d]) * lm.spatialY[d] > 1);
         if (!moved) // every child holds the same tile: neighbours look alike in any order
             continue;
-        model_detail::neighbourTranslationsAnyOrder(p, a, m, f, terms, level, t, all);
-        model_detail::LoopNest nest;
-        model_detail::buildLoopNest(p, a, m, f, nest);
+        if (!translations)
+            model_detail::neighbourTranslationsAnyOrder(p, a, m, f, terms, level, t, computed);
+        const std::vector<Offset>& all = translations ? (*translations)[t] : computed;
         loopsAbove(p, terms, nest, c, t, above);
         // Any class of any level (the first one's own step is a sum over
         // an empty set of moves between).

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 namespace mw {
 
@@ -42,9 +43,18 @@ struct TemporalOrderEffects {
 void temporalOrderEffects(const Problem& p, const Architecture& a, const Mapping& m,
                           std::uint32_t levels, TemporalOrderEffects* effects);
 
+// Per tensor, the translations between grid neighbours of one level's
+// children in every order of its spatial loops (what
+// model_detail::neighbourTranslationsAnyOrder gives).
+using AnyOrderTranslations =
+    std::array<std::vector<std::array<std::int64_t, kMaxRanks>>, kMaxTensors>;
+
 // Whether the order of level's spatial loops can change any count (it decides
 // which children are grid neighbours, which only link transfers look at).
-bool spatialOrderMatters(const Problem& p, const Architecture& a, const Mapping& m, int level);
+// A caller that keeps level's translations (they depend only on its spatial
+// factors and their strides) may give them.
+bool spatialOrderMatters(const Problem& p, const Architecture& a, const Mapping& m, int level,
+                         const AnyOrderTranslations* translations = nullptr);
 
 // Whether level l + 1's temporal loops act, in every count, as level l's
 // innermost loops would: l + 1 keeps nothing (it has no tile, access or

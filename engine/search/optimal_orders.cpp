@@ -1,6 +1,7 @@
 #include "search/optimal_orders.h"
 
 #include "arch/architecture.h"
+#include "model/loop_nest.h"
 #include "workload/problem.h"
 
 #include <algorithm>
@@ -8,7 +9,8 @@
 namespace mw {
 
 OrderCandidates::OrderCandidates(const MapSpace& space, bool temporalRule, bool spatialRule)
-    : space_(space), temporalRule_(temporalRule), spatialRule_(spatialRule) {}
+    : space_(space), temporalRule_(temporalRule), spatialRule_(spatialRule),
+      terms_(space.problem()) {}
 
 namespace {
 
@@ -107,6 +109,34 @@ const std::vector<OrderCandidates::Order>& OrderCandidates::spatialAll(int level
     return it->second;
 }
 
+const AnyOrderTranslations& OrderCandidates::anyOrderTranslations(const Mapping& m, int level) {
+    const Problem& p = space_.problem();
+    const Architecture& a = space_.arch();
+    const int L = a.numLevels(), D = p.numDims();
+    std::array<std::int64_t, 1 + 3 * kMaxDims> key{};
+    key[0] = level;
+    for (int d = 0; d < D; ++d) {
+        const LevelMapping& lm = m.levels[level];
+        key[std::size_t(1 + d)] = lm.spatialX[d];
+        key[std::size_t(1 + kMaxDims + d)] = lm.spatialY[d];
+        // A spatial loop's stride: d's extent inside the level.
+        std::int64_t inside = 1;
+        for (int l = level + 1; l < L; ++l)
+            inside *= std::int64_t(m.levels[l].temporal[d]) * m.levels[l].spatialX[d] *
+                      m.levels[l].spatialY[d];
+        key[std::size_t(1 + 2 * kMaxDims + d)] = inside;
+    }
+    auto [it, fresh] = translations_.try_emplace(key);
+    if (fresh) {
+        model_detail::Factors f;
+        model_detail::factorize(p, a, m, f);
+        for (int t = 0; t < p.numTensors(); ++t)
+            model_detail::neighbourTranslationsAnyOrder(p, a, m, f, terms_, level, t,
+                                                        it->second[std::size_t(t)]);
+    }
+    return it->second;
+}
+
 bool OrderCandidates::forEach(const Mapping& tiling,
                               const std::function<bool(const Mapping&)>& visit) {
     const Problem& p = space_.problem();
@@ -130,7 +160,8 @@ bool OrderCandidates::forEach(const Mapping& tiling,
             continue;
         const std::vector<Order>& list = spatialAll(l, x, y);
         orders *= double(list.size());
-        if (list.size() > 1 && (!spatialRule_ || spatialOrderMatters(p, a, m, l))) {
+        if (list.size() > 1 &&
+            (!spatialRule_ || spatialOrderMatters(p, a, m, l, &anyOrderTranslations(m, l)))) {
             spatialOpen.push_back({l, &list});
             ++stats_.spatialInFull;
         } else if (!list.empty()) {

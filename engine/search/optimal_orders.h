@@ -7,6 +7,7 @@
 // them is the best over every order the constraints allow.
 #include "mapspace/mapspace.h"
 #include "model/order_effects.h"
+#include "model/terms.h"
 
 #include <array>
 #include <functional>
@@ -41,6 +42,9 @@ class OrderCandidates {
     const std::vector<Order>& temporalBySignature(int level, std::uint32_t real,
                                                   std::uint8_t tensors);
     const std::vector<Order>& spatialAll(int level, std::uint32_t x, std::uint32_t y);
+    // Level's neighbour translations in any spatial order, kept by what they
+    // depend on (its spatial factors and their strides): tilings repeat them.
+    const AnyOrderTranslations& anyOrderTranslations(const Mapping& m, int level);
     // Each level's candidate temporal orders for m's spatial orders (levels
     // with one get it in m).
     void prepareTemporal(Mapping& m);
@@ -51,6 +55,8 @@ class OrderCandidates {
     std::map<std::pair<int, std::uint32_t>, std::vector<Order>> all_;
     std::map<std::tuple<int, std::uint32_t, std::uint8_t>, std::vector<Order>> bySignature_;
     std::map<std::tuple<int, std::uint32_t, std::uint32_t>, std::vector<Order>> spatial_;
+    model_detail::Terms terms_;
+    std::map<std::array<std::int64_t, 1 + 3 * kMaxDims>, AnyOrderTranslations> translations_;
     // Per level of the tiling being visited: its candidate temporal orders.
     std::vector<const std::vector<Order>*> perLevel_;
     Stats stats_;
