@@ -472,15 +472,33 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
     // that dimension count (one of that level's loops; see the joint orders
     // below).
     constexpr int kOpenLevels = -2; // `end` where the walk goes on into the levels not decided
+    // What deliveriesTo reads of child c's tile of t, whichever innermost
+    // loop it is asked about (once per dimension for the joint orders):
+    // made at the first call.
+    struct ChildTile {
+        bool ready = false;
+        i64 e[kMaxRanks];
+        double tile, N, cover;
+    };
+    std::array<std::array<ChildTile, kMaxTensors>, kMaxLevels + 1> childTiles;
+    auto childTile = [&](int c, int t) -> const ChildTile& {
+        ChildTile& x = childTiles[std::size_t(c)][std::size_t(t)];
+        if (!x.ready) {
+            x.ready = true;
+            x.tile = double(model_detail::tileExtents(terms_, t, ext[c], x.e));
+            x.N = 1.0;
+            for (int d = 0; d < D; ++d)
+                x.N *= double(p_.dims[d].bound / ext[c][d]);
+            x.cover = std::max(coverAt(c, t, x.e), x.tile * instLB[c]);
+        }
+        return x;
+    };
     auto deliveriesTo = [&](int c, int t, int innermost = -1, int* end = nullptr) {
         const DataSpace& ds = p_.tensors[t];
-        i64 e[kMaxRanks];
-        const double tile = double(model_detail::tileExtents(terms_, t, ext[c], e));
-        double N = 1.0;
-        for (int d = 0; d < D; ++d)
-            N *= double(p_.dims[d].bound / ext[c][d]);
+        const ChildTile& known = childTile(c, t);
+        const i64* e = known.e;
+        const double tile = known.tile, N = known.N, cover = known.cover;
         const double inst = instLB[c];
-        const double cover = std::max(coverAt(c, t, e), tile * inst);
         auto moves = [&](int d) { return ((ds.dimMask >> d) & 1u) != 0; };
         // The walk: the first decided level with loops above c (`first`),
         // and the run of loops that do not move t from there on, at most.
