@@ -84,9 +84,11 @@ void OptimalSearch::leaf(double bound) {
         return; // in an earlier pass
     leavesEvaluated_ += 1;
     orders_->forEach(m_, [&](const Mapping& m) {
-        if (ctx_->isKnown(m)) // evaluated already (by the first incumbent's search)
+        CandidateNote note;
+        if (ctx_->isKnown(m, &note)) // evaluated already (by the first incumbent's search)
             return true;
         batch_.push_back(m);
+        batchNotes_.push_back(note);
         batchBound_.push_back(bound);
         return true;
     });
@@ -98,14 +100,25 @@ void OptimalSearch::flush() {
     if (batch_.empty())
         return;
     costs_.resize(batch_.size());
-    ctx_->evaluateBatch(batch_.data(), batch_.size(), costs_.data());
+    generated_.resize(batch_.size());
+    // (Handing over the look-ups' hashes spares the driver hashing each again.)
+    ctx_->evaluateGenerated(
+        batch_.size(),
+        [this](std::size_t i, Rng&, Mapping& m, CandidateNote& note) {
+            m = batch_[i];
+            note = batchNotes_[i];
+            return true;
+        },
+        generated_.data(), costs_.data());
     std::size_t keep = 0; // candidates the budget left unevaluated stay open
     for (std::size_t i = 0; i < batch_.size(); ++i)
         if (std::isnan(costs_[i])) {
             batch_[keep] = batch_[i];
+            batchNotes_[keep] = batchNotes_[i];
             batchBound_[keep++] = batchBound_[i];
         }
     batch_.resize(keep);
+    batchNotes_.resize(keep);
     batchBound_.resize(keep);
 }
 

@@ -194,6 +194,8 @@ class OptimalSearch : public Searcher {
     std::array<int, kMaxDims> lastLevel_{};                 // d's outermost free slot
     std::array<int, kMaxDims> lastTemporal_{}; // d's outermost free temporal slot; -1: none
     std::vector<Mapping> batch_;
+    std::vector<CandidateNote> batchNotes_; // each one's hash, from the look-up that let it in
+    std::vector<Mapping> generated_;        // (the driver's copies of batch_)
     // The divisors of each number asked (few: products of a layer's bounds).
     std::unordered_map<i64, std::vector<i64>> divisors_;
     const std::vector<i64>& divisors(i64 n);
