@@ -126,17 +126,7 @@ void OptimalSearch::boundChildren(const Frame& frame) {
 }
 
 std::pair<PartialBound::Fanout*, bool> OptimalSearch::fanoutEntry(int level) {
-    const LevelMapping& lm = m_.levels[std::size_t(level)];
-    FanoutKey key{};
-    key[0] = std::uint32_t(level);
-    for (int d = 0; d < p_->numDims(); ++d) {
-        key[std::size_t(1 + d)] = lm.spatialX[d];
-        key[std::size_t(1 + kMaxDims + d)] = lm.spatialY[d];
-        // A spatial loop's stride: d's extent inside (no loop, no stride).
-        if (lm.spatialX[d] * lm.spatialY[d] > 1)
-            key[std::size_t(1 + 2 * kMaxDims + d)] = std::uint32_t(extentInside(level, d));
-    }
-    auto [it, fresh] = fanoutCache_.try_emplace(key);
+    auto [it, fresh] = fanoutCache_.try_emplace(fanoutKey(m_, level, p_->numDims()));
     return {&it->second, fresh};
 }
 

@@ -109,24 +109,27 @@ const std::vector<OrderCandidates::Order>& OrderCandidates::spatialAll(int level
     return it->second;
 }
 
+FanoutKey fanoutKey(const Mapping& m, int level, int numDims) {
+    const LevelMapping& lm = m.levels[level];
+    FanoutKey key{};
+    key[0] = std::uint32_t(level);
+    for (int d = 0; d < numDims; ++d) {
+        key[std::size_t(1 + d)] = lm.spatialX[d];
+        key[std::size_t(1 + kMaxDims + d)] = lm.spatialY[d];
+        if (lm.spatialX[d] * lm.spatialY[d] <= 1)
+            continue; // no loop, no stride
+        std::uint32_t inside = 1; // (at most d's bound)
+        for (int l = level + 1; l < m.numLevels; ++l)
+            inside *= m.levels[l].temporal[d] * m.levels[l].spatialX[d] * m.levels[l].spatialY[d];
+        key[std::size_t(1 + 2 * kMaxDims + d)] = inside;
+    }
+    return key;
+}
+
 const AnyOrderTranslations& OrderCandidates::anyOrderTranslations(const Mapping& m, int level) {
     const Problem& p = space_.problem();
     const Architecture& a = space_.arch();
-    const int L = a.numLevels(), D = p.numDims();
-    std::array<std::int64_t, 1 + 3 * kMaxDims> key{};
-    key[0] = level;
-    for (int d = 0; d < D; ++d) {
-        const LevelMapping& lm = m.levels[level];
-        key[std::size_t(1 + d)] = lm.spatialX[d];
-        key[std::size_t(1 + kMaxDims + d)] = lm.spatialY[d];
-        // A spatial loop's stride: d's extent inside the level.
-        std::int64_t inside = 1;
-        for (int l = level + 1; l < L; ++l)
-            inside *= std::int64_t(m.levels[l].temporal[d]) * m.levels[l].spatialX[d] *
-                      m.levels[l].spatialY[d];
-        key[std::size_t(1 + 2 * kMaxDims + d)] = inside;
-    }
-    auto [it, fresh] = translations_.try_emplace(key);
+    auto [it, fresh] = translations_.try_emplace(fanoutKey(m, level, p.numDims()));
     if (fresh) {
         model_detail::Factors f;
         model_detail::factorize(p, a, m, f);

@@ -13,9 +13,25 @@
 #include <functional>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace mw {
+
+// A level's fan-out as multicast and link transfers see it: its spatial
+// factors and their strides (each fanning dimension's extent inside the
+// level). Distinct offsets and neighbour translations depend on nothing
+// else, so tilings that share it share their descriptions.
+using FanoutKey = std::array<std::uint32_t, 1 + 3 * kMaxDims>;
+FanoutKey fanoutKey(const Mapping& m, int level, int numDims);
+struct FanoutKeyHash {
+    std::size_t operator()(const FanoutKey& k) const {
+        std::uint64_t h = 0x243f6a8885a308d3ull;
+        for (std::uint32_t v : k)
+            h = (h ^ v) * 0x9e3779b97f4a7c15ull;
+        return std::size_t(h ^ (h >> 32));
+    }
+};
 
 class OrderCandidates {
   public:
@@ -56,7 +72,7 @@ class OrderCandidates {
     std::map<std::tuple<int, std::uint32_t, std::uint8_t>, std::vector<Order>> bySignature_;
     std::map<std::tuple<int, std::uint32_t, std::uint32_t>, std::vector<Order>> spatial_;
     model_detail::Terms terms_;
-    std::map<std::array<std::int64_t, 1 + 3 * kMaxDims>, AnyOrderTranslations> translations_;
+    std::unordered_map<FanoutKey, AnyOrderTranslations, FanoutKeyHash> translations_;
     // Per level of the tiling being visited: its candidate temporal orders.
     std::vector<const std::vector<Order>*> perLevel_;
     Stats stats_;

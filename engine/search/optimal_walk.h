@@ -60,15 +60,6 @@ class OptimalSearch : public Searcher {
     // described once in the whole walk, where many nodes share it. (Hashed:
     // a child is looked up per bound, so no string, no allocation, no
     // ordering.)
-    using FanoutKey = std::array<std::uint32_t, 1 + 3 * kMaxDims>;
-    struct FanoutKeyHash {
-        std::size_t operator()(const FanoutKey& k) const {
-            std::uint64_t h = 0x243f6a8885a308d3ull;
-            for (std::uint32_t v : k)
-                h = (h ^ v) * 0x9e3779b97f4a7c15ull;
-            return std::size_t(h ^ (h >> 32));
-        }
-    };
     // d's extent inside level (the product of m_'s factors of the levels below).
     i64 extentInside(int level, int d) const {
         i64 inside = 1;
