@@ -47,15 +47,19 @@
 //   still read their deltas from p (Deliveries::linkable: at least one
 //   distinct delta unless the move is zero, and a zero move brings no new
 //   word). Over p's instances these cover every word (test_optimal checks it
-//   of the model near good mappings, where links act). Where no link can act
-//   at the fan-out right above c, also the deliveries divided by the
-//   children sharing each word (fan-out over distinct offsets). Only that
-//   fan-out counts: the model, as Timeloop, drops the link transfers of a
-//   fan-out whose children bypass the tensor. And there a link moves a delta
-//   only along a translation between neighbouring children, and a step
-//   moves tiles by an integer combination of loop strides, so where no such
-//   translation is a multiple of the strides' gcd in every coordinate no
-//   link can act.
+//   of the model near good mappings, where links act). Also the deliveries
+//   divided by the children sharing each word (fan-out over distinct
+//   offsets), times the least share of its distinct deltas a class of
+//   steps leaves to p. Links act only at the fan-out right above c: the
+//   model, as Timeloop, drops the link transfers of a fan-out whose children
+//   bypass the tensor. And there a link moves a delta only along a
+//   translation tr between neighbouring children, and a step moves tiles by
+//   an integer combination of loop strides, so where no such translation is
+//   a multiple of the strides' gcd in every coordinate no link can act (the
+//   share is 1). A step moving by tr leaves to p at least the distinct
+//   offsets o with o + tr no child's (no neighbour can hold their delta);
+//   the share is the least of those over the translations a step may equal,
+//   over the distinct offsets (a zero move that may serve leaves none).
 // * Sharing among tensors: where several pairs cross the same fan-outs whose
 //   spatial factors are still open, the factors that share one tensor's
 //   words mostly tell another's children apart (a dimension a tensor
@@ -140,6 +144,53 @@ PartialBound::PartialBound(const MapSpace& space, const SearchObjective& objecti
     unitFanout_.distinct.fill(1);
 }
 
+namespace {
+
+// Per translation, the distinct child offsets o of level `level`'s fan-out
+// (tensor t) with o + translation no child's offset: a link along it serves
+// none of those children (a child is served only by a neighbour whose offset
+// is its own plus the step's move). The offsets are the same set whatever
+// the spatial order, and o -> o + tr maps those served along tr onto those
+// served along -tr, so either sign counts alike. Left at 0 (no claim) past
+// kMaxEnumerated children.
+void countUnserved(const model_detail::Terms& terms, const model_detail::LoopNest& nest, int level,
+                   int t, model_detail::i64 fanout,
+                   const std::vector<model_detail::Offset>& translations,
+                   std::vector<model_detail::i64>& unserved) {
+    using model_detail::Offset;
+    unserved.assign(translations.size(), 0);
+    constexpr i64 kMaxEnumerated = i64(1) << 16;
+    if (translations.empty() || fanout > kMaxEnumerated)
+        return;
+    std::vector<Offset> offsets(1, Offset{});
+    offsets.reserve(std::size_t(fanout));
+    for (int s = 0; s < nest.numSpatial[level]; ++s) {
+        const model_detail::LoopNest::Loop& loop = nest.spatial[level][s];
+        const std::size_t n = offsets.size();
+        for (i64 i = 1; i < loop.factor; ++i)
+            for (std::size_t j = 0; j < n; ++j) {
+                Offset o = offsets[j];
+                for (int r = 0; r < kMaxRanks; ++r)
+                    o[std::size_t(r)] += terms.unit[t][loop.dim][r] * loop.stride * i;
+                offsets.push_back(o);
+            }
+    }
+    std::sort(offsets.begin(), offsets.end());
+    offsets.erase(std::unique(offsets.begin(), offsets.end()), offsets.end());
+    for (std::size_t i = 0; i < translations.size(); ++i) {
+        i64 count = 0;
+        for (const Offset& o : offsets) {
+            Offset moved = o;
+            for (int r = 0; r < kMaxRanks; ++r)
+                moved[std::size_t(r)] += translations[i][std::size_t(r)];
+            count += !std::binary_search(offsets.begin(), offsets.end(), moved);
+        }
+        unserved[i] = count;
+    }
+}
+
+} // namespace
+
 void PartialBound::describeFanout(const Mapping& m, int level, Fanout& out) const {
     const int T = p_.numTensors();
     model_detail::Factors f;
@@ -148,6 +199,7 @@ void PartialBound::describeFanout(const Mapping& m, int level, Fanout& out) cons
     for (int t = 0; t < T; ++t) {
         out.distinct[t] = 1;
         out.translations[t].clear();
+        out.unserved[t].clear();
     }
     if (out.fanout <= 1)
         return;
@@ -165,6 +217,7 @@ void PartialBound::describeFanout(const Mapping& m, int level, Fanout& out) cons
             const auto nonzero = std::find_if(x.begin(), x.end(), [](auto v) { return v != 0; });
             return nonzero != x.end() && *nonzero < 0;
         });
+        countUnserved(terms_, nest, level, t, out.fanout, tr, out.unserved[t]);
     }
 }
 
@@ -297,11 +350,14 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
     auto strideRepeatPossible = [&](int c, int t) {
         return this->strideRepeatPossible(m, k, remaining, c, t);
     };
-    // Can a link transfer act at described fan-out j (child j + 1) for t?
-    auto linkPossible = [&](int j, int t) {
+    // Of t's distinct deltas at described fan-out j (child j + 1), the least
+    // share links may leave to the parent over any step: 1 where no link
+    // can act, else the least over the translations a step may equal of
+    // the offsets no link along it serves (0 where a zero move may serve).
+    auto linkShareLeft = [&](int j, int t) {
         const Fanout& fo = *fanouts[j];
         if (fo.fanout <= 1 || fo.translations[t].empty())
-            return false;
+            return 1.0;
         const int c = j + 1;
         i64 g[kMaxRanks] = {};
         for (int i = 0; i < terms_.count[t]; ++i) {
@@ -321,7 +377,9 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
                                                                    m.levels[j].spatialX[term.dim] *
                                                                    m.levels[j].spatialY[term.dim]);
         }
-        for (const model_detail::Offset& tr : fo.translations[t]) {
+        double least = 1.0;
+        for (std::size_t i = 0; i < fo.translations[t].size(); ++i) {
+            const model_detail::Offset& tr = fo.translations[t][i];
             bool zero = true;
             int r = 0;
             for (; r < kMaxRanks; ++r) {
@@ -337,23 +395,25 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
                 continue;
             // A zero move needs a step equal to moves between (only a MAC's
             // unchanged operand after a first run gets it for free).
-            if (!zero || c == L || strideRepeatPossible(c, t))
-                return true;
+            if (zero && (c == L || strideRepeatPossible(c, t)))
+                return 0.0;
+            if (!zero)
+                least = std::min(least, double(fo.unserved[t][i]) / double(fo.distinct[t]));
         }
-        return false;
+        return least;
     };
     auto openLinkPossible = [&](int j, int t) {
         return !spatialKnown[j] || this->openLinkPossible(m, k, remaining, j, t);
     };
-    // Can a link transfer serve t's deliveries to keeper c? Only at the
-    // fan-out right above c: the model, as Timeloop, drops the link
-    // transfers of a fan-out whose children bypass t (they hold nothing a
-    // neighbour could take).
-    auto linksInto = [&](int c, int t) {
+    // The least share of t's deliveries to keeper c that links may leave to
+    // the parent (1: no link can act). Only at the fan-out right above c:
+    // the model, as Timeloop, drops the link transfers of a fan-out whose
+    // children bypass t (they hold nothing a neighbour could take).
+    auto linkShareInto = [&](int c, int t) {
         const int j = c - 1;
         if (j >= described)
-            return linkPossible(j, t);
-        return levelFanoutMax[j] > 1.0 && openLinkPossible(j, t);
+            return linkShareLeft(j, t);
+        return levelFanoutMax[j] > 1.0 && openLinkPossible(j, t) ? 0.0 : 1.0;
     };
     // Children sharing each word between p and c, at most (`decidedPart`:
     // the share of the fan-outs whose spatial factors are known).
@@ -627,11 +687,11 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
             charge(c, fills, a_.levels[c].energy.write, false);
         }
         // Deliveries p reads (or takes as updates): every word, links or
-        // not (see the file's header), and where no link can act, what
-        // the children fetch over those sharing each word.
+        // not (see the file's header), and what the children fetch over
+        // those sharing each word, times the share links may leave to p.
         double parent = touched_[t];
-        if (!x.links)
-            parent = std::max(parent, delivered / x.sharing);
+        if (x.linkShare > 0.0)
+            parent = std::max(parent, x.linkShare * delivered / x.sharing);
         if (x.rw) {
             charge(p, parent, a_.levels[p].energy.update, false);
             charge(p, std::max(0.0, parent - x.firstTouchesP), a_.levels[p].energy.read, true);
@@ -683,9 +743,9 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
                 x.firstTouchesC = firstTouchesMax(c, t);
             if (rw)
                 x.firstTouchesP = firstTouchesMax(p, t);
-            x.links = linksInto(c, t);
-            if (!x.links)
-                x.sharing = sharingMax(p, c, t, &x.decidedSharing);
+            x.linkShare = linkShareInto(c, t);
+            x.links = x.linkShare < 1.0;
+            x.sharing = sharingMax(p, c, t, &x.decidedSharing);
             accesses(x, x.delivered, charge);
             if (openFanouts && !x.links && (openFanouts >> x.p) << x.p == openFanouts &&
                 (openFanouts >> x.c) == 0)

@@ -68,11 +68,14 @@ class PartialBound {
     // A decided level's fan-out as each tensor sees it, described once when
     // the level is decided: its children, the distinct tile offsets among
     // them, and the translations between neighbouring children's tiles over
-    // every spatial order the constraints allow (where link transfers can act).
+    // every spatial order the constraints allow (where link transfers can
+    // act), each with the distinct offsets a link along it cannot serve (o
+    // such that o + the translation is no child's offset, in any order).
     struct Fanout {
         model_detail::i64 fanout = 1;
         std::array<model_detail::i64, kMaxTensors> distinct{};
         std::array<std::vector<model_detail::Offset>, kMaxTensors> translations;
+        std::array<std::vector<model_detail::i64>, kMaxTensors> unserved;
     };
     // m: levels from `level` inwards decided.
     void describeFanout(const Mapping& m, int level, Fanout& out) const;
@@ -128,6 +131,7 @@ class PartialBound {
         int t = 0, p = 0, c = 0;
         int end = -1; // the decided level settling t's first class above c (-1: none; kOpenLevels)
         bool rw = false, links = false;
+        double linkShare = 1.0; // of the deliveries' distinct deltas, the least links leave to p
         double delivered = 0.0;
         double sharing = 1.0;        // children sharing each word between p and c, at most
         double decidedSharing = 1.0; // its part at fan-outs whose spatial factors are known
