@@ -282,12 +282,14 @@ void TestOptimalBound::linksLeaveUnservedDeltasToTheParent() {
 // A fan-out above the decided levels whose spatial factors are known but
 // whose strides are not (a temporal slot still open between it and them):
 // where the bound says no link can act there, the model moves no word over
-// a link there, and its children share each word at most as often as the
-// bound says. Checked at every such fan-out of every node above mappings
+// a link there; where it says links leave the parent a share of the
+// deltas, the parent reads at least that share of what it would without
+// links; and its children share each word at most as often as the bound
+// says. Checked at every such fan-out of every node above mappings
 // near good ones, with the fan-outs decided and the temporal factors placed
 // or not.
 void TestOptimalBound::openFanoutsJudgedAsTheModelCounts() {
-    int judged = 0, refused = 0, linksSeen = 0;
+    int judged = 0, refused = 0, linksSeen = 0, chained = 0;
     nearBestMappings(linkCases(), [&](const MapSpace& space, const Mapping& m, const Evaluation&,
                                       const auto& deliveries) {
         const Problem& p = space.problem();
@@ -315,11 +317,21 @@ void TestOptimalBound::openFanoutsJudgedAsTheModelCounts() {
                                                   .arg(placed)
                                                   .arg(j)
                                                   .arg(p.tensors[std::size_t(t)].name.c_str());
-                        if (!bound.openLinkPossible(node, k, remaining, j, t)) {
+                        const double share = bound.openLinkShareLeft(node, k, remaining, j, t);
+                        if (share == 1.0) {
                             ++refused;
                             QVERIFY2(d.linked == 0.0,
                                      qPrintable(where + ": links the bound rules out moved words"));
                         }
+                        // Every word the children got, from the parent or a neighbour,
+                        // over those sharing each.
+                        const double withoutLinks = (d.delivered + d.linked) *
+                                                    double(d.distinctOffsets) / double(f.fanout[j]);
+                        QVERIFY2(d.distinctReads >= share * withoutLinks * (1.0 - 1e-9),
+                                 qPrintable(where + QString(": reads %1, the claim %2")
+                                                        .arg(d.distinctReads)
+                                                        .arg(share * withoutLinks)));
+                        chained += share > 0.0 && share < 1.0 && d.linked > 0.0;
                         const double sharing = double(f.fanout[j]) / double(d.distinctOffsets);
                         QVERIFY2(sharing <= bound.openSharingMax(node, j, t) * (1 + 1e-12),
                                  qPrintable(where + QString(": %1 children share a word, the "
@@ -330,9 +342,10 @@ void TestOptimalBound::openFanoutsJudgedAsTheModelCounts() {
                 }
             }
     });
-    qInfo("%d fan-outs judged, %d ruled out links, %d moved words over links", judged, refused,
-          linksSeen);
-    QVERIFY(refused > judged / 10 && linksSeen > 0);
+    qInfo("%d fan-outs judged, %d ruled out links, %d moved words over links, %d of them "
+          "with a share left to the parent above 0",
+          judged, refused, linksSeen, chained);
+    QVERIFY(refused > judged / 10 && linksSeen > 0 && chained > 0);
 }
 
 // The bound trusts a fan-out's description above the decided levels only

@@ -92,7 +92,8 @@
 // strides of the loops above its children are multiples of the extents
 // inside its temporal loops. A fan-out whose spatial factors are known but
 // whose strides are not is judged without them where it can be
-// (openLinkPossible: dimensions alone in their ranks; openSharingMax:
+// (openLinkShareLeft: dimensions alone in their ranks, and chains of
+// offsets along a move; openSharingMax:
 // sharingDims).
 // The rules for levels not yet decided are in optimal_bound_open.cpp.
 #include "search/optimal_bound.h"
@@ -402,9 +403,6 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
         }
         return least;
     };
-    auto openLinkPossible = [&](int j, int t) {
-        return !spatialKnown[j] || this->openLinkPossible(m, k, remaining, j, t);
-    };
     // The least share of t's deliveries to keeper c that links may leave to
     // the parent (1: no link can act). Only at the fan-out right above c:
     // the model, as Timeloop, drops the link transfers of a fan-out whose
@@ -413,7 +411,9 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
         const int j = c - 1;
         if (j >= described)
             return linkShareLeft(j, t);
-        return levelFanoutMax[j] > 1.0 && openLinkPossible(j, t) ? 0.0 : 1.0;
+        if (levelFanoutMax[j] <= 1.0)
+            return 1.0;
+        return spatialKnown[j] ? openLinkShareLeft(m, k, remaining, j, t) : 0.0;
     };
     // Children sharing each word between p and c, at most (`decidedPart`:
     // the share of the fan-outs whose spatial factors are known).

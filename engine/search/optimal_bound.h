@@ -105,10 +105,11 @@ class PartialBound {
 
     // What at() assumes of fan-out j above level k that the node does not
     // describe (j < describedFrom) but whose spatial factors are known (m's):
-    // whether a link transfer may serve t's children there (false only
-    // where none can, whatever the extents inside it) ...
-    bool openLinkPossible(const Mapping& m, int k, const std::int64_t* remaining, int j,
-                          int t) const;
+    // the least share of t's distinct deltas there that link transfers may
+    // leave to the parent at any step, whatever the extents inside it (1
+    // where no link can act) ...
+    double openLinkShareLeft(const Mapping& m, int k, const std::int64_t* remaining, int j,
+                             int t) const;
     // ... and the most children that share each of t's words there.
     double openSharingMax(const Mapping& m, int j, int t) const;
     // The most children level l's fan-out can have, its spatial factors not

@@ -129,8 +129,8 @@ bool PartialBound::strideRepeatPossible(const Mapping& m, int k, const std::int6
     return false;
 }
 
-bool PartialBound::openLinkPossible(const Mapping& m, int k, const std::int64_t* remaining, int j,
-                                    int t) const {
+double PartialBound::openLinkShareLeft(const Mapping& m, int k, const std::int64_t* remaining,
+                                       int j, int t) const {
     // Two children apart along a dimension d that is alone in every rank of
     // t it indexes are fewer than d's spatial factor s of d's extent inside
     // apart on d's rank, and every step above them moves that rank by a
@@ -139,16 +139,54 @@ bool PartialBound::openLinkPossible(const Mapping& m, int k, const std::int64_t*
     // offsets), and a link moves a zero step's delta as at a described
     // fan-out: for the MACs, or where a stride may repeat.
     const LevelMapping& lm = m.levels[j];
-    bool shared = false;
+    auto factor = [&lm](int d) { return i64(lm.spatialX[d]) * lm.spatialY[d]; };
+    bool shared = false, linkable = false;
     for (int d = 0; d < p_.numDims(); ++d) {
-        if (lm.spatialX[d] * lm.spatialY[d] <= 1)
+        if (factor(d) <= 1)
             continue;
         if (!((p_.tensors[t].dimMask >> d) & 1u))
             shared = true;
         else if (!onlyOwnRanks_[t][d])
-            return true;
+            linkable = true;
     }
-    return shared && (j + 1 == a_.numLevels() || strideRepeatPossible(m, k, remaining, j + 1, t));
+    if (shared && (j + 1 == a_.numLevels() || strideRepeatPossible(m, k, remaining, j + 1, t)))
+        return 0.0;
+    if (!linkable)
+        return 1.0;
+    // A step moving by tr != 0 splits the distinct offsets into chains (o,
+    // o + tr, ...), each leaving its last to the parent (no child holds its
+    // delta): at least the offsets over the longest chain. The fanning
+    // dimensions linked by sharing ranks of t place children on those ranks
+    // alone, so a chain moving them holds at most the product of their
+    // factors, whatever the extents inside.
+    std::uint32_t group[kMaxRanks];
+    int groups = 0;
+    for (int r = 0; r < terms_.lanes[t]; ++r) {
+        std::uint32_t dims = 0;
+        for (int i = 0; i < terms_.count[t]; ++i)
+            if (terms_.term[t][i].rank == r && factor(terms_.term[t][i].dim) > 1)
+                dims |= 1u << terms_.term[t][i].dim;
+        if (!dims)
+            continue;
+        for (int g = 0; g < groups;) { // (groups stay disjoint: one pass merges)
+            if (group[g] & dims) {
+                dims |= group[g];
+                group[g] = group[--groups];
+            } else {
+                ++g;
+            }
+        }
+        group[groups++] = dims;
+    }
+    double longest = 1.0;
+    for (int g = 0; g < groups; ++g) {
+        double product = 1.0;
+        for (int d = 0; d < p_.numDims(); ++d)
+            if ((group[g] >> d) & 1u)
+                product *= double(factor(d));
+        longest = std::max(longest, product);
+    }
+    return 1.0 / longest;
 }
 
 std::uint32_t PartialBound::sharingDims(int t, const double* factor) const {
