@@ -288,10 +288,13 @@ void TestOptimalBound::linksLeaveUnservedDeltasToTheParent() {
 // says. Checked at every such fan-out of every node above mappings
 // near good ones, with the fan-outs decided and the temporal factors placed
 // or not.
+// The same on sampled mappings of the small spaces and of a window of two
+// sliding over the MACs' row, whose children may share an input offset (a
+// zero translation between neighbours that only a zero share bounds).
 void TestOptimalBound::openFanoutsJudgedAsTheModelCounts() {
     int judged = 0, refused = 0, linksSeen = 0, chained = 0;
-    nearBestMappings(linkCases(), [&](const MapSpace& space, const Mapping& m, const Evaluation&,
-                                      const auto& deliveries) {
+    auto judge = [&](const MapSpace& space, const Mapping& m, const Evaluation&,
+                     const auto& deliveries) {
         const Problem& p = space.problem();
         const Architecture& a = space.arch();
         const PartialBound bound(space, SearchObjective::parse("edp"));
@@ -341,7 +344,30 @@ void TestOptimalBound::openFanoutsJudgedAsTheModelCounts() {
                     }
                 }
             }
-    });
+    };
+    nearBestMappings(linkCases(), judge);
+    std::vector<Case> small = smallCases();
+    small.push_back({"window of two",
+                     conv2dProblem("conv1d", 1, 1, 1, 2, 4, 1, 2, 1),
+                     slidingRow(),
+                     {},
+                     "edp"});
+    for (const Case& c : small) {
+        const MapSpace space(c.problem, c.arch, c.constraints);
+        const CostModel model(c.problem, c.arch);
+        Rng rng(5);
+        Evaluation scratch;
+        for (int sample = 0; sample < 400; ++sample) {
+            Mapping m;
+            if (!space.sampleLegal(rng, m, scratch, 2000))
+                continue;
+            auto cache = std::make_unique<EvaluationCache>();
+            Evaluation e;
+            model.evaluate(m, e, *cache);
+            if (e.valid)
+                judge(space, m, e, cache->entries[1].deliveries);
+        }
+    }
     qInfo("%d fan-outs judged, %d ruled out links, %d moved words over links, %d of them "
           "with a share left to the parent above 0",
           judged, refused, linksSeen, chained);

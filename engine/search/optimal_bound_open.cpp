@@ -149,16 +149,16 @@ double PartialBound::openLinkShareLeft(const Mapping& m, int k, const std::int64
         else if (!onlyOwnRanks_[t][d])
             linkable = true;
     }
-    if (shared && (j + 1 == a_.numLevels() || strideRepeatPossible(m, k, remaining, j + 1, t)))
-        return 0.0;
-    if (!linkable)
+    if (!shared && !linkable)
         return 1.0;
     // A step moving by tr != 0 splits the distinct offsets into chains (o,
     // o + tr, ...), each leaving its last to the parent (no child holds its
     // delta): at least the offsets over the longest chain. The fanning
     // dimensions linked by sharing ranks of t place children on those ranks
     // alone, so a chain moving them holds at most the product of their
-    // factors, whatever the extents inside.
+    // factors, whatever the extents inside; and a step that moves a rank of
+    // a dimension alone in its ranks serves no child (above), so only the
+    // groups with another dimension count.
     std::uint32_t group[kMaxRanks];
     int groups = 0;
     for (int r = 0; r < terms_.lanes[t]; ++r) {
@@ -179,14 +179,22 @@ double PartialBound::openLinkShareLeft(const Mapping& m, int k, const std::int64
         group[groups++] = dims;
     }
     double longest = 1.0;
+    bool coincide = shared; // two children may share an offset (a zero translation)
     for (int g = 0; g < groups; ++g) {
         double product = 1.0;
+        bool chains = false;
         for (int d = 0; d < p_.numDims(); ++d)
-            if ((group[g] >> d) & 1u)
+            if ((group[g] >> d) & 1u) {
                 product *= double(factor(d));
-        longest = std::max(longest, product);
+                chains = chains || !onlyOwnRanks_[t][d];
+            }
+        if (chains)
+            longest = std::max(longest, product);
+        coincide = coincide || (group[g] & (group[g] - 1)) != 0; // (P and R on one coordinate)
     }
-    return 1.0 / longest;
+    if (coincide && (j + 1 == a_.numLevels() || strideRepeatPossible(m, k, remaining, j + 1, t)))
+        return 0.0;
+    return linkable ? 1.0 / longest : 1.0;
 }
 
 std::uint32_t PartialBound::sharingDims(int t, const double* factor) const {
