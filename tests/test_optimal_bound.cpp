@@ -288,9 +288,9 @@ void TestOptimalBound::linksLeaveUnservedDeltasToTheParent() {
 // says. Checked at every such fan-out of every node above mappings
 // near good ones, with the fan-outs decided and the temporal factors placed
 // or not.
-// The same on sampled mappings of the small spaces and of a window of two
-// sliding over the MACs' row, whose children may share an input offset (a
-// zero translation between neighbours that only a zero share bounds).
+// The same on sampled mappings of the small spaces and of a window of four
+// sliding over the row of register files, where P and R may fan out
+// together (children sharing an input offset) under a stride that repeats.
 void TestOptimalBound::openFanoutsJudgedAsTheModelCounts() {
     int judged = 0, refused = 0, linksSeen = 0, chained = 0;
     auto judge = [&](const MapSpace& space, const Mapping& m, const Evaluation&,
@@ -347,8 +347,8 @@ void TestOptimalBound::openFanoutsJudgedAsTheModelCounts() {
     };
     nearBestMappings(linkCases(), judge);
     std::vector<Case> small = smallCases();
-    small.push_back({"window of two",
-                     conv2dProblem("conv1d", 1, 1, 1, 2, 4, 1, 2, 1),
+    small.push_back({"window of four",
+                     conv2dProblem("conv1d", 1, 1, 1, 2, 4, 1, 4, 1),
                      slidingRow(),
                      {},
                      "edp"});
