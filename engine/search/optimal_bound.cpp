@@ -744,10 +744,9 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
             if (rw)
                 x.firstTouchesP = firstTouchesMax(p, t);
             x.linkShare = linkShareInto(c, t);
-            x.links = x.linkShare < 1.0;
             x.sharing = sharingMax(p, c, t, &x.decidedSharing);
             accesses(x, x.delivered, charge);
-            if (openFanouts && !x.links && (openFanouts >> x.p) << x.p == openFanouts &&
+            if (openFanouts && x.linkShare == 1.0 && (openFanouts >> x.p) << x.p == openFanouts &&
                 (openFanouts >> x.c) == 0)
                 across[std::size_t(numAcross++)] = x;
             if (x.end != -1)

@@ -131,8 +131,9 @@ class PartialBound {
     struct Pair {
         int t = 0, p = 0, c = 0;
         int end = -1; // the decided level settling t's first class above c (-1: none; kOpenLevels)
-        bool rw = false, links = false;
+        bool rw = false;
         double linkShare = 1.0; // of the deliveries' distinct deltas, the least links leave to p
+                                // (1: no link can act)
         double delivered = 0.0;
         double sharing = 1.0;        // children sharing each word between p and c, at most
         double decidedSharing = 1.0; // its part at fan-outs whose spatial factors are known

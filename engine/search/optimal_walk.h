@@ -55,11 +55,6 @@ class OptimalSearch : public Searcher {
         LevelMapping before;
         std::array<i64, kMaxDims> remainingBefore;
     };
-    // A fan-out's description depends on its level, its spatial factors and
-    // their strides (the extents of the level inside), nothing else: each is
-    // described once in the whole walk, where many nodes share it. (Hashed:
-    // a child is looked up per bound, so no string, no allocation, no
-    // ordering.)
     // d's extent inside level (the product of m_'s factors of the levels below).
     i64 extentInside(int level, int d) const {
         i64 inside = 1;
@@ -177,7 +172,11 @@ class OptimalSearch : public Searcher {
     std::array<i64, kMaxDims> remaining_{};
     std::vector<const PartialBound::Fanout*> fanouts_; // per decided level
     PartialBound::Fanout none_;                        // a level not yet decided
-    // (Node-based: the pointers fanouts_ holds survive a rehash.)
+    // A fan-out's description depends on its level, its spatial factors and
+    // their strides (the extents of the level inside), nothing else: each is
+    // described once in the whole walk, where many nodes share it. (Hashed:
+    // a child is looked up per bound, so no string, no allocation, no
+    // ordering. Node-based: the pointers fanouts_ holds survive a rehash.)
     std::unordered_map<FanoutKey, PartialBound::Fanout, FanoutKeyHash> fanoutCache_;
 
     std::vector<std::array<std::uint8_t, kMaxDims>> slots_; // bit kind: a free slot
