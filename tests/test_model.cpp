@@ -12,6 +12,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <new>
@@ -67,6 +68,7 @@ class TestModel : public QObject {
     void benchTimesDistinctLegalMappings();
     void noHeapAllocation();
     void incrementalEqualsFull();
+    void incrementalTakesTilesOfEqualFactors();
     void neighbourTranslationsWalkTheGrid();
 };
 
@@ -515,6 +517,7 @@ void TestModel::incrementalEqualsFull() {
         }
         QVERIFY(legal > 300);
         QVERIFY(cache.levelsReused > 0);
+        QVERIFY(cache.tilesReused > 0); // order and keep moves
     };
     const Problem conv = conv2dProblem("conv3x3_s2", 1, 1, 32, 64, 28, 28, 3, 3, 2, 2);
     const Problem gemm = gemmProblem("gemm", 64, 128, 96);
@@ -554,6 +557,70 @@ void TestModel::incrementalEqualsFull() {
         QCOMPARE(inc.cycles, full.cycles);
         QVERIFY(other.id() != model.id());
     }
+}
+
+// A mapping whose factors are a cached one's takes its tiles and factor
+// products and rechecks only orders and keeps: a malformed order, a missing
+// outermost keep and a keep that overflows a buffer are each reported as a
+// full evaluation reports them, and the cached tiles stay good after them.
+void TestModel::incrementalTakesTilesOfEqualFactors() {
+    const Architecture a = loadArchitecture(std::string(MAPWRIGHT_SOURCE_DIR) +
+                                            "/samples/architectures/eyeriss_like.json");
+    const Problem p = conv2dProblem("conv3x3", 1, 1, 32, 64, 28, 28, 3, 3);
+    const MapSpace space(p, a);
+    Rng rng(21);
+    Evaluation scratch, full, inc;
+    Mapping base;
+    QVERIFY(space.sampleLegal(rng, base, scratch, 20000));
+    EvaluationCache cache;
+    space.model().evaluate(base, inc, cache);
+    QVERIFY(inc.valid);
+    const auto sameAsFull = [&](const Mapping& m) {
+        const std::int64_t before = cache.tilesReused;
+        space.model().evaluate(m, full);
+        space.model().evaluate(m, inc, cache);
+        QCOMPARE(cache.tilesReused, before + 1);
+        QCOMPARE(inc.valid, full.valid);
+        QCOMPARE(inc.numViolations, full.numViolations);
+        for (int i = 0; i < full.numViolations; ++i) {
+            QCOMPARE(int(inc.violations[i].kind), int(full.violations[i].kind));
+            QCOMPARE(inc.violations[i].level, full.violations[i].level);
+            QCOMPARE(inc.violations[i].tensor, full.violations[i].tensor);
+            QCOMPARE(inc.violations[i].needed, full.violations[i].needed);
+        }
+        if (full.valid) {
+            QCOMPARE(inc.energy, full.energy);
+            QCOMPARE(inc.cycles, full.cycles);
+        }
+    };
+    const int L = base.numLevels;
+    Mapping reordered = base; // every level's orders reversed
+    for (int l = 0; l < L; ++l) {
+        std::reverse(reordered.levels[l].order.begin(),
+                     reordered.levels[l].order.begin() + p.numDims());
+        std::reverse(reordered.levels[l].spatialOrder.begin(),
+                     reordered.levels[l].spatialOrder.begin() + p.numDims());
+    }
+    sameAsFull(reordered);
+    QVERIFY(full.valid);
+    Mapping malformed = base; // a dimension twice in one order
+    malformed.levels[1].order[0] = malformed.levels[1].order[1];
+    sameAsFull(malformed);
+    QVERIFY(!full.valid);
+    QCOMPARE(int(full.violations[0].kind), int(ViolationKind::BadPermutation));
+    Mapping unkept = base;
+    unkept.levels[0].setKeep(0, false);
+    sameAsFull(unkept);
+    QVERIFY(!full.valid);
+    Mapping overfull = base; // every tensor in every buffer
+    for (int l = 1; l < L; ++l)
+        for (int t = 0; t < p.numTensors(); ++t)
+            overfull.levels[l].setKeep(t, true);
+    sameAsFull(overfull);
+    QVERIFY(!full.valid);
+    QCOMPARE(int(full.violations[0].kind), int(ViolationKind::Capacity));
+    sameAsFull(base);
+    QVERIFY(full.valid);
 }
 
 // The translations between grid neighbours (what link transfers may carry)

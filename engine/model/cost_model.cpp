@@ -60,6 +60,37 @@ Violation violation(ViolationKind kind, int level, int tensor, int dim, i64 need
     return v;
 }
 
+// Whether level lm's temporal and spatial orders are permutations of the
+// problem's dimensions (`all`: one bit per dimension).
+bool ordersArePermutations(const LevelMapping& lm, int D, std::uint32_t all) {
+    std::uint32_t seen = 0; // temporal order in bits 0-15, spatial order in bits 16-31
+    for (int i = 0; i < D; ++i)
+        seen |= (1u << lm.order[i]) | (1u << (lm.spatialOrder[i] + 16));
+    return seen == (all | (all << 16));
+}
+
+void checkOutermostKeeps(const Problem& p, const Mapping& m, Evaluation& out) {
+    for (int t = 0; t < p.numTensors(); ++t)
+        if (!m.levels[0].keeps(t))
+            out.addViolation(violation(ViolationKind::OutermostMustKeep, 0, t, -1, 0, 0));
+}
+
+// The legality pass for a mapping whose factors are those of one that passed
+// it: of its checks, only those of the orders and keeps can fail (reported
+// as checkAndFactor reports them). False when an order is malformed.
+bool checkOrdersAndKeeps(const Problem& p, const Mapping& m, int L, Evaluation& out) {
+    const int D = p.numDims();
+    const std::uint32_t all = (1u << D) - 1;
+    bool malformed = false;
+    for (int l = L - 1; l >= 0; --l)
+        if (!ordersArePermutations(m.levels[l], D, all)) {
+            out.addViolation(violation(ViolationKind::BadPermutation, l, -1, -1, 0, 0));
+            malformed = true;
+        }
+    checkOutermostKeeps(p, m, out);
+    return !malformed;
+}
+
 bool checkAndFactor(const Problem& p, const Architecture& a, const Mapping& m, Evaluation& out,
                     Factors& f) {
     const int L = a.numLevels();
@@ -78,11 +109,9 @@ bool checkAndFactor(const Problem& p, const Architecture& a, const Mapping& m, E
     double axisX[kMaxLevels], axisY[kMaxLevels];
     for (int l = L - 1; l >= 0; --l) {
         const LevelMapping& lm = m.levels[l];
-        std::uint32_t seen = 0; // temporal order in bits 0-15, spatial order in bits 16-31
         i64 fx = 1, fy = 1;
         double ax = 1.0, ay = 1.0;
         for (int i = 0; i < D; ++i) {
-            seen |= (1u << lm.order[i]) | (1u << (lm.spatialOrder[i] + 16));
             const i64 t = lm.temporal[i], x = lm.spatialX[i], y = lm.spatialY[i];
             fx *= x;
             fy *= y;
@@ -100,7 +129,7 @@ bool checkAndFactor(const Problem& p, const Architecture& a, const Mapping& m, E
         f.fanout[l] = fx * fy;
         axisX[l] = ax;
         axisY[l] = ay;
-        if (seen != (all | (all << 16))) {
+        if (!ordersArePermutations(lm, D, all)) {
             out.addViolation(violation(ViolationKind::BadPermutation, l, -1, -1, 0, 0));
             malformed = true;
         }
@@ -151,9 +180,7 @@ bool checkAndFactor(const Problem& p, const Architecture& a, const Mapping& m, E
             out.addViolation(
                 violation(ViolationKind::FactorProduct, -1, -1, d, p.dims[d].bound, f.ext[0][d]));
     }
-    for (int t = 0; t < p.numTensors(); ++t)
-        if (!m.levels[0].keeps(t))
-            out.addViolation(violation(ViolationKind::OutermostMustKeep, 0, t, -1, 0, 0));
+    checkOutermostKeeps(p, m, out);
     // Tiles (and so capacities) are well defined unless factors or orders
     // are malformed; fan-out violations leave them so, and Timeloop reports
     // an inner level's capacity before an outer level's fan-out.
@@ -172,10 +199,13 @@ void Evaluation::addViolation(const Violation& v) {
 
 namespace {
 
-// With a cache: its deliveries, of which tensor t's first reuse[t] stand.
+// With a cache: its deliveries, of which tensor t's first reuse[t] stand,
+// and its factors and tiles, written there; with `sameFactors` (a valid
+// entry, maybe the cache itself, whose factors are all m's), taken from it.
 void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::Terms& terms,
                   const Mapping& m, Evaluation& out, bool legalityOnly,
-                  EvaluationCache::Entry* cache = nullptr, const int* reuse = nullptr) {
+                  EvaluationCache::Entry* cache = nullptr, const int* reuse = nullptr,
+                  const EvaluationCache::Entry* sameFactors = nullptr) {
     const int L = a.numLevels();
     const int D = p.numDims();
     const int T = p.numTensors();
@@ -198,13 +228,28 @@ void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::T
         }
     };
 
-    Factors f;
     if (L > kMaxLevels || D > kMaxDims || T > kMaxTensors) {
         clearLevels();
         out.addViolation(violation(ViolationKind::LevelCount, -1, -1, -1, kMaxLevels, L));
         return;
     }
-    if (!checkAndFactor(p, a, m, out, f)) {
+    Factors ownFactors;
+    model_detail::Tiles ownTiles;
+    Factors& f = cache ? cache->factors : ownFactors;
+    model_detail::Tiles& tiles = cache ? cache->tiles : ownTiles;
+    if (sameFactors) {
+        if (sameFactors != cache) { // the levels in use
+            std::copy_n(&sameFactors->factors.ext[0][0], (L + 1) * kMaxDims, &f.ext[0][0]);
+            std::copy_n(sameFactors->factors.fanout, L, f.fanout);
+            std::copy_n(&sameFactors->tiles.extent[0][0], L * kMaxTensors * kMaxRanks,
+                        &tiles.extent[0][0]);
+            std::copy_n(&sameFactors->tiles.size[0][0], L * kMaxTensors, &tiles.size[0][0]);
+        }
+        if (!checkOrdersAndKeeps(p, m, L, out)) {
+            clearLevels();
+            return;
+        }
+    } else if (!checkAndFactor(p, a, m, out, f)) {
         clearLevels();
         return;
     }
@@ -212,7 +257,6 @@ void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::T
 
     // Tiles of every tensor at every level (the data movement needs the
     // bypassed ones too), and capacities of the kept ones.
-    model_detail::Tiles tiles;
     i64 instances = 1; // utilized instances of level l: fan-outs above it
     for (int l = 0; l < L; ++l) {
         LevelStats& ls = out.levels[l];
@@ -220,7 +264,8 @@ void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::T
         ls.capacityUsed = 0;
         instances *= f.fanout[l];
         const std::uint8_t keepMask = m.levels[l].keepMask;
-        model_detail::tileExtentsAll(terms, T, ext[l], tiles.extent[l], tiles.size[l]);
+        if (!sameFactors)
+            model_detail::tileExtentsAll(terms, T, ext[l], tiles.extent[l], tiles.size[l]);
         for (int t = 0; t < T; ++t) {
             const DataSpace& ds = p.tensors[t];
             const i64 tile = tiles.size[l][t];
@@ -396,9 +441,21 @@ void CostModel::evaluate(const Mapping& m, Evaluation& out) const {
 
 namespace {
 
-bool sameLoops(const LevelMapping& a, const LevelMapping& b) {
-    return a.temporal == b.temporal && a.spatialX == b.spatialX && a.spatialY == b.spatialY &&
-           a.order == b.order && a.spatialOrder == b.spatialOrder;
+// (Differences or-ed over whole arrays, not std::array's ==: that is a
+// memcmp call per array, and every level is compared at every evaluation.)
+bool sameFactors(const LevelMapping& a, const LevelMapping& b) {
+    std::uint32_t diff = 0;
+    for (int d = 0; d < kMaxDims; ++d)
+        diff |= (a.temporal[d] ^ b.temporal[d]) | (a.spatialX[d] ^ b.spatialX[d]) |
+                (a.spatialY[d] ^ b.spatialY[d]);
+    return diff == 0;
+}
+
+bool sameOrders(const LevelMapping& a, const LevelMapping& b) {
+    std::uint32_t diff = 0;
+    for (int d = 0; d < kMaxDims; ++d)
+        diff |= std::uint32_t(a.order[d] ^ b.order[d]) | (a.spatialOrder[d] ^ b.spatialOrder[d]);
+    return diff == 0;
 }
 
 // Whether two evaluations agree on every figure (doubles bit for bit).
@@ -433,13 +490,24 @@ void CostModel::evaluate(const Mapping& m, Evaluation& out, EvaluationCache& cac
     // levels 0..k-1 standing, unless a keep bit of one of levels 1..k differs.
     int reuse[2][kMaxTensors] = {};
     int total[2] = {-1, -1};
+    bool factorsEqual[2] = {false, false}; // every level's
     for (int e = 0; e < 2; ++e) {
         const EvaluationCache::Entry& entry = cache.entries[std::size_t(e)];
         if (entry.model != id_ || entry.mapping.numLevels != L || m.numLevels != L)
             continue;
+        // The levels from the outermost with the same loops, and whether
+        // every level has the same factors.
+        // (Most candidates of a breeding searcher differ in an outer level's
+        // factors: the walk stops there.)
         int same = 0;
-        while (same < L && sameLoops(m.levels[same], entry.mapping.levels[same]))
-            ++same;
+        bool factors = true;
+        for (int l = 0; l < L && (factors || same == l); ++l) {
+            const bool f = sameFactors(m.levels[l], entry.mapping.levels[l]);
+            if (same == l && f && sameOrders(m.levels[l], entry.mapping.levels[l]))
+                ++same;
+            factors = factors && f;
+        }
+        factorsEqual[e] = factors;
         total[e] = 0;
         for (int t = 0; t < T; ++t) {
             int r = same;
@@ -471,8 +539,14 @@ void CostModel::evaluate(const Mapping& m, Evaluation& out, EvaluationCache& cac
     cache.levelsReused += reused;
     cache.levelsCounted += L * T - reused;
     ++cache.evaluations;
+    // Factors and tiles: the target's own where they are m's (no copy), else
+    // the reused entry's.
+    const EvaluationCache::Entry* known = factorsEqual[into]   ? &target
+                                          : factorsEqual[from] ? &cache.entries[std::size_t(from)]
+                                                               : nullptr;
+    cache.tilesReused += known != nullptr;
     target.model = 0; // until the deliveries are m's
-    evaluateImpl(*p_, *a_, terms_, m, out, false, &target, use);
+    evaluateImpl(*p_, *a_, terms_, m, out, false, &target, use, known);
     // Deliveries are counted once tiles and capacities pass; an invalid m
     // leaves them half written.
     if (out.valid) {

@@ -5,6 +5,7 @@
 #include "mapping/mapping.h"
 #include "model/evaluation.h"
 #include "model/terms.h"
+#include "model/tiles.h"
 
 namespace mw {
 
@@ -32,6 +33,11 @@ struct LevelDelivery {
 // legal mapping that tile is fixed by the outer factors. So a mapping whose
 // levels 0..k are a kept one's takes its deliveries of the levels above k.
 //
+// A mapping whose factors are all a kept one's (a move of loop orders or
+// keeps: most of the optimal searcher's leaves, a third of annealing's
+// moves) also takes its factor products and tiles, and of the legality pass
+// only what orders and keeps decide is checked again.
+//
 // Two mappings are kept: a searcher's candidates are mostly neighbours of
 // one mapping (its current one), which the last candidate is a move further
 // from. A candidate reuses the entry it shares more with and replaces the
@@ -41,11 +47,14 @@ struct EvaluationCache {
         std::uint64_t model = 0; // CostModel::id() of the model that filled it; 0 when empty
         Mapping mapping;
         std::array<std::array<LevelDelivery, kMaxLevels>, kMaxTensors> deliveries{};
+        model_detail::Factors factors; // (written before model is set, like the deliveries)
+        model_detail::Tiles tiles;
     };
     std::array<Entry, 2> entries;
     std::int64_t evaluations = 0;   // through this cache
     std::int64_t levelsReused = 0;  // deliveries taken from it, over all tensors
     std::int64_t levelsCounted = 0; // deliveries computed
+    std::int64_t tilesReused = 0;   // evaluations that took an entry's factors and tiles
 };
 
 // The model for one problem on one architecture, with what no mapping changes

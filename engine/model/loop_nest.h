@@ -5,6 +5,7 @@
 #include "common/limits.h"
 #include "model/cost_model.h"
 #include "model/terms.h"
+#include "model/tiles.h"
 
 #include <array>
 #include <cstdint>
@@ -20,12 +21,6 @@ struct Evaluation;
 namespace model_detail {
 
 using i64 = std::int64_t;
-
-// Per-level factor products, filled by the legality pass.
-struct Factors {
-    i64 ext[kMaxLevels + 1][kMaxDims]; // coordinates of d covered inside level l (l included)
-    i64 fanout[kMaxLevels];            // spatial factors of level l, all dimensions
-};
 
 // The nest, innermost loop first, as Timeloop builds it from a mapping: per
 // storage level (innermost first) its spatial loops (X loops innermost, then
@@ -92,14 +87,6 @@ inline void tileExtentsAll(const Terms& terms, int numTensors, const i64* ext, i
         size[t] = words;
     }
 }
-
-// Tiles of every tensor at every level, kept or not (Timeloop analyses them
-// all and removes the bypassed ones afterwards): extents per lane, and words.
-struct Tiles {
-    i64 extent[kMaxLevels][kMaxTensors * kMaxRanks]; // tileExtentsAll's
-    i64 size[kMaxLevels][kMaxTensors];
-    const i64* extentOf(int l, int t) const { return extent[l] + t * kMaxRanks; }
-};
 
 void buildLoopNest(const Problem& p, const Architecture& a, const Mapping& m, const Factors& f,
                    LoopNest& nest);
