@@ -69,6 +69,7 @@ class TestModel : public QObject {
     void noHeapAllocation();
     void incrementalEqualsFull();
     void incrementalTakesTilesOfEqualFactors();
+    void fanoutMemoKeepsToItsModel();
     void neighbourTranslationsWalkTheGrid();
 };
 
@@ -464,9 +465,9 @@ void TestModel::noHeapAllocation() {
     for (int i = 0; i < 50; ++i)
         mappings.push_back(space.sample(rng)); // legal or not
     Evaluation e;
+    EvaluationCache cache; // (its fan-out memo is made with it, once)
     const long long before = gAllocations.load();
     double sink = 0.0;
-    EvaluationCache cache;
     for (int rep = 0; rep < 100; ++rep)
         for (const auto& m : mappings) {
             evaluate(c.problem, c.arch, m, e);
@@ -557,6 +558,73 @@ void TestModel::incrementalEqualsFull() {
         QCOMPARE(inc.cycles, full.cycles);
         QVERIFY(other.id() != model.id());
     }
+}
+
+// A cache's fan-outs are described with one model's projections: a model
+// of the same layer at another stride (the same loops, other input offsets
+// between children, so other link transfers) must not take them; nor may
+// the same loops on the other axis of the array.
+void TestModel::fanoutMemoKeepsToItsModel() {
+    const Architecture a = loadArchitecture(std::string(MAPWRIGHT_SOURCE_DIR) +
+                                            "/samples/architectures/eyeriss_like.json");
+    const Problem unit = conv2dProblem("s1", 1, 1, 16, 16, 14, 14, 3, 3, 1, 1);
+    const Problem strided = conv2dProblem("s2", 1, 1, 16, 16, 14, 14, 3, 3, 2, 2);
+    const CostModel first(unit, a), second(strided, a);
+    const MapSpace space(unit, a);
+    Rng rng(9);
+    Evaluation scratch, x, y;
+    int differing = 0;
+    for (int i = 0; i < 400; ++i) {
+        Mapping m;
+        QVERIFY(space.sampleLegal(rng, m, scratch, 20000));
+        first.evaluate(m, x);
+        second.evaluate(m, y);
+        if (!y.valid)
+            continue;
+        EvaluationCache cache; // the two models in turn, twice
+        for (int round = 0; round < 4; ++round) {
+            const CostModel& model = round % 2 ? second : first;
+            const Evaluation& full = round % 2 ? y : x;
+            Evaluation inc;
+            model.evaluate(m, inc, cache);
+            QCOMPARE(inc.energy, full.energy);
+            QCOMPARE(inc.cycles, full.cycles);
+        }
+        differing += x.energy != y.energy;
+    }
+    QVERIFY(differing > 50);
+
+    // The same loops on the other axis of a two-dimensional array (the tensor
+    // core's; Eyeriss-like fans each axis at its own level): other
+    // neighbours, other links.
+    const Architecture grid = loadArchitecture(std::string(MAPWRIGHT_SOURCE_DIR) +
+                                               "/samples/architectures/tensor_core_like.json");
+    const CostModel onGrid(unit, grid);
+    const MapSpace gridSpace(unit, grid);
+    int moved = 0;
+    for (int i = 0; i < 400; ++i) {
+        Mapping m;
+        QVERIFY(gridSpace.sampleLegal(rng, m, scratch, 20000));
+        onGrid.evaluate(m, x);
+        for (int l = 0; l < m.numLevels; ++l)
+            for (int d = 0; d < unit.numDims(); ++d) {
+                if (m.levels[l].spatialX[d] <= 1)
+                    continue;
+                Mapping turned = m;
+                std::swap(turned.levels[l].spatialX[d], turned.levels[l].spatialY[d]);
+                onGrid.evaluate(turned, y);
+                if (!y.valid || y.energy == x.energy)
+                    continue;
+                ++moved;
+                EvaluationCache cache;
+                for (int round = 0; round < 4; ++round) {
+                    Evaluation inc;
+                    onGrid.evaluate(round % 2 ? turned : m, inc, cache);
+                    QCOMPARE(inc.energy, (round % 2 ? y : x).energy);
+                }
+            }
+    }
+    QVERIFY(moved > 20);
 }
 
 // A mapping whose factors are a cached one's takes its tiles and factor

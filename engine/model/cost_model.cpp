@@ -1,6 +1,7 @@
 #include "model/cost_model.h"
 
 #include "model/loop_nest.h"
+#include "model/spatial_fanout.h"
 
 #include "arch/architecture.h"
 #include "mapping/mapping.h"
@@ -205,7 +206,8 @@ namespace {
 void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::Terms& terms,
                   const Mapping& m, Evaluation& out, bool legalityOnly,
                   EvaluationCache::Entry* cache = nullptr, const int* reuse = nullptr,
-                  const EvaluationCache::Entry* sameFactors = nullptr) {
+                  const EvaluationCache::Entry* sameFactors = nullptr,
+                  model_detail::FanoutMemo* fanouts = nullptr) {
     const int L = a.numLevels();
     const int D = p.numDims();
     const int T = p.numTensors();
@@ -318,7 +320,7 @@ void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::T
     for (int t = 0; t < T; ++t)
         model_detail::countDataMovement(p, a, m, f, terms, tiles, nest, t,
                                         cache ? cache->deliveries[t].data() : scratch.data(),
-                                        cache ? reuse[t] : 0, out);
+                                        cache ? reuse[t] : 0, fanouts, out);
 
     // Sparsity, as expected values (the map-space study's model): compressed
     // tensors move only their nonzeros, and a MAC with a zero operand is
@@ -545,8 +547,13 @@ void CostModel::evaluate(const Mapping& m, Evaluation& out, EvaluationCache& cac
                                           : factorsEqual[from] ? &cache.entries[std::size_t(from)]
                                                                : nullptr;
     cache.tilesReused += known != nullptr;
+    model_detail::FanoutMemo& fanouts = *cache.fanouts;
+    if (fanouts.model != id_) { // (described with another model's projections)
+        fanouts.forgetAll();
+        fanouts.model = id_;
+    }
     target.model = 0; // until the deliveries are m's
-    evaluateImpl(*p_, *a_, terms_, m, out, false, &target, use, known);
+    evaluateImpl(*p_, *a_, terms_, m, out, false, &target, use, known, &fanouts);
     // Deliveries are counted once tiles and capacities pass; an invalid m
     // leaves them half written.
     if (out.valid) {

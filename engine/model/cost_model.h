@@ -7,6 +7,8 @@
 #include "model/terms.h"
 #include "model/tiles.h"
 
+#include <memory>
+
 namespace mw {
 
 struct Problem;
@@ -42,6 +44,15 @@ struct LevelDelivery {
 // one mapping (its current one), which the last candidate is a move further
 // from. A candidate reuses the entry it shares more with and replaces the
 // other, so that the common parent stays.
+namespace model_detail {
+struct FanoutMemo;
+struct FanoutMemoDeleter {
+    void operator()(FanoutMemo* memo) const noexcept;
+};
+using FanoutMemoPtr = std::unique_ptr<FanoutMemo, FanoutMemoDeleter>;
+FanoutMemoPtr makeFanoutMemo();
+} // namespace model_detail
+
 struct EvaluationCache {
     struct Entry {
         std::uint64_t model = 0; // CostModel::id() of the model that filled it; 0 when empty
@@ -55,6 +66,9 @@ struct EvaluationCache {
     std::int64_t levelsReused = 0;  // deliveries taken from it, over all tensors
     std::int64_t levelsCounted = 0; // deliveries computed
     std::int64_t tilesReused = 0;   // evaluations that took an entry's factors and tiles
+    // The fan-outs last described (model/spatial_fanout.h), made with the
+    // cache so that evaluating allocates nothing.
+    model_detail::FanoutMemoPtr fanouts = model_detail::makeFanoutMemo();
 };
 
 // The model for one problem on one architecture, with what no mapping changes

@@ -370,7 +370,7 @@ namespace {
 template <int W>
 void countOnLanes(const Problem& p, const Architecture& a, const Mapping& m, const Factors& f,
                   const Terms& terms, const Tiles& tiles, const LoopNest& nest, int t,
-                  LevelDelivery* deliveries, int reuse, Evaluation& out) {
+                  LevelDelivery* deliveries, int reuse, FanoutMemo* memo, Evaluation& out) {
     using Disp = model_detail::Disp<W>;
     const int L = a.numLevels();
     const DataSpace& ds = p.tensors[t];
@@ -449,7 +449,8 @@ void countOnLanes(const Problem& p, const Architecture& a, const Mapping& m, con
 
     Deliveries deliv[kMaxLevels];
     i64 distinctAll[kMaxLevels];
-    SpatialFanout<W> fan;
+    SpatialFanout<W> ownFan;
+    SpatialFanout<W>* memoFans = memo ? memo->of<W>(t) : nullptr; // by level
     const Disp zero = zeroDisp<W>();
     // What level par's innermost loop hands down to its children (the tiles
     // of level par + 1, or operands of the MACs below the innermost level),
@@ -458,9 +459,11 @@ void countOnLanes(const Problem& p, const Architecture& a, const Mapping& m, con
         const int child = par + 1;
         const bool macs = child == L;
         const i64 F = f.fanout[par];
+        SpatialFanout<W>& fan = memoFans ? memoFans[par] : ownFan;
         i64 distinct = 1;
         if (F > 1) {
-            fan.reset(lanes, proj, nest, par, F);
+            if (!memoFans || !fan.describes(lanes, nest, par, F))
+                fan.reset(lanes, proj, nest, par, F);
             distinct = fan.distinct();
         }
         distinctOut = distinct;
@@ -638,11 +641,19 @@ void countOnLanes(const Problem& p, const Architecture& a, const Mapping& m, con
 
 void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m, const Factors& f,
                        const Terms& terms, const Tiles& tiles, const LoopNest& nest, int t,
-                       LevelDelivery* deliveries, int reuse, Evaluation& out) {
+                       LevelDelivery* deliveries, int reuse, FanoutMemo* memo, Evaluation& out) {
     if (terms.maxLanes <= 4)
-        countOnLanes<4>(p, a, m, f, terms, tiles, nest, t, deliveries, reuse, out);
+        countOnLanes<4>(p, a, m, f, terms, tiles, nest, t, deliveries, reuse, memo, out);
     else
-        countOnLanes<kMaxRanks>(p, a, m, f, terms, tiles, nest, t, deliveries, reuse, out);
+        countOnLanes<kMaxRanks>(p, a, m, f, terms, tiles, nest, t, deliveries, reuse, memo, out);
+}
+
+void FanoutMemoDeleter::operator()(FanoutMemo* memo) const noexcept {
+    delete memo;
+}
+
+FanoutMemoPtr makeFanoutMemo() {
+    return FanoutMemoPtr(new FanoutMemo);
 }
 
 } // namespace mw::model_detail

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <vector>
 
@@ -132,6 +133,7 @@ template <int W> class SpatialFanout {
     // Describes level `level`'s fan-out to tensor t's eyes (its first
     // `lanes` lanes live).
     void reset(int lanes, const Projection<W>& proj, const LoopNest& nest, int level, i64 fanout) {
+        described_ = true;
         R_ = lanes;
         n_ = nest.numSpatial[level];
         nx_ = nest.numSpatialX[level];
@@ -146,6 +148,8 @@ template <int W> class SpatialFanout {
         bool disjoint = true;
         for (int s = 0; s < n_; ++s) {
             const LoopNest::Loop& loop = nest.spatial[level][s];
+            dim_[s] = loop.dim;
+            stride_[s] = loop.stride;
             factor_[s] = loop.factor;
             if (s < nx_)
                 logicalX_ *= loop.factor;
@@ -170,6 +174,26 @@ template <int W> class SpatialFanout {
             }
         }
     }
+
+    // Whether reset() with these arguments (and the same tensor's
+    // projection) would describe the fan-out this one describes: then its
+    // offsets, groups and link transfers stand. (Every input of reset() is
+    // compared, the grid too, though the same loops on one architecture
+    // imply it.)
+    bool describes(int lanes, const LoopNest& nest, int level, i64 fanout) const {
+        if (!described_ || R_ != lanes || fanout_ != fanout || n_ != nest.numSpatial[level] ||
+            nx_ != nest.numSpatialX[level] || gridX_ != nest.gridX[level] ||
+            gridY_ != nest.gridY[level])
+            return false;
+        bool same = true;
+        for (int s = 0; s < n_; ++s) {
+            const LoopNest::Loop& loop = nest.spatial[level][s];
+            same &= dim_[s] == loop.dim && factor_[s] == loop.factor && stride_[s] == loop.stride;
+        }
+        return same;
+    }
+    // Until the next reset(), describes() is false.
+    void forget() { described_ = false; }
 
     i64 distinct() const { return distinct_; }
 
@@ -360,8 +384,11 @@ template <int W> class SpatialFanout {
         remaining = served == 0 ? distinct_ : countDistinct(rest.data, kept, &groups);
     }
 
+    bool described_ = false;
     int R_ = 0, n_ = 0, nx_ = 0;
     i64 fanout_ = 1, gridX_ = 1, gridY_ = 1, logicalX_ = 1;
+    int dim_[kMaxDims];
+    i64 stride_[kMaxDims];
     i64 factor_[kMaxDims];
     Disp<W> u_[kMaxDims];
     unsigned mask_[kMaxDims]; // lanes each loop moves
@@ -374,6 +401,31 @@ template <int W> class SpatialFanout {
     int numCached_ = 0;
     i64 cachedKey_[kCache], cachedServed_[kCache], cachedRemaining_[kCache];
     Groups cachedLeft_[kCache];
+};
+
+// The fan-outs an evaluation cache keeps described from one evaluation to
+// the next, per tensor and level (the last one met there): a search's
+// neighbours, the optimal searcher's loop orders above all, mostly keep
+// their fan-outs, and a fan-out's groups and link transfers (sorted keys)
+// are the most work of its tensor's count. One set per lane width.
+struct FanoutMemo {
+    std::uint64_t model = 0; // CostModel::id() of the model whose projections they use
+    SpatialFanout<4> narrow[kMaxTensors][kMaxLevels];
+    SpatialFanout<kMaxRanks> wide[kMaxTensors][kMaxLevels];
+
+    template <int W> SpatialFanout<W>* of(int t) {
+        if constexpr (W == 4)
+            return narrow[t];
+        else
+            return wide[t];
+    }
+    void forgetAll() {
+        for (int t = 0; t < kMaxTensors; ++t)
+            for (int l = 0; l < kMaxLevels; ++l) {
+                narrow[t][l].forget();
+                wide[t][l].forget();
+            }
+    }
 };
 
 } // namespace mw::model_detail
