@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <mutex>
@@ -130,6 +132,13 @@ double now() {
         .count();
 }
 constexpr std::size_t kMaxTrace = 20000; // beyond this, non-improving points are thinned
+// Debug builds (the sanitizer stage of CI among them) keep candidates vouched
+// new in the record too, and stop on one that was not.
+#ifdef NDEBUG
+constexpr bool kCheckVouched = false;
+#else
+constexpr bool kCheckVouched = true;
+#endif
 } // namespace
 
 std::uint64_t SeenCosts::filterBits(std::uint64_t key) {
@@ -572,12 +581,14 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const NotingGenerato
             if (!gen(i, rng, out[i], note))
                 continue;
             s.proposed = true;
+            s.vouchedNew = note.vouchedNew;
+            s.kept = dedup && (kCheckVouched || !note.vouchedNew);
             s.withinSpace = note.quickLegal || space_.withinSpace(out[i]);
             if (lookUpFirst || note.hashed) {
                 s.hash = note.hashed ? note.hash : space_.hash(out[i]);
                 s.hashed = true;
             }
-            if (lookUpFirst && s.withinSpace && seen_.find(s.hash, s.cost))
+            if (lookUpFirst && !s.vouchedNew && s.withinSpace && seen_.find(s.hash, s.cost))
                 s.legal = s.evaluated = true; // a duplicate: its merge charges nothing
         }
         WorkerScratch& scratch = workerScratch_[static_cast<std::size_t>(worker)];
@@ -588,31 +599,34 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const NotingGenerato
                 continue;
             s.legal = s.withinSpace && score(out[i], e, s.cost, &scratch.cache);
             s.evaluated = true;
-            if (s.legal && dedup && !s.hashed) // duplicates are found at merge time
+            if (s.legal && s.kept && !s.hashed) // duplicates are found at merge time
                 s.hash = space_.hash(out[i]);
             // The merge will look the hash up: start loading its slot now,
             // while the merge is still ahead (for the caller's own candidates
             // it then finds them in its cache).
-            if (s.legal && dedup)
+            if (s.legal && s.kept)
                 seen_.prefetch(s.hash);
         }
     });
     // Room in the table for every candidate of the batch, made before the
     // merge so that it grows nothing, and with the idle pool sharing out any
     // growth (the serial merge is what keeps threads from scaling).
-    if (dedup)
-        seen_.reserve(limit, [this](std::size_t count, const SeenCosts::RangeFn& fn) {
+    std::size_t toKeep = 0;
+    for (std::size_t i = 0; i < limit; ++i)
+        toKeep += slots[i].kept;
+    if (toKeep > 0)
+        seen_.reserve(toKeep, [this](std::size_t count, const SeenCosts::RangeFn& fn) {
             pool_->run(count, fn);
         });
     std::size_t charged = 0;
     // The merge probes the table once per candidate, each probe a likely cache
     // miss once the table is large: ask for a few candidates ahead.
     constexpr std::size_t kAhead = 4;
-    for (std::size_t i = 0; dedup && i < std::min(limit, kAhead); ++i)
-        if (slots[i].legal)
+    for (std::size_t i = 0; i < std::min(limit, kAhead); ++i)
+        if (slots[i].legal && slots[i].kept)
             seen_.prefetch(slots[i].hash);
     for (std::size_t i = 0; i < limit; ++i) {
-        if (dedup && i + kAhead < limit && slots[i + kAhead].legal)
+        if (i + kAhead < limit && slots[i + kAhead].legal && slots[i + kAhead].kept)
             seen_.prefetch(slots[i + kAhead].hash);
         CandidateSlot& s = slots[i];
         if (!s.proposed)
@@ -625,7 +639,12 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const NotingGenerato
         // Only legal mappings are remembered: an illegal one fails the model's first
         // checks, and random searchers propose millions of them.
         double known;
-        if (dedup && s.legal && !seen_.insert(s.hash, cost, known)) {
+        if (s.legal && s.kept && !seen_.insert(s.hash, cost, known)) {
+            if (kCheckVouched && s.vouchedNew) {
+                std::fprintf(stderr, "internal error: a candidate vouched new was evaluated "
+                                     "before (CandidateNote::vouchedNew)\n");
+                std::abort();
+            }
             ++result_.duplicates; // seen before: not charged again
             ++unchargedStreak_;
             costs[i] = known;

@@ -87,6 +87,10 @@ void OptimalSearch::leaf(double bound) {
         CandidateNote note;
         if (ctx_->isKnown(m, &note)) // evaluated already (by the first incumbent's search)
             return true;
+        // Else new: each tiling is visited once (evaluated_), and its
+        // candidate orders differ in the order of their real loops, which
+        // the canonical form keeps.
+        note.vouchedNew = true;
         batch_.push_back(m);
         batchNotes_.push_back(note);
         batchBound_.push_back(bound);

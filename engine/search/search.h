@@ -166,10 +166,16 @@ class SeenCosts {
 // What a generator found out about the candidate it returns: its canonical
 // hash (from isKnown), and that it passed MapSpace::isLegalQuick (constraints
 // included). Both must describe the mapping as returned.
+// A generator may also vouch that the candidate is new: isKnown said so, and
+// no other candidate it proposes is the same up to canonical form (the
+// optimal searcher's leaves). The driver then charges it without keeping it
+// in the record of evaluated mappings, which would otherwise grow by one
+// cache miss per candidate (debug builds keep and check it).
 struct CandidateNote {
     std::uint64_t hash = 0;
     bool hashed = false;
     bool quickLegal = false;
+    bool vouchedNew = false;
 };
 
 class SearchContext {
@@ -299,6 +305,8 @@ class SearchContext {
         bool legal = false;
         bool withinSpace = false; // constraints and own fan-outs hold (the model checks the rest)
         bool hashed = false;      // hash holds the candidate's canonical hash
+        bool vouchedNew = false;  // CandidateNote::vouchedNew
+        bool kept = false;        // to be kept in (and checked against) the record
         std::uint64_t hash = 0;
         double cost = 0.0;
     };
