@@ -3,6 +3,7 @@
 // its violations): small hierarchies, a 1-D convolution with output
 // channels, and loop orders and violations by name.
 #include "arch/architecture.h"
+#include "io/json_io.h"
 #include "mapping/mapping.h"
 #include "model/cost_model.h"
 #include "test_support.h"
@@ -17,6 +18,12 @@ namespace mw::model_test {
 using test::level;
 
 // DRAM -> Buffer (per PE) -> PEs on a 4-wide X mesh.
+// samples/architectures/NAME.json.
+inline Architecture sampleArchitecture(const std::string& name) {
+    return loadArchitecture(std::string(MAPWRIGHT_SOURCE_DIR) + "/samples/architectures/" + name +
+                            ".json");
+}
+
 inline Architecture twoLevelArray(int pes = 4, std::int64_t bufferWords = 64) {
     Architecture a;
     a.name = "test-array";

@@ -312,8 +312,7 @@ void TestModel::bypassKeepsParentMulticast() {
 // the fills, truncated, are 25,087 (a single division of the total gave
 // 25,088).
 void TestModel::fillsSumPerMulticastClass() {
-    const Architecture a = loadArchitecture(std::string(MAPWRIGHT_SOURCE_DIR) +
-                                            "/samples/architectures/gamma_edge.json");
+    const Architecture a = sampleArchitecture("gamma_edge");
     const Network net =
         loadNetwork(std::string(MAPWRIGHT_SOURCE_DIR) + "/samples/networks/resnet50.json");
     const Problem p = buildProblem(net.layers[std::size_t(net.layerIndex("layer2.1.conv2"))]);
@@ -371,8 +370,7 @@ void TestModel::presetsBuild() {
 }
 
 void TestModel::deterministic() {
-    const Architecture a = loadArchitecture(std::string(MAPWRIGHT_SOURCE_DIR) +
-                                            "/samples/architectures/eyeriss_like.json");
+    const Architecture a = sampleArchitecture("eyeriss_like");
     const Problem p = conv2dProblem("c", 1, 1, 64, 64, 56, 56, 3, 3);
     const MapSpace space(p, a);
     Rng rng(7);
@@ -388,8 +386,7 @@ void TestModel::deterministic() {
 }
 
 void TestModel::sparseTensorsMoveNonzeros() {
-    const Architecture a = loadArchitecture(std::string(MAPWRIGHT_SOURCE_DIR) +
-                                            "/samples/architectures/eyeriss_like.json");
+    const Architecture a = sampleArchitecture("eyeriss_like");
     const Problem dense = conv2dProblem("c", 1, 1, 64, 64, 28, 28, 3, 3);
     const int in = dense.tensorIndex("Inputs"), w = dense.tensorIndex("Weights"),
               out = dense.tensorIndex("Outputs");
@@ -432,8 +429,7 @@ void TestModel::sparseTensorsMoveNonzeros() {
 // mapping of its set is legal and none repeats within its layer; the repeated
 // set (the old benchmark, kept for comparison) is a prefix of each layer's.
 void TestModel::benchTimesDistinctLegalMappings() {
-    const Architecture a = loadArchitecture(std::string(MAPWRIGHT_SOURCE_DIR) +
-                                            "/samples/architectures/eyeriss_like.json");
+    const Architecture a = sampleArchitecture("eyeriss_like");
     ModelBench bench(a, 300);
     QCOMPARE(bench.layers(), 5);
     QCOMPARE(int(bench.items().size()), 5 * 300);
@@ -523,15 +519,13 @@ void TestModel::incrementalEqualsFull() {
     const Problem conv = conv2dProblem("conv3x3_s2", 1, 1, 32, 64, 28, 28, 3, 3, 2, 2);
     const Problem gemm = gemmProblem("gemm", 64, 128, 96);
     for (const char* name : {"eyeriss_like", "simba_like", "tensor_core_like"}) {
-        const Architecture a = loadArchitecture(std::string(MAPWRIGHT_SOURCE_DIR) +
-                                                "/samples/architectures/" + name + ".json");
+        const Architecture a = sampleArchitecture(name);
         check(conv, a, 11);
         check(gemm, a, 12);
     }
     // One cache across models: an entry of another model (even one made
     // where a destroyed model was) is never taken for this one's.
-    const Architecture a = loadArchitecture(std::string(MAPWRIGHT_SOURCE_DIR) +
-                                            "/samples/architectures/eyeriss_like.json");
+    const Architecture a = sampleArchitecture("eyeriss_like");
     const Problem wide = conv2dProblem("wide", 1, 1, 64, 64, 28, 28, 3, 3);
     const Problem narrow = conv2dProblem("narrow", 1, 1, 64, 64, 28, 28, 1, 1);
     Rng rng(5);
@@ -565,8 +559,7 @@ void TestModel::incrementalEqualsFull() {
 // between children, so other link transfers) must not take them; nor may
 // the same loops on the other axis of the array.
 void TestModel::fanoutMemoKeepsToItsModel() {
-    const Architecture a = loadArchitecture(std::string(MAPWRIGHT_SOURCE_DIR) +
-                                            "/samples/architectures/eyeriss_like.json");
+    const Architecture a = sampleArchitecture("eyeriss_like");
     const Problem unit = conv2dProblem("s1", 1, 1, 16, 16, 14, 14, 3, 3, 1, 1);
     const Problem strided = conv2dProblem("s2", 1, 1, 16, 16, 14, 14, 3, 3, 2, 2);
     const CostModel first(unit, a), second(strided, a);
@@ -597,8 +590,7 @@ void TestModel::fanoutMemoKeepsToItsModel() {
     // The same loops on the other axis of a two-dimensional array (the tensor
     // core's; Eyeriss-like fans each axis at its own level): other
     // neighbours, other links.
-    const Architecture grid = loadArchitecture(std::string(MAPWRIGHT_SOURCE_DIR) +
-                                               "/samples/architectures/tensor_core_like.json");
+    const Architecture grid = sampleArchitecture("tensor_core_like");
     const CostModel onGrid(unit, grid);
     const MapSpace gridSpace(unit, grid);
     int moved = 0;
@@ -632,8 +624,7 @@ void TestModel::fanoutMemoKeepsToItsModel() {
 // outermost keep and a keep that overflows a buffer are each reported as a
 // full evaluation reports them, and the cached tiles stay good after them.
 void TestModel::incrementalTakesTilesOfEqualFactors() {
-    const Architecture a = loadArchitecture(std::string(MAPWRIGHT_SOURCE_DIR) +
-                                            "/samples/architectures/eyeriss_like.json");
+    const Architecture a = sampleArchitecture("eyeriss_like");
     const Problem p = conv2dProblem("conv3x3", 1, 1, 32, 64, 28, 28, 3, 3);
     const MapSpace space(p, a);
     Rng rng(21);
@@ -737,8 +728,7 @@ void TestModel::neighbourTranslationsWalkTheGrid() {
     const Problem gemm = gemmProblem("gemm", 64, 128, 96);
     int logicalGrids = 0, widerGrids = 0, unions = 0;
     for (const char* name : {"eyeriss_like", "simba_like", "tensor_core_like"}) {
-        const Architecture a = loadArchitecture(std::string(MAPWRIGHT_SOURCE_DIR) +
-                                                "/samples/architectures/" + name + ".json");
+        const Architecture a = sampleArchitecture(name);
         for (const Problem* p : {&conv, &gemm}) {
             const MapSpace space(*p, a);
             const model_detail::Terms terms(*p);
