@@ -36,9 +36,9 @@ struct LevelDelivery {
 // levels 0..k are a kept one's takes its deliveries of the levels above k.
 //
 // A mapping whose factors are all a kept one's (a move of loop orders or
-// keeps: most of the optimal searcher's leaves, a third of annealing's
-// moves) also takes its factor products and tiles, and of the legality pass
-// only what orders and keeps decide is checked again.
+// keeps, by any searcher; every leaf of the optimal searcher but the first
+// of its tiling) also takes its factor products and tiles, and of the
+// legality pass only what orders and keeps decide is checked again.
 //
 // Two mappings are kept: a searcher's candidates are mostly neighbours of
 // one mapping (its current one), which the last candidate is a move further

@@ -407,7 +407,7 @@ template <int W> class SpatialFanout {
 // the next, per tensor and level (the last one met there): a search's
 // neighbours, the optimal searcher's loop orders above all, mostly keep
 // their fan-outs, and a fan-out's groups and link transfers (sorted keys)
-// are the most work of its tensor's count. One set per lane width.
+// are much of its tensor's count. One set per lane width.
 struct FanoutMemo {
     std::uint64_t model = 0; // CostModel::id() of the model whose projections they use
     SpatialFanout<4> narrow[kMaxTensors][kMaxLevels];
