@@ -72,6 +72,7 @@ class TestSearch : public QObject {
     void candidatesOutsideTheSpaceAreIllegal();
     void exhaustedSpaceEndsTheSearch();
     void nestedRunEndsWithoutImprovement();
+    void vouchedCandidatesAreChargedOffTheRecord();
     void seenCostsFindsWhatItHolds();
     void seenCostsGrowsOnManyThreads();
     void stressBudgetsThreadsAndCancels();
@@ -425,6 +426,41 @@ void TestSearch::nestedRunEndsWithoutImprovement() {
                             .arg(lastImprovement)));
     QVERIFY(r.evaluations < kNested);
     QCOMPARE(runSearch(space, spender, "nested", settings).evaluations, kNested);
+}
+
+// A candidate its generator vouches new (the optimal searcher's leaves) is
+// evaluated and charged like any other, but only debug builds keep it in the
+// record of evaluated mappings (to check the vouching); release builds spare
+// the record its cache misses.
+void TestSearch::vouchedCandidatesAreChargedOffTheRecord() {
+    const TimeloopCase c = smallCase();
+    const MapSpace space(c.problem, c.arch);
+    Rng rng(4);
+    Mapping m;
+    Evaluation scratch;
+    QVERIFY(space.sampleLegal(rng, m, scratch, 20000));
+    SearchContext ctx(space, budget(10), {}, nullptr);
+    CandidateNote vouched;
+    QVERIFY(!ctx.isKnown(m, &vouched));
+    vouched.vouchedNew = true;
+    Mapping out;
+    double cost = 0.0;
+    const std::size_t charged = ctx.evaluateGenerated(
+        1,
+        [&](std::size_t, Rng&, Mapping& candidate, CandidateNote& note) {
+            candidate = m;
+            note = vouched;
+            return true;
+        },
+        &out, &cost);
+    QCOMPARE(charged, std::size_t(1));
+    QVERIFY(cost < SearchContext::kInfinity);
+#ifdef NDEBUG
+    QVERIFY(!ctx.isKnown(m));
+#else
+    QVERIFY(ctx.isKnown(m));
+#endif
+    QCOMPARE(ctx.finish().evaluations, std::int64_t(1));
 }
 
 void TestSearch::seenCostsFindsWhatItHolds() {
