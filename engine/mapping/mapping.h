@@ -42,6 +42,18 @@ inline void copyLevelsInUse(Mapping& to, const Mapping& from) {
     std::copy(from.levels.begin(), from.levels.begin() + from.numLevels, to.levels.begin());
 }
 
+// Whether two levels have the same temporal and spatial factors (their
+// orders and keeps aside). Differences are or-ed over whole arrays, not
+// std::array's ==, which is a memcmp call per array: the cost model's cache
+// compares every level at every evaluation.
+inline bool sameFactors(const LevelMapping& a, const LevelMapping& b) {
+    std::uint32_t diff = 0;
+    for (int d = 0; d < kMaxDims; ++d)
+        diff |= (a.temporal[d] ^ b.temporal[d]) | (a.spatialX[d] ^ b.spatialX[d]) |
+                (a.spatialY[d] ^ b.spatialY[d]);
+    return diff == 0;
+}
+
 // All factors 1, identity loop order, every tensor kept at every real level
 // (dummy levels keep nothing).
 Mapping makeTrivialMapping(const Problem& p, const Architecture& a);

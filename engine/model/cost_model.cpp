@@ -201,12 +201,12 @@ void Evaluation::addViolation(const Violation& v) {
 namespace {
 
 // With a cache: its deliveries, of which tensor t's first reuse[t] stand,
-// and its factors and tiles, written there; with `sameFactors` (a valid
+// and its factors and tiles, written there; with `tilesFrom` (a valid
 // entry, maybe the cache itself, whose factors are all m's), taken from it.
 void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::Terms& terms,
                   const Mapping& m, Evaluation& out, bool legalityOnly,
                   EvaluationCache::Entry* cache = nullptr, const int* reuse = nullptr,
-                  const EvaluationCache::Entry* sameFactors = nullptr,
+                  const EvaluationCache::Entry* tilesFrom = nullptr,
                   model_detail::FanoutMemo* fanouts = nullptr) {
     const int L = a.numLevels();
     const int D = p.numDims();
@@ -239,13 +239,13 @@ void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::T
     model_detail::Tiles ownTiles;
     Factors& f = cache ? cache->factors : ownFactors;
     model_detail::Tiles& tiles = cache ? cache->tiles : ownTiles;
-    if (sameFactors) {
-        if (sameFactors != cache) { // the levels in use
-            std::copy_n(&sameFactors->factors.ext[0][0], (L + 1) * kMaxDims, &f.ext[0][0]);
-            std::copy_n(sameFactors->factors.fanout, L, f.fanout);
-            std::copy_n(&sameFactors->tiles.extent[0][0], L * kMaxTensors * kMaxRanks,
+    if (tilesFrom) {
+        if (tilesFrom != cache) { // the levels in use
+            std::copy_n(&tilesFrom->factors.ext[0][0], (L + 1) * kMaxDims, &f.ext[0][0]);
+            std::copy_n(tilesFrom->factors.fanout, L, f.fanout);
+            std::copy_n(&tilesFrom->tiles.extent[0][0], L * kMaxTensors * kMaxRanks,
                         &tiles.extent[0][0]);
-            std::copy_n(&sameFactors->tiles.size[0][0], L * kMaxTensors, &tiles.size[0][0]);
+            std::copy_n(&tilesFrom->tiles.size[0][0], L * kMaxTensors, &tiles.size[0][0]);
         }
         if (!checkOrdersAndKeeps(p, m, L, out)) {
             clearLevels();
@@ -266,7 +266,7 @@ void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::T
         ls.capacityUsed = 0;
         instances *= f.fanout[l];
         const std::uint8_t keepMask = m.levels[l].keepMask;
-        if (!sameFactors)
+        if (!tilesFrom)
             model_detail::tileExtentsAll(terms, T, ext[l], tiles.extent[l], tiles.size[l]);
         for (int t = 0; t < T; ++t) {
             const DataSpace& ds = p.tensors[t];
@@ -443,16 +443,7 @@ void CostModel::evaluate(const Mapping& m, Evaluation& out) const {
 
 namespace {
 
-// (Differences or-ed over whole arrays, not std::array's ==: that is a
-// memcmp call per array, and every level is compared at every evaluation.)
-bool sameFactors(const LevelMapping& a, const LevelMapping& b) {
-    std::uint32_t diff = 0;
-    for (int d = 0; d < kMaxDims; ++d)
-        diff |= (a.temporal[d] ^ b.temporal[d]) | (a.spatialX[d] ^ b.spatialX[d]) |
-                (a.spatialY[d] ^ b.spatialY[d]);
-    return diff == 0;
-}
-
+// (As sameFactors: or-ed differences, no memcmp call per array.)
 bool sameOrders(const LevelMapping& a, const LevelMapping& b) {
     std::uint32_t diff = 0;
     for (int d = 0; d < kMaxDims; ++d)

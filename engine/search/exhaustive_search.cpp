@@ -18,8 +18,7 @@ bool sameTiling(const Mapping& a, const Mapping& b) {
     for (int l = 0; l < a.numLevels; ++l) {
         const LevelMapping& x = a.levels[std::size_t(l)];
         const LevelMapping& y = b.levels[std::size_t(l)];
-        if (x.temporal != y.temporal || x.spatialX != y.spatialX || x.spatialY != y.spatialY ||
-            x.keepMask != y.keepMask)
+        if (!sameFactors(x, y) || x.keepMask != y.keepMask)
             return false;
     }
     return true;
