@@ -246,6 +246,14 @@ class WalkFanouts {
     PartialBound::Value bound(double cutoff = std::numeric_limits<double>::infinity()) const {
         return bound_.at(node_, k_, remaining_.data(), described_.data(), cutoff, spatialDecided_);
     }
+    // The node last described (complete: k = 0) with the orders of its levels
+    // above fixedAbove, and the innermost `suffix` real loops there, decided.
+    PartialBound::Value withOrdersAbove(int fixedAbove, int suffix, const Evaluation& completion,
+                                        double cutoff = std::numeric_limits<double>::infinity(),
+                                        bool* suffixMatters = nullptr) const {
+        return bound_.withOrdersAbove(node_, described_.data(), fixedAbove, suffix, completion,
+                                      cutoff, suffixMatters);
+    }
 
   private:
     const PartialBound& bound_;

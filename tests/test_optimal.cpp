@@ -41,7 +41,8 @@ void TestOptimal::eachRuleFindsTheExhaustiveOptimum() {
         for (const auto& rule : std::vector<std::array<int, 4>>{
                  {1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}, {1, 1, 1, 1}})
             configs.push_back({rule[0], rule[1], rule[2], rule[3], walk});
-    double merged = 0; // children the merge rule dropped, over all cases
+    double merged = 0;        // children the merge rule dropped, over all cases
+    double orderedPruned = 0; // orderings the order walk's bound dropped
     for (const Case& c : smallCases()) {
         const MapSpace space(c.problem, c.arch, c.constraints);
         const SearchResult ex = runSearch(space, "exhaustive", unlimited(c.objective));
@@ -80,9 +81,22 @@ void TestOptimal::eachRuleFindsTheExhaustiveOptimum() {
             merged += r.stats.at("pruned_by_merge");
             if (rule[3] == 0)
                 QCOMPARE(r.stats.at("pruned_by_merge"), 0.0);
+            orderedPruned += r.stats.at("orders_pruned_by_bound");
+            if (rule[0] == 0)
+                QCOMPARE(r.stats.at("orders_pruned_by_bound"), 0.0);
         }
+        // The bound without the order walk's (every ordering of a tiling
+        // evaluated): the same optimum.
+        SearchSettings s = unlimited(c.objective);
+        s.params["primal"] = 0;
+        s.params["order_bound"] = 0;
+        const SearchResult r = runSearch(space, "optimal", s);
+        QVERIFY2(r.found && r.stats.at("proven") == 1.0, c.name);
+        QVERIFY2(relativeDifference(r.bestCost, ex.bestCost) < 1e-12, c.name);
+        QCOMPARE(r.stats.at("orders_pruned_by_bound"), 0.0);
     }
-    QVERIFY(merged > 0); // the merge rule acted on these spaces
+    QVERIFY(merged > 0);        // the merge rule acted on these spaces
+    QVERIFY(orderedPruned > 0); // and the order walk's bound
 }
 
 void TestOptimal::orderCandidatesMatchEveryOrder() {

@@ -228,11 +228,26 @@ PartialBound::Value PartialBound::at(const Mapping& m, int k, const std::int64_t
     return boundOf(m, k, remaining, fanouts, cutoff, spatialDecided, 0);
 }
 
+PartialBound::Value PartialBound::withOrdersAbove(const Mapping& m, const Fanout* const* fanouts,
+                                                  int fixedAbove, int suffix,
+                                                  const Evaluation& completion, double cutoff,
+                                                  bool* suffixMatters) const {
+    std::array<std::int64_t, kMaxDims> none;
+    none.fill(1);
+    return boundOf(m, 0, none.data(), fanouts, cutoff, (1u << a_.numLevels()) - 1, 0, &completion,
+                   fixedAbove, suffix, suffixMatters);
+}
+
 PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::int64_t* remaining,
                                           const Fanout* const* fanouts, double cutoff,
-                                          std::uint32_t spatialDecided,
-                                          int describedAtLeast) const {
+                                          std::uint32_t spatialDecided, int describedAtLeast,
+                                          const Evaluation* completion, int fixedAbove, int suffix,
+                                          bool* suffixMatters) const {
     const int L = a_.numLevels(), D = p_.numDims(), T = p_.numTensors();
+    if (suffixMatters)
+        *suffixMatters = true; // (unless the bound is worked out whole)
+    if (!completion)
+        fixedAbove = suffix = 0;
     // Extents inside each level with the factors m holds so far: final from k
     // on; above k, the least its completions have (each a divisor of theirs).
     i64 ext[kMaxLevels + 1][kMaxDims];
@@ -279,6 +294,17 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
         }
     }
     const double computes = double(p_.computes());
+    // Per level, its innermost real loops whose order is known (innermost
+    // first): every one above fixedAbove, the innermost `suffix` there.
+    std::array<int, kMaxLevels> innerKnown{};
+    std::array<std::array<std::uint8_t, kMaxDims>, kMaxLevels> innerLoops;
+    for (int l = 0; l <= fixedAbove && l < L; ++l) {
+        const LevelMapping& lm = m.levels[std::size_t(l)];
+        const int most = l < fixedAbove ? D : suffix;
+        for (int i = D - 1; i >= 0 && innerKnown[l] < most; --i)
+            if (lm.temporal[lm.order[std::size_t(i)]] > 1)
+                innerLoops[l][std::size_t(innerKnown[l]++)] = lm.order[std::size_t(i)];
+    }
 
     // Fan-outs described from level `described` on; the extents inside each
     // are known (those of levels from described + 1 on). (Not beyond those
@@ -553,6 +579,9 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
         }
         return x;
     };
+    // Whether some pair's walk ends at level fixedAbove without meeting a
+    // loop that moves its tensor among those known there.
+    bool suffixOpen = false;
     auto deliveriesTo = [&](int c, int t, int innermost = -1, int* end = nullptr) {
         const DataSpace& ds = p_.tensors[t];
         const ChildTile& known = childTile(c, t);
@@ -564,6 +593,7 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
         // and the run of loops that do not move t from there on, at most.
         double run = 1.0;
         bool runPossible = false, walkDone = false;
+        bool runFirst = false; // a known run of loops that do not move t comes first
         int first = -1;
         if (end)
             *end = -1;
@@ -587,6 +617,31 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
             walkDone = relevant;
             if (walkDone && end)
                 *end = l;
+            if (walkDone && innerKnown[l] > 0) {
+                // The level's innermost loops are known: a moving one
+                // innermost is the first class; a run of others is, exactly
+                // the loops before the first moving one (or, where none is
+                // known yet, at most every other loop of the level).
+                double before = 1.0;
+                int mover = -1;
+                for (int i = 0; i < innerKnown[l] && mover < 0; ++i) {
+                    const int d = innerLoops[l][std::size_t(i)];
+                    if (moves(d))
+                        mover = d;
+                    else
+                        before *= double(m.levels[l].temporal[d]);
+                }
+                if (mover >= 0 && before == 1.0) {
+                    innermost = mover;
+                } else {
+                    runFirst = true;
+                    if (mover >= 0)
+                        here = before;
+                }
+                suffixOpen = suffixOpen || (l == fixedAbove && mover < 0);
+            } else if (walkDone && l == fixedAbove) {
+                suffixOpen = true;
+            }
             if (walkDone && innermost >= 0 && moves(innermost)) {
                 // The innermost loop here moves t: it is the first class,
                 // or it ends the run of the levels below.
@@ -628,7 +683,7 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
         // A first class that moves t: a loop over d, at the first decided
         // level with loops (over t's dimensions there), else anywhere above.
         for (int d = 0; d < D; ++d) {
-            if (!moves(d) || (innermost >= 0 && d != innermost))
+            if (!moves(d) || runFirst || (innermost >= 0 && d != innermost))
                 continue;
             if (first >= 0 ? m.levels[first].temporal[d] <= 1 : !loopsAbove(c, d))
                 continue;
@@ -725,6 +780,24 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
         for (int c = 1; c <= L; ++c) {
             if (c < L && !m.levels[c].keeps(t))
                 continue;
+            if (c <= fixedAbove) {
+                // Deliveries into c depend on the loops above it only: the
+                // completion's accesses of this pair are every ordering's
+                // (fills of c; reads and updates of p, which serve only c).
+                const LevelStats& parent = completion->levels[std::size_t(p)];
+                const TensorLevelStats& from = parent.tensors[std::size_t(t)];
+                energy += from.readEnergy + from.updateEnergy;
+                reads[p] += double(from.reads) * double(parent.utilizedInstances);
+                writes[p] += double(from.updates) * double(parent.utilizedInstances);
+                if (c < L) {
+                    const LevelStats& child = completion->levels[std::size_t(c)];
+                    const TensorLevelStats& into = child.tensors[std::size_t(t)];
+                    energy += into.fillEnergy;
+                    writes[c] += double(into.fills) * double(child.utilizedInstances);
+                }
+                p = c;
+                continue;
+            }
             Pair x;
             x.t = t;
             x.p = p;
@@ -783,6 +856,8 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
         const int end = place < k ? kOpenLevels : place;
         double extra = std::numeric_limits<double>::infinity();
         bool any = false;
+        if (place >= 0 && innerKnown[place] > 0)
+            continue; // the pairs were charged at its known innermost loops
         for (int d = 0; d < D; ++d) {
             if (end == kOpenLevels ? !temporalAbove[d] : m.levels[place].temporal[d] <= 1)
                 continue;
@@ -812,6 +887,8 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
     for (int l = 0; l < L; ++l)
         energy += a_.levels[l].energy.leak * cycles * instLB[l];
 
+    if (suffixMatters)
+        *suffixMatters = suffixOpen;
     Value v;
     v.energy = energy * kSlack;
     v.cycles = cycles * kSlack;

@@ -102,6 +102,22 @@ class PartialBound {
     Value at(const Mapping& m, int k, const std::int64_t* remaining, const Fanout* const* fanouts,
              double cutoff = std::numeric_limits<double>::infinity(),
              std::uint32_t spatialDecided = 0) const;
+    // For a complete tiling m whose levels above `fixedAbove` hold their
+    // final loop orders (temporal and spatial), and level fixedAbove the
+    // innermost `suffix` of its real loops (those of m), the other orders
+    // open: what no such ordering beats. A tensor's deliveries into a level
+    // depend only on the loops above it, so those into the levels down to
+    // fixedAbove, and the accesses they make, are any ordering's:
+    // `completion` is one evaluated (m with any orders below). The rest are
+    // bounded as at() bounds them, with the innermost loops known of each
+    // level where they are. fanouts: as at() takes them for m at k = 0.
+    // suffixMatters (if given): false where knowing more of level
+    // fixedAbove's order cannot change the bound (every tensor whose first
+    // class lies there meets a loop moving it among those known).
+    Value withOrdersAbove(const Mapping& m, const Fanout* const* fanouts, int fixedAbove,
+                          int suffix, const Evaluation& completion,
+                          double cutoff = std::numeric_limits<double>::infinity(),
+                          bool* suffixMatters = nullptr) const;
 
     // What at() assumes of fan-out j above level k that the node does not
     // describe (j < describedFrom) but whose spatial factors are known (m's):
@@ -159,9 +175,11 @@ class PartialBound {
     double energyOf(int l, double words, double perVector) const;
     // at(), trusting `fanouts` only from describedAtLeast on at most (a node
     // completed by placeForced keeps its caller's descriptions).
+    // With a completion, as withOrdersAbove (k = 0).
     Value boundOf(const Mapping& m, int k, const std::int64_t* remaining,
                   const Fanout* const* fanouts, double cutoff, std::uint32_t spatialDecided,
-                  int describedAtLeast) const;
+                  int describedAtLeast, const Evaluation* completion = nullptr, int fixedAbove = 0,
+                  int suffix = 0, bool* suffixMatters = nullptr) const;
     // Whether d may loop at level l of the node (levels from k decided): l
     // holds a factor of d, or is open with a temporal slot for what is left.
     bool mayLoopAt(const Mapping& m, int k, const std::int64_t* remaining, int l, int d) const;

@@ -36,6 +36,18 @@ std::array<std::uint8_t, kMaxDims> arrangement(const std::vector<std::uint8_t>& 
     return o;
 }
 
+// o's real loops, innermost first (the rest of the key 0xff).
+std::array<std::uint8_t, kMaxDims> innermostFirst(const std::array<std::uint8_t, kMaxDims>& o,
+                                                  std::uint32_t real, int D) {
+    std::array<std::uint8_t, kMaxDims> key;
+    key.fill(0xff);
+    int k = 0;
+    for (int i = D - 1; i >= 0; --i)
+        if ((real >> o[std::size_t(i)]) & 1u)
+            key[std::size_t(k++)] = o[std::size_t(i)];
+    return key;
+}
+
 } // namespace
 
 const std::vector<OrderCandidates::Order>& OrderCandidates::temporalAll(int level,
@@ -53,6 +65,11 @@ const std::vector<OrderCandidates::Order>& OrderCandidates::temporalAll(int leve
             it->second.push_back(o);
         }
     } while (std::next_permutation(dims.begin(), dims.end()));
+    // Orders sharing their innermost loops side by side (and so in every
+    // list drawn from this one): the optimal searcher walks them so.
+    std::stable_sort(it->second.begin(), it->second.end(), [&](const Order& x, const Order& y) {
+        return innermostFirst(x, real, D) < innermostFirst(y, real, D);
+    });
     return it->second;
 }
 
@@ -142,6 +159,14 @@ const AnyOrderTranslations& OrderCandidates::anyOrderTranslations(const Mapping&
 
 bool OrderCandidates::forEach(const Mapping& tiling,
                               const std::function<bool(const Mapping&)>& visit) {
+    return forEachPlan(tiling, [&](const Mapping& plan, const Lists& lists) {
+        Mapping m = plan;
+        return visitTemporal(m, lists, 0, visit);
+    });
+}
+
+bool OrderCandidates::forEachPlan(const Mapping& tiling,
+                                  const std::function<bool(const Mapping&, const Lists&)>& plan) {
     const Problem& p = space_.problem();
     const Architecture& a = space_.arch();
     const int L = a.numLevels(), D = p.numDims();
@@ -177,8 +202,9 @@ bool OrderCandidates::forEach(const Mapping& tiling,
     for (;;) {
         for (std::size_t i = 0; i < spatialOpen.size(); ++i)
             m.levels[spatialOpen[i].first].spatialOrder = (*spatialOpen[i].second)[idx[i]];
-        prepareTemporal(m);
-        if (!visitTemporal(m, 0, visit))
+        Lists lists{};
+        prepareTemporal(m, lists);
+        if (!plan(m, lists))
             return false;
         std::size_t i = 0;
         while (i < idx.size() && ++idx[i] == spatialOpen[i].second->size())
@@ -188,11 +214,11 @@ bool OrderCandidates::forEach(const Mapping& tiling,
     }
 }
 
-void OrderCandidates::prepareTemporal(Mapping& m) {
+void OrderCandidates::prepareTemporal(Mapping& m, Lists& lists) {
     const Problem& p = space_.problem();
     const Architecture& a = space_.arch();
     const int L = a.numLevels(), D = p.numDims();
-    perLevel_.assign(std::size_t(L), nullptr);
+    lists.fill(nullptr);
     // Each level's real loops, the levels with a choice of orders, and what
     // their orders can change.
     std::array<std::uint32_t, kMaxLevels> real{};
@@ -225,22 +251,22 @@ void OrderCandidates::prepareTemporal(Mapping& m) {
         if (list == nullptr || list->size() == 1)
             m.levels[l].order = list ? list->front() : temporalAll(l, real[std::size_t(l)]).front();
         else if (!list->empty())
-            perLevel_[std::size_t(l)] = list;
+            lists[std::size_t(l)] = list;
     }
 }
 
-bool OrderCandidates::visitTemporal(Mapping& m, int level,
+bool OrderCandidates::visitTemporal(Mapping& m, const Lists& lists, int level,
                                     const std::function<bool(const Mapping&)>& visit) {
     const int L = space_.arch().numLevels();
-    while (level < L && perLevel_[std::size_t(level)] == nullptr)
+    while (level < L && lists[std::size_t(level)] == nullptr)
         ++level;
     if (level == L) {
         ++stats_.candidates;
         return visit(m);
     }
-    for (const Order& o : *perLevel_[std::size_t(level)]) {
+    for (const Order& o : *lists[std::size_t(level)]) {
         m.levels[level].order = o;
-        if (!visitTemporal(m, level + 1, visit))
+        if (!visitTemporal(m, lists, level + 1, visit))
             return false;
     }
     return true;

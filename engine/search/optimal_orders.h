@@ -35,12 +35,26 @@ struct FanoutKeyHash {
 
 class OrderCandidates {
   public:
+    using Order = std::array<std::uint8_t, kMaxDims>;
+    // Per level: its candidate temporal orders where it has several, else
+    // null (the mapping holds its one); orders sharing their innermost real
+    // loops side by side (sorted by those, innermost first). The lists live
+    // as long as this.
+    using Lists = std::array<const std::vector<Order>*, kMaxLevels>;
+
     // With a rule off, its orders are all visited (for the rule's tests).
     OrderCandidates(const MapSpace& space, bool temporalRule, bool spatialRule);
 
     // Calls visit(m) for each candidate ordering of tiling; returns false as
     // soon as visit does.
     bool forEach(const Mapping& tiling, const std::function<bool(const Mapping&)>& visit);
+    // The same candidates as plans: per combination of the spatial orders
+    // tried, plan(m, lists) with m holding those spatial orders and every
+    // temporal order that has no alternative; the candidates are m with each
+    // listed level given one of its list, every combination. (The optimal
+    // searcher walks them as a tree, outer levels first.)
+    bool forEachPlan(const Mapping& tiling,
+                     const std::function<bool(const Mapping&, const Lists&)>& plan);
 
     struct Stats {
         std::int64_t tilings = 0;
@@ -53,7 +67,6 @@ class OrderCandidates {
     const Stats& stats() const { return stats_; }
 
   private:
-    using Order = std::array<std::uint8_t, kMaxDims>;
     const std::vector<Order>& temporalAll(int level, std::uint32_t real);
     const std::vector<Order>& temporalBySignature(int level, std::uint32_t real,
                                                   std::uint8_t tensors);
@@ -63,8 +76,9 @@ class OrderCandidates {
     const AnyOrderTranslations& anyOrderTranslations(const Mapping& m, int level);
     // Each level's candidate temporal orders for m's spatial orders (levels
     // with one get it in m).
-    void prepareTemporal(Mapping& m);
-    bool visitTemporal(Mapping& m, int level, const std::function<bool(const Mapping&)>& visit);
+    void prepareTemporal(Mapping& m, Lists& lists);
+    bool visitTemporal(Mapping& m, const Lists& lists, int level,
+                       const std::function<bool(const Mapping&)>& visit);
 
     const MapSpace& space_;
     bool temporalRule_, spatialRule_;
@@ -73,8 +87,6 @@ class OrderCandidates {
     std::map<std::tuple<int, std::uint32_t, std::uint32_t>, std::vector<Order>> spatial_;
     model_detail::Terms terms_;
     std::unordered_map<FanoutKey, AnyOrderTranslations, FanoutKeyHash> translations_;
-    // Per level of the tiling being visited: its candidate temporal orders.
-    std::vector<const std::vector<Order>*> perLevel_;
     Stats stats_;
 };
 

@@ -23,7 +23,11 @@
 //    (children are visited best bound first).
 //  * Orders: OrderCandidates tries, per level, one order per signature that no
 //    other dominates, and all of them only where Timeloop's stride-repeat and
-//    link rules can see more (model/order_effects.h).
+//    link rules can see more (model/order_effects.h); a tiling's orderings
+//    are then walked as a tree, outer levels first and each level's loops
+//    innermost first, a subtree dropped where its bound reaches the
+//    incumbent (optimal_leaf_orders.cpp; `--param order_bound=0` evaluates
+//    them all).
 //  * Merges: a level that keeps nothing, below one without spatial loops, is
 //    that level's innermost loops in all but name (loopsJoinLevelAbove), so
 //    a tiling giving it loops over dimensions the level above does not loop
@@ -45,8 +49,9 @@
 // in the walk (tilings evaluated in a pass are not evaluated again).
 // Stopped by a budget, it reports its best so far with the proven gap: the
 // best over the smallest bound of the nodes it had not yet closed. A bound
-// costs about what an evaluation does, so an evaluation budget counts both
-// (a walk that prunes everything still ends).
+// costs about what an evaluation does, so an evaluation budget counts both,
+// and the order walks' own evaluations (a walk that prunes everything still
+// ends).
 // A node's children are bounded on all the run's threads; the walk itself
 // stays on one, so a run is the same on any number of threads.
 #include "search/optimal_walk.h"
@@ -67,64 +72,6 @@
 namespace mw {
 
 namespace optimal_detail {
-
-void OptimalSearch::leaf(double bound) {
-    leaves_ += 1;
-    if (!space_->isLegalQuick(m_)) // (the walk builds legal tilings; this checks it)
-        return;
-    std::string key;
-    for (int l = 0; l < m_.numLevels; ++l) {
-        const LevelMapping& lm = m_.levels[std::size_t(l)];
-        key.append(reinterpret_cast<const char*>(lm.temporal.data()), sizeof lm.temporal);
-        key.append(reinterpret_cast<const char*>(lm.spatialX.data()), sizeof lm.spatialX);
-        key.append(reinterpret_cast<const char*>(lm.spatialY.data()), sizeof lm.spatialY);
-        key.push_back(char(lm.keepMask));
-    }
-    if (!evaluated_.insert(std::move(key)).second)
-        return; // in an earlier pass
-    leavesEvaluated_ += 1;
-    orders_->forEach(m_, [&](const Mapping& m) {
-        CandidateNote note;
-        if (ctx_->isKnown(m, &note)) // evaluated already (by the first incumbent's search)
-            return true;
-        // Else new: each tiling is visited once (evaluated_), and its
-        // candidate orders differ in the order of their real loops, which
-        // the canonical form keeps.
-        note.vouchedNew = true;
-        batch_.push_back(m);
-        batchNotes_.push_back(note);
-        batchBound_.push_back(bound);
-        return true;
-    });
-    if (batch_.size() >= batchSize_)
-        flush();
-}
-
-void OptimalSearch::flush() {
-    if (batch_.empty())
-        return;
-    costs_.resize(batch_.size());
-    generated_.resize(batch_.size());
-    // (Handing over the look-ups' hashes spares the driver hashing each again.)
-    ctx_->evaluateGenerated(
-        batch_.size(),
-        [this](std::size_t i, Rng&, Mapping& m, CandidateNote& note) {
-            m = batch_[i];
-            note = batchNotes_[i];
-            return true;
-        },
-        generated_.data(), costs_.data());
-    std::size_t keep = 0; // candidates the budget left unevaluated stay open
-    for (std::size_t i = 0; i < batch_.size(); ++i)
-        if (std::isnan(costs_[i])) {
-            batch_[keep] = batch_[i];
-            batchNotes_[keep] = batchNotes_[i];
-            batchBound_[keep++] = batchBound_[i];
-        }
-    batch_.resize(keep);
-    batchNotes_.resize(keep);
-    batchBound_.resize(keep);
-}
 
 bool OptimalSearch::walk(const std::vector<Placement>& placements, double& open, double maxLeaves) {
     skipped_ = kNoLimit;
@@ -170,8 +117,8 @@ bool OptimalSearch::walk(const std::vector<Placement>& placements, double& open,
                         open = std::min(open, f.children[i].bound);
                 for (std::size_t i = pi + 1; i < placements.size(); ++i)
                     open = std::min(open, placements[i].bound);
-                for (double b : batchBound_)
-                    open = std::min(open, b);
+                for (const OrderTask& t : tasks_)
+                    open = std::min(open, t.bound);
                 open = std::min(open, skipped_);
                 return false;
             }
@@ -196,10 +143,10 @@ bool OptimalSearch::walk(const std::vector<Placement>& placements, double& open,
         }
     }
     flush(); // the pass's last tilings, before its incumbent is judged
-    if (batch_.empty())
+    if (tasks_.empty())
         return true;
-    for (double b : batchBound_) // the budget ran out among them
-        open = std::min(open, b);
+    for (const OrderTask& t : tasks_) // the budget ran out before them
+        open = std::min(open, t.bound);
     open = std::min(open, skipped_);
     return false;
 }
@@ -220,9 +167,15 @@ void OptimalSearch::run(SearchContext& ctx) {
         return;
     }
     useBound_ = ctx.param("bound", 1) != 0;
+    orderBound_ = useBound_ && ctx.param("order_bound", 1) != 0;
+    minOrderingsBounded_ = ctx.param("order_bound_min", 3);
     const bool mergeRule = ctx.param("merge_rule", 1) != 0;
     batchSize_ = std::size_t(std::max(1.0, ctx.param("batch", 1024)));
     bound_ = std::make_unique<PartialBound>(*space_, objective);
+    model_ = std::make_unique<CostModel>(*p_, *a_);
+    orderScratch_.clear();
+    for (int w = 0; w < ctx.workers(); ++w)
+        orderScratch_.push_back(std::make_unique<OrderScratch>());
     orders_ = std::make_unique<OrderCandidates>(*space_, ctx.param("order_rule", 1) != 0,
                                                 ctx.param("spatial_rule", 1) != 0);
     const int L = a_->numLevels(), D = p_->numDims();
@@ -373,7 +326,8 @@ void OptimalSearch::run(SearchContext& ctx) {
     ctx.setStat("dataplacements_pruned", placementsPruned_);
     ctx.setStat("passes", passes_);
     ctx.setStat("bounds", double(bounds_));
-    ctx.setStat("orders_tried", double(os.candidates));
+    ctx.setStat("orders_tried", double(orderEvaluations_));
+    ctx.setStat("orders_pruned_by_bound", ordersPruned_);
     ctx.setStat("orders_of_those_tilings", os.orders);
     ctx.setStat("levels_ordered_by_signature", double(os.levelsBySignature));
     ctx.setStat("levels_ordered_in_full", double(os.levelsInFull));
@@ -392,7 +346,7 @@ void OptimalSearch::run(SearchContext& ctx) {
     ctx.setStat("gap", gap);
     const std::int64_t budget = ctx.settings().budget.evaluations;
     const char* cause = ctx.cancelRequested() ? "cancelled"
-                        : budget > 0 && ctx.evaluations() + bounds_ >= budget
+                        : budget > 0 && ctx.evaluations() + bounds_ + orderEvaluations_ >= budget
                             ? "evaluation budget spent"
                             : "time budget spent";
     char text[200];

@@ -1,9 +1,10 @@
 #pragma once
 // Internal to the optimal searcher: the walk's state and steps, shared by
-// optimal_search.cpp (the passes, the leaves, the proof) and
-// optimal_children.cpp (a node's children: their factors, fan-outs and
-// bounds).
+// optimal_search.cpp (the passes, the proof), optimal_children.cpp (a
+// node's children: their factors, fan-outs and bounds) and
+// optimal_leaf_orders.cpp (a complete tiling's loop orders).
 #include "mapspace/mapspace.h"
+#include "model/cost_model.h"
 #include "search/optimal_bound.h"
 #include "search/optimal_orders.h"
 #include "search/search.h"
@@ -114,8 +115,31 @@ class OptimalSearch : public Searcher {
     // Describes the fan-outs new to the frame among its candidate children,
     // then bounds the children, each step on the run's threads.
     void boundChildren(const Frame& frame);
+    // A complete tiling of this bound: its loop orders wait for a batch.
     void leaf(double bound);
+    // The waiting tilings' orders, walked on the run's threads; the orderings
+    // that beat the incumbent go to the record. Left waiting once stopped.
     void flush();
+    // One plan of a tiling's candidate orders (OrderCandidates::forEachPlan).
+    struct OrderTask {
+        Mapping m;
+        OrderCandidates::Lists lists;
+        std::array<const PartialBound::Fanout*, kMaxLevels> fanouts; // the tiling's
+        double bound;                                                // the tiling's
+    };
+    // Per worker: the ordering in hand, its evaluation, and counts.
+    struct OrderScratch {
+        Mapping m;
+        Evaluation e;
+        EvaluationCache cache;
+        std::int64_t evaluations = 0, bounds = 0;
+        double pruned = 0; // orderings below a bound that pruned them
+    };
+    // Walks task's orderings as a tree, outer levels first, a node's subtree
+    // dropped where withOrdersAbove reaches the cutoff; each ordering below
+    // the cutoff lowers it and is appended to `found`.
+    void walkOrders(const OrderTask& task, OrderScratch& s, double& cutoff,
+                    std::vector<Mapping>& found) const;
     // One pass over the nodes below the threshold; false when stopped (by the
     // budget, or after maxLeaves tilings), with open the least bound left
     // unvisited.
@@ -123,10 +147,12 @@ class OptimalSearch : public Searcher {
     double best() const { return ctx_->bestCost(); }
     // A node is visited while its bound is below this.
     double limit() const { return useBound_ ? std::min(threshold_, best()) : kNoLimit; }
-    // The budget, with each bound computed counted as an evaluation.
+    // The budget, with each bound computed counted as an evaluation, and
+    // each evaluation of the order walks.
     bool stopped() const {
         const std::int64_t budget = ctx_->settings().budget.evaluations;
-        return ctx_->stopped() || (budget > 0 && ctx_->evaluations() + bounds_ >= budget);
+        return ctx_->stopped() ||
+               (budget > 0 && ctx_->evaluations() + bounds_ + orderEvaluations_ >= budget);
     }
     // Drops a node of this bound (counted); false when it is to be visited.
     bool drop(double bound) {
@@ -152,6 +178,8 @@ class OptimalSearch : public Searcher {
     std::unique_ptr<PartialBound> bound_;
     std::unique_ptr<OrderCandidates> orders_;
     bool useBound_ = true;
+    bool orderBound_ = true; // a tiling's orderings walked as a tree (walkOrders)
+    double minOrderingsBounded_ = 3;
     // Per level: whether the loops of the level inside it may join its own
     // (the merge rule in generate; no loop order constrained here).
     std::vector<char> mergeable_;
@@ -183,15 +211,21 @@ class OptimalSearch : public Searcher {
     std::vector<std::array<i64, 2>> room_;                  // per level: free X, Y room
     std::array<int, kMaxDims> lastLevel_{};                 // d's outermost free slot
     std::array<int, kMaxDims> lastTemporal_{}; // d's outermost free temporal slot; -1: none
-    std::vector<Mapping> batch_;
-    std::vector<CandidateNote> batchNotes_; // each one's hash, from the look-up that let it in
-    std::vector<Mapping> generated_;        // (the driver's copies of batch_)
+    std::unique_ptr<CostModel> model_;         // the order walks' (the driver's are its own)
+    std::vector<OrderTask> tasks_;             // waiting for a batch
+    double waitingOrders_ = 0;                 // their orderings
+    std::vector<std::unique_ptr<OrderScratch>> orderScratch_;
+    std::vector<std::vector<Mapping>> found_; // per task, in a batch
+    std::vector<Mapping> batch_;              // a batch's orderings for the record
+    std::vector<std::size_t> batchTask_;      // each one's task
+    std::vector<CandidateNote> batchNotes_;
+    std::vector<Mapping> generated_; // (the driver's copies of batch_)
     // The divisors of each number asked (few: products of a layer's bounds).
     std::unordered_map<i64, std::vector<i64>> divisors_;
     const std::vector<i64>& divisors(i64 n);
     std::vector<std::vector<std::array<std::uint32_t, 3>>> options_; // generate's, reused
     std::vector<std::vector<LevelChoice>> spareChildren_;            // popped frames'
-    std::vector<double> batchBound_, costs_;
+    std::vector<double> costs_;
     // A node's children before their bounds: each choice and its fan-out,
     // and the children whose fan-out is still to be described.
     std::vector<LevelChoice> candidates_;
@@ -209,7 +243,9 @@ class OptimalSearch : public Searcher {
     double nodes_ = 0, leaves_ = 0, prunedByBound_ = 0, prunedByFit_ = 0, leavesEvaluated_ = 0;
     double prunedByMerge_ = 0;
     double passes_ = 0, placementsPruned_ = 0;
-    std::int64_t bounds_ = 0; // bounds computed
+    std::int64_t bounds_ = 0;           // bounds computed
+    std::int64_t orderEvaluations_ = 0; // by the order walks
+    double ordersPruned_ = 0;
 };
 
 // Per tensor coordinate indexed by several dimensions (bound above 1), every
