@@ -112,6 +112,17 @@ std::vector<Mapping> boundMappings(const MapSpace& space, bool& nearBest) {
     return mappings;
 }
 
+// A failed check's figures: the bound against the mapping's.
+QString aboveTheMapping(const PartialBound::Value& v, double cost, const Evaluation& e) {
+    return QString("bound %1 (%2 pJ, %3 cycles) above the mapping's %4 (%5 pJ, %6)")
+        .arg(v.objective)
+        .arg(v.energy)
+        .arg(v.cycles)
+        .arg(cost)
+        .arg(e.energy)
+        .arg(e.cycles);
+}
+
 } // namespace
 
 void TestOptimalBound::boundNeverExceedsAMappingBelowIt() {
@@ -173,18 +184,11 @@ void TestOptimalBound::boundNeverExceedsAMappingBelowIt() {
                     // formatted only for a failure.)
                     if (!(v.objective <= cost && v.energy <= e.energy &&
                           v.cycles <= double(e.cycles)))
-                        QFAIL(qPrintable(QString("%1 on %2 (%3), level %4, fan-outs decided %11: "
-                                                 "bound %5 (%6 pJ, %7 cycles) above the mapping's "
-                                                 "%8 (%9 pJ, %10)")
+                        QFAIL(qPrintable(QString("%1 on %2 (%3), level %4, fan-outs decided %5: ")
                                              .arg(p.name.c_str(), a.name.c_str(), objective)
                                              .arg(k)
-                                             .arg(v.objective)
-                                             .arg(v.energy)
-                                             .arg(v.cycles)
-                                             .arg(cost)
-                                             .arg(e.energy)
-                                             .arg(e.cycles)
-                                             .arg(spatialDecided)));
+                                             .arg(spatialDecided) +
+                                         aboveTheMapping(v, cost, e)));
                     ++checked;
                     // Stopped at a cutoff, the bound is at or above it and at
                     // or below the full bound (a lower bound still).
@@ -278,19 +282,12 @@ void TestOptimalBound::orderedNodesNeverExceedAnOrderingBelow() {
                     if (!(v.objective <= cost && v.energy <= e.energy &&
                           v.cycles <= double(e.cycles) && v.objective <= o.value(ce)))
                         QFAIL(qPrintable(QString("%1 on %2, orders fixed above level %3 and its "
-                                                 "innermost %4 loops: bound %5 (%6 pJ, %7 "
-                                                 "cycles) above the mapping's %8 (%9 pJ, %10) "
-                                                 "or its completion's %11")
+                                                 "innermost %4 loops: ")
                                              .arg(p.name.c_str(), a.name.c_str())
                                              .arg(q)
-                                             .arg(j)
-                                             .arg(v.objective)
-                                             .arg(v.energy)
-                                             .arg(v.cycles)
-                                             .arg(cost)
-                                             .arg(e.energy)
-                                             .arg(e.cycles)
-                                             .arg(o.value(ce))));
+                                             .arg(j) +
+                                         aboveTheMapping(v, cost, e) +
+                                         QString(" or its completion's %1").arg(o.value(ce))));
                     if (j > 0 && !beforeMatters) {
                         ++settled;
                         if (std::abs(v.objective - before) > 1e-9 * before)
