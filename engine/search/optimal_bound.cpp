@@ -60,6 +60,11 @@
 //   offsets o with o + tr no child's (no neighbour can hold their delta);
 //   the share is the least of those over the translations a step may equal,
 //   over the distinct offsets (a zero move that may serve leaves none).
+//   And per walk granted: the model links a storage level's children only
+//   in steps of a first class that moves the tensor, along that class's
+//   (non-zero) move where consecutive tiles overlap, along any class's where
+//   they do not; so a first class that is a run leaves every delta to p, and
+//   one whose step overlaps the tile the share of the non-zero translations.
 // * Sharing among tensors: where several pairs cross the same fan-outs whose
 //   spatial factors are still open, the factors that share one tensor's
 //   words mostly tell another's children apart (a dimension a tensor
@@ -380,8 +385,9 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
     // Of t's distinct deltas at described fan-out j (child j + 1), the least
     // share links may leave to the parent over any step: 1 where no link
     // can act, else the least over the translations a step may equal of
-    // the offsets no link along it serves (0 where a zero move may serve).
-    auto linkShareLeft = [&](int j, int t) {
+    // the offsets no link along it serves (0 where a zero move may serve;
+    // without zeroMoves, over the other translations only).
+    auto linkShareLeft = [&](int j, int t, bool zeroMoves = true) {
         const Fanout& fo = *fanouts[j];
         if (fo.fanout <= 1 || fo.translations[t].empty())
             return 1.0;
@@ -418,7 +424,7 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
                 if (g[r] == 0 || (g[r] > 1 && x % g[r] != 0))
                     break; // no step moves by x here
             }
-            if (r < kMaxRanks)
+            if (r < kMaxRanks || (zero && !zeroMoves))
                 continue;
             // A zero move needs a step equal to moves between (only a MAC's
             // unchanged operand after a first run gets it for free).
@@ -582,7 +588,15 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
     // Whether some pair's walk ends at level fixedAbove without meeting a
     // loop that moves its tensor among those known there.
     bool suffixOpen = false;
-    auto deliveriesTo = [&](int c, int t, int innermost = -1, int* end = nullptr) {
+    // With parentMin, also the least over the walks it grants of their
+    // deliveries times the share links may leave to the parent (the caller
+    // divides by the sharing): in the model, links serve a child of a
+    // storage level only in steps of a first class that moves its tensor,
+    // along that class's move where consecutive tiles overlap (a non-zero
+    // move), along any class's where they do not; a first class that is a
+    // run of loops not moving it leaves every delta to the parent.
+    auto deliveriesTo = [&](int c, int t, int innermost = -1, int* end = nullptr,
+                            double* parentMin = nullptr) {
         const DataSpace& ds = p_.tensors[t];
         const ChildTile& known = childTile(c, t);
         const i64* e = known.e;
@@ -675,11 +689,33 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
                 run *= open;
             }
         }
-        if (first < 0 && !anyOpen)
+        if (first < 0 && !anyOpen) { // one tile per instance: no step, no link
+            if (parentMin)
+                *parentMin = std::max(cover, tile * inst);
             return std::max(cover, tile * inst);
+        }
         double best = std::numeric_limits<double>::infinity();
+        double parentBest = std::numeric_limits<double>::infinity();
+        double shareAll = -1.0, shareMoving = -1.0; // (worked out if asked)
+        auto option = [&](double words, bool moving, bool overlapping) {
+            best = std::min(best, words);
+            if (!parentMin)
+                return;
+            double share = 1.0;
+            if (moving) {
+                if (shareAll < 0.0)
+                    shareAll = linkShareInto(c, t);
+                share = shareAll;
+                if (overlapping && c - 1 >= described) {
+                    if (shareMoving < 0.0)
+                        shareMoving = linkShareLeft(c - 1, t, false);
+                    share = shareMoving;
+                }
+            }
+            parentBest = std::min(parentBest, share * std::max(cover, words));
+        };
         if (runPossible)
-            best = strideRepeatPossible(c, t) ? tile * inst : tile * N / run;
+            option(strideRepeatPossible(c, t) ? tile * inst : tile * N / run, false, false);
         // A first class that moves t: a loop over d, at the first decided
         // level with loops (over t's dimensions there), else anywhere above.
         for (int d = 0; d < D; ++d) {
@@ -697,15 +733,33 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
                 overlap *= double(std::max<i64>(0, e[r] - shift));
             }
             const double delta = tile - overlap;
+            // Whether consecutive tiles overlap: the loop's step is known
+            // where its level is decided (the extent inside its temporal
+            // loops).
+            bool overlapping = false;
+            if (first >= 0 && parentMin) {
+                const i64 stride =
+                    ext[first + 1][d] * m.levels[first].spatialX[d] * m.levels[first].spatialY[d];
+                overlapping = true;
+                for (int r = 0; r < terms_.lanes[t] && overlapping; ++r) {
+                    i64 shift = 0;
+                    for (int i = 0; i < terms_.count[t]; ++i)
+                        if (terms_.term[t][i].rank == r && terms_.term[t][i].dim == d)
+                            shift += std::abs(terms_.term[t][i].coef) * stride;
+                    overlapping = e[r] > shift;
+                }
+            }
             if (first >= 0 && !twinsPossible(c, t, d, first)) {
                 // Only its own n0 - 1 steps fetch the delta; every other
                 // step fetches the whole tile (no step repeats its stride).
                 const double n0 = double(m.levels[first].temporal[d]);
-                best = std::min(best, N / n0 * (tile + (n0 - 1.0) * delta));
+                option(N / n0 * (tile + (n0 - 1.0) * delta), true, overlapping);
             } else {
-                best = std::min(best, delta * N + (tile - delta) * inst);
+                option(delta * N + (tile - delta) * inst, true, overlapping);
             }
         }
+        if (parentMin)
+            *parentMin = parentBest;
         return std::max(cover, best);
     };
 
@@ -735,7 +789,7 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
     std::array<double, kMaxLevels> reads{}, writes{};
     // Calls charge(level, words, energy per vector, read) for each access
     // the pair's deliveries make: fills of c, reads (and updates) of p.
-    auto accesses = [&](const Pair& x, double delivered, auto&& charge) {
+    auto accesses = [&](const Pair& x, double delivered, double parentDelivered, auto&& charge) {
         const int t = x.t, p = x.p, c = x.c;
         if (c < L) {
             const double fills = x.rw ? std::max(0.0, delivered - x.firstTouchesC) : delivered;
@@ -743,10 +797,9 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
         }
         // Deliveries p reads (or takes as updates): every word, links or
         // not (see the file's header), and what the children fetch over
-        // those sharing each word, times the share links may leave to p.
-        double parent = touched_[t];
-        if (x.linkShare > 0.0)
-            parent = std::max(parent, x.linkShare * delivered / x.sharing);
+        // those sharing each word, times the share links may leave to p
+        // (parentDelivered: that product, least over the walks granted).
+        const double parent = std::max(touched_[t], parentDelivered / x.sharing);
         if (x.rw) {
             charge(p, parent, a_.levels[p].energy.update, false);
             charge(p, std::max(0.0, parent - x.firstTouchesP), a_.levels[p].energy.read, true);
@@ -754,9 +807,10 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
             charge(p, parent, a_.levels[p].energy.read, true);
         }
     };
-    auto pairEnergy = [&](const Pair& x, double delivered) {
+    auto pairEnergy = [&](const Pair& x, double delivered, double parentDelivered) {
         double sum = 0.0;
-        accesses(x, delivered, [&](int l, double w, double e, bool) { sum += energyOf(l, w, e); });
+        accesses(x, delivered, parentDelivered,
+                 [&](int l, double w, double e, bool) { sum += energyOf(l, w, e); });
         return sum;
     };
     auto charge = [&](int l, double words, double perVector, bool read) {
@@ -803,22 +857,24 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
             x.p = p;
             x.c = c;
             x.rw = rw;
+            x.linkShare = linkShareInto(c, t);
             if (c == L)
                 x.delivered = computes;
             else if (c >= k)
-                x.delivered = deliveriesTo(c, t, -1, &x.end);
+                x.delivered = deliveriesTo(c, t, -1, &x.end, &x.parentDelivered);
             else { // a level not yet decided: every word its instances touch, once
                 i64 e[kMaxRanks];
                 model_detail::tileExtents(terms_, t, ext[c], e);
                 x.delivered = std::max(touched_[t], coverAt(c, t, e));
             }
+            if (c == L || c < k)
+                x.parentDelivered = x.linkShare * x.delivered;
             if (c < L && rw)
                 x.firstTouchesC = firstTouchesMax(c, t);
             if (rw)
                 x.firstTouchesP = firstTouchesMax(p, t);
-            x.linkShare = linkShareInto(c, t);
             x.sharing = sharingMax(p, c, t, &x.decidedSharing);
-            accesses(x, x.delivered, charge);
+            accesses(x, x.delivered, x.parentDelivered, charge);
             if (openFanouts && x.linkShare == 1.0 && (openFanouts >> x.p) << x.p == openFanouts &&
                 (openFanouts >> x.c) == 0)
                 across[std::size_t(numAcross++)] = x;
@@ -867,10 +923,12 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
                 if (x.end != end)
                     continue;
                 any = true;
-                const double given = deliveriesTo(x.c, x.t, d);
-                if (given <= x.delivered)
+                double parentGiven = 0.0;
+                const double given = deliveriesTo(x.c, x.t, d, nullptr, &parentGiven);
+                if (given <= x.delivered && parentGiven <= x.parentDelivered)
                     continue;
-                more += pairEnergy(x, given) - pairEnergy(x, x.delivered);
+                more += pairEnergy(x, given, parentGiven) -
+                        pairEnergy(x, x.delivered, x.parentDelivered);
             }
             extra = std::min(extra, more);
         }

@@ -151,6 +151,7 @@ class PartialBound {
         double linkShare = 1.0; // of the deliveries' distinct deltas, the least links leave to p
                                 // (1: no link can act)
         double delivered = 0.0;
+        double parentDelivered = 0.0; // deliveries times the share links leave to p, at least
         double sharing = 1.0;        // children sharing each word between p and c, at most
         double decidedSharing = 1.0; // its part at fan-outs whose spatial factors are known
         double firstTouchesC = 0.0, firstTouchesP = 0.0;
