@@ -276,6 +276,23 @@ void TestOptimalBound::orderedNodesNeverExceedAnOrderingBelow() {
                                      c.levels[q].spatialOrder.begin() + D, shuffle);
                     const Evaluation ce = evaluate(p, a, c);
                     QVERIFY(ce.valid);
+                    // From an ordering whose level q is in any order (the
+                    // walk bounds a group of q's orders from the last
+                    // ordering it evaluated): the same deliveries into the
+                    // levels down to q, so a bound as low.
+                    Mapping other = c;
+                    std::shuffle(other.levels[q].order.begin(), other.levels[q].order.begin() + D,
+                                 shuffle);
+                    const PartialBound::Value fromOther =
+                        fanouts.withOrdersAbove(q, j, evaluate(p, a, other));
+                    if (!(fromOther.objective <= cost && fromOther.energy <= e.energy))
+                        QFAIL(qPrintable(QString("%1 on %2, orders fixed above level %3 and its "
+                                                 "innermost %4 loops, from an ordering with "
+                                                 "level %3 in another order: ")
+                                             .arg(p.name.c_str(), a.name.c_str())
+                                             .arg(q)
+                                             .arg(j) +
+                                         aboveTheMapping(fromOther, cost, e)));
                     bool matters = true;
                     const PartialBound::Value v = fanouts.withOrdersAbove(
                         q, j, ce, std::numeric_limits<double>::infinity(), &matters);

@@ -7,15 +7,17 @@
 // level q and the innermost j loops of q, and PartialBound::withOrdersAbove
 // bounds every ordering below it. A tensor's deliveries into a level depend
 // only on the loops above that level, so those into the levels down to q
-// are the same in every ordering below the node, and any one of them
-// evaluated gives them exactly; the rest are bounded as the tiling's bound
-// bounds them, knowing, where a walk of tiles ends at q, whether a loop
-// moving the tensor or a run of others comes first there (the bound of a
-// tiling grants every tensor its own best order, and the tensors' best
-// orders mostly conflict). The node's first ordering (each level below at
-// its first order) is the one evaluated, so every evaluation of the walk is
-// an ordering, none a probe, and a node whose bound reaches the cutoff drops
-// its other orderings unevaluated. A node of fewer than three orderings
+// are the same in every ordering that shares the node's levels above q,
+// and any one of them evaluated gives them exactly (q's own order changes
+// none of them); the rest are bounded as the tiling's bound bounds them,
+// knowing, where a walk of tiles ends at q, whether a loop moving the
+// tensor or a run of others comes first there (the bound of a tiling grants
+// every tensor its own best order, and the tensors' best orders mostly
+// conflict). Only orderings are evaluated, never a probe: a node is bounded
+// from the last ordering evaluated above it, and its first ordering (each
+// level below at its first order) is evaluated only once the walk goes on
+// below it; a node whose bound reaches the cutoff drops its orderings
+// unevaluated. A node of fewer than three orderings
 // (`--param order_bound_min`) is not bounded: a bound costs about an
 // evaluation. Nor are a level's deeper nodes once the bound says that
 // knowing more of its order cannot change it. Outer levels first, because
@@ -93,8 +95,10 @@ void OptimalSearch::walkOrders(const OrderTask& task, OrderScratch& s, double& c
             s.m.levels[std::size_t(l)].order = task.lists[std::size_t(l)]->front();
         }
     };
+    bool fresh = false; // s.e is s.m's evaluation
     auto evaluate = [&] {
         model_->evaluate(s.m, s.e, s.cache);
+        fresh = true;
         ++s.evaluations;
         if (!s.e.valid)
             return;
@@ -117,9 +121,12 @@ void OptimalSearch::walkOrders(const OrderTask& task, OrderScratch& s, double& c
     };
     // Whether a node's orderings are dropped: those whose levels above
     // fixedAbove are s.m's, and the innermost `suffix` real loops there;
-    // s.m, evaluated in s.e, is the node's first.
-    // With `bounding` false, the node is not bounded; its bound then tells
-    // whether its children's may differ from it.
+    // s.m is the node's first, and s.e the evaluation of it or of another
+    // ordering with the same levels above fixedAbove (the deliveries the
+    // bound takes from it are those into levels down to fixedAbove, which
+    // depend on nothing else). With `bounding` false, the node is not
+    // bounded; its bound then tells whether its children's may differ from
+    // it.
     auto dropped = [&](int fixedAbove, int suffix, double orderings, bool& bounding) {
         if (!orderBound_ || !s.e.valid || !bounding || orderings < minOrderingsBounded_)
             return false;
@@ -128,12 +135,15 @@ void OptimalSearch::walkOrders(const OrderTask& task, OrderScratch& s, double& c
         ++s.bounds;
         if (v.objective < cutoff)
             return false;
-        s.pruned += orderings - 1.0; // (its first is evaluated)
+        s.pruned += fresh ? orderings - 1.0 : orderings; // (its first may be evaluated)
         return true;
     };
     // Below the node whose levels above open[i] are s.m's and whose level
     // open[i] has the innermost j real loops of its list's [b, e): s.m holds
-    // list[b] there and each level below its first order, evaluated in s.e.
+    // list[b] there and each level below its first order; s.e as dropped()
+    // takes it. A group of orders at a level is bounded before its first
+    // ordering is evaluated, which it is only once the walk goes below the
+    // level (or reaches it as a leaf).
     // A level's candidates are taken innermost loop first, so that the
     // bound knows each tensor's first class there as soon as it can.
     // Its children are bounded only while knowing more of the level's order
@@ -143,6 +153,8 @@ void OptimalSearch::walkOrders(const OrderTask& task, OrderScratch& s, double& c
         const int l = open[std::size_t(i)];
         const std::vector<OrderCandidates::Order>& list = *task.lists[std::size_t(l)];
         if (e - b == 1) { // the level's order is decided
+            if (!fresh)
+                evaluate();
             bool next = true;
             if (i + 1 == n || dropped(open[std::size_t(i + 1)], 0, below[std::size_t(i + 1)], next))
                 return;
@@ -158,7 +170,7 @@ void OptimalSearch::walkOrders(const OrderTask& task, OrderScratch& s, double& c
             if (gb > b) {
                 s.m.levels[std::size_t(l)].order = list[gb];
                 firstFrom(i + 1);
-                evaluate();
+                fresh = false;
             }
             bool more = bounding;
             if (ge - gb == 1 ||
