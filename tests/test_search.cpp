@@ -73,6 +73,7 @@ class TestSearch : public QObject {
     void exhaustedSpaceEndsTheSearch();
     void nestedRunEndsWithoutImprovement();
     void vouchedCandidatesAreChargedOffTheRecord();
+    void optimalOrderWalksOnThreads();
     void seenCostsFindsWhatItHolds();
     void seenCostsGrowsOnManyThreads();
     void stressBudgetsThreadsAndCancels();
@@ -461,6 +462,30 @@ void TestSearch::vouchedCandidatesAreChargedOffTheRecord() {
     QVERIFY(ctx.isKnown(m));
 #endif
     QCOMPARE(ctx.finish().evaluations, std::int64_t(1));
+}
+
+void TestSearch::optimalOrderWalksOnThreads() {
+    // The optimal searcher walks each batch of tilings' orderings on the
+    // run's threads (small batches: several walks at once), each against the
+    // batch's incumbent: the same walk, figures and answer on two threads as
+    // on one (and, under ThreadSanitizer, no race between the walks).
+    const Architecture a = eyeriss();
+    const Problem p = conv3x3();
+    const MapSpace space(p, a);
+    std::vector<SearchResult> runs;
+    for (int threads : {2, 1}) {
+        SearchSettings s = budget(60'000, 1, threads);
+        s.params["primal"] = 0;
+        s.params["batch"] = 64;
+        runs.push_back(runSearch(space, "optimal", s));
+    }
+    QVERIFY(runs[0].found);
+    QVERIFY(runs[0].stats.at("orders_tried") > 1000);
+    QVERIFY(runs[0].stats.at("orders_pruned_by_bound") > 0);
+    QCOMPARE(runs[0].bestCost, runs[1].bestCost);
+    for (const char* stat :
+         {"orders_tried", "orders_pruned_by_bound", "tilings_evaluated", "bounds"})
+        QCOMPARE(runs[0].stats.at(stat), runs[1].stats.at(stat));
 }
 
 void TestSearch::seenCostsFindsWhatItHolds() {
