@@ -28,6 +28,27 @@ struct LevelMapping {
     void setKeep(int t, bool keep);
 };
 
+// The dimensions with a temporal loop (factor above 1) at lm, as bits.
+inline std::uint32_t temporalLoops(const LevelMapping& lm, int numDims) {
+    std::uint32_t loops = 0;
+    for (int d = 0; d < numDims; ++d)
+        loops |= std::uint32_t(lm.temporal[std::size_t(d)] > 1) << d;
+    return loops;
+}
+
+// The dimensions of `loops` as `order` (outer to inner) has them, innermost
+// first; the rest 0xff.
+inline std::array<std::uint8_t, kMaxDims>
+innermostFirst(const std::array<std::uint8_t, kMaxDims>& order, std::uint32_t loops, int numDims) {
+    std::array<std::uint8_t, kMaxDims> inner;
+    inner.fill(0xff);
+    std::size_t k = 0;
+    for (int i = numDims - 1; i >= 0; --i)
+        if ((loops >> order[std::size_t(i)]) & 1u)
+            inner[k++] = order[std::size_t(i)];
+    return inner;
+}
+
 struct Mapping {
     std::array<LevelMapping, kMaxLevels> levels{};
     int numLevels = 0;

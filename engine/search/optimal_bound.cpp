@@ -107,6 +107,7 @@
 #include "workload/problem.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <numeric>
 
@@ -305,10 +306,9 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
     std::array<std::array<std::uint8_t, kMaxDims>, kMaxLevels> innerLoops;
     for (int l = 0; l <= fixedAbove && l < L; ++l) {
         const LevelMapping& lm = m.levels[std::size_t(l)];
-        const int most = l < fixedAbove ? D : suffix;
-        for (int i = D - 1; i >= 0 && innerKnown[l] < most; --i)
-            if (lm.temporal[lm.order[std::size_t(i)]] > 1)
-                innerLoops[l][std::size_t(innerKnown[l]++)] = lm.order[std::size_t(i)];
+        const std::uint32_t loops = temporalLoops(lm, D);
+        innerLoops[l] = innermostFirst(lm.order, loops, D);
+        innerKnown[l] = std::min(l < fixedAbove ? D : suffix, std::popcount(loops));
     }
 
     // Fan-outs described from level `described` on; the extents inside each

@@ -113,11 +113,8 @@ void OptimalSearch::walkOrders(const OrderTask& task, OrderScratch& s, double& c
     // The j-th innermost real loop of order o at level l.
     const int D = p_->numDims();
     auto innermostLoop = [&](int l, const OrderCandidates::Order& o, int j) {
-        const LevelMapping& lm = task.m.levels[std::size_t(l)];
-        for (int i = D - 1; i >= 0; --i)
-            if (lm.temporal[o[std::size_t(i)]] > 1 && j-- == 0)
-                return int(o[std::size_t(i)]);
-        return -1;
+        return innermostFirst(o, temporalLoops(task.m.levels[std::size_t(l)], D),
+                              D)[std::size_t(j)];
     };
     // Whether a node's orderings are dropped: those whose levels above
     // fixedAbove are s.m's, and the innermost `suffix` real loops there;

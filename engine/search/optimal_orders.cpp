@@ -36,18 +36,6 @@ std::array<std::uint8_t, kMaxDims> arrangement(const std::vector<std::uint8_t>& 
     return o;
 }
 
-// o's real loops, innermost first (the rest of the key 0xff).
-std::array<std::uint8_t, kMaxDims> innermostFirst(const std::array<std::uint8_t, kMaxDims>& o,
-                                                  std::uint32_t real, int D) {
-    std::array<std::uint8_t, kMaxDims> key;
-    key.fill(0xff);
-    int k = 0;
-    for (int i = D - 1; i >= 0; --i)
-        if ((real >> o[std::size_t(i)]) & 1u)
-            key[std::size_t(k++)] = o[std::size_t(i)];
-    return key;
-}
-
 } // namespace
 
 const std::vector<OrderCandidates::Order>& OrderCandidates::temporalAll(int level,
@@ -176,12 +164,12 @@ bool OrderCandidates::forEachPlan(const Mapping& tiling,
     std::vector<std::pair<int, const std::vector<Order>*>> spatialOpen;
     for (int l = 0; l < L; ++l) {
         const LevelMapping& lm = m.levels[l];
-        std::uint32_t x = 0, y = 0, real = 0;
+        std::uint32_t x = 0, y = 0;
         for (int d = 0; d < D; ++d) {
             x |= std::uint32_t(lm.spatialX[d] > 1) << d;
             y |= std::uint32_t(lm.spatialY[d] > 1) << d;
-            real |= std::uint32_t(lm.temporal[d] > 1) << d;
         }
+        const std::uint32_t real = temporalLoops(lm, D);
         if (space_.levelHasTemporal(l))
             orders *= double(temporalAll(l, real).size());
         if (x == 0 && y == 0)
@@ -226,8 +214,7 @@ void OrderCandidates::prepareTemporal(Mapping& m, Lists& lists) {
     for (int l = 0; l < L; ++l) {
         if (!space_.levelHasTemporal(l))
             continue;
-        for (int d = 0; d < D; ++d)
-            real[std::size_t(l)] |= std::uint32_t(m.levels[l].temporal[d] > 1) << d;
+        real[std::size_t(l)] = temporalLoops(m.levels[l], D);
         choices |= std::uint32_t(temporalAll(l, real[std::size_t(l)]).size() > 1) << l;
     }
     std::array<TemporalOrderEffects, kMaxLevels> effects;
