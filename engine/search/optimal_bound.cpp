@@ -697,7 +697,10 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
         double best = std::numeric_limits<double>::infinity();
         double parentBest = std::numeric_limits<double>::infinity();
         double shareAll = -1.0, shareMoving = -1.0; // (worked out if asked)
-        auto option = [&](double words, bool moving, bool overlapping) {
+        // `own`: of the words, those the first class's own steps deliver
+        // (moving t by its step, never by zero: links serve them only along
+        // a translation between neighbours that is not zero).
+        auto option = [&](double words, bool moving, bool overlapping, double own = 0.0) {
             best = std::min(best, words);
             if (!parentMin)
                 return;
@@ -712,7 +715,15 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
                     share = shareMoving;
                 }
             }
-            parentBest = std::min(parentBest, share * std::max(cover, words));
+            double parent = share * std::max(cover, words);
+            // Where a zero move may serve the other steps, the own steps
+            // still leave at least the share of the moves that are not zero.
+            if (moving && !overlapping && share < 1.0 && c - 1 >= described) {
+                if (shareMoving < 0.0)
+                    shareMoving = linkShareLeft(c - 1, t, false);
+                parent = std::max(parent, shareMoving * own);
+            }
+            parentBest = std::min(parentBest, parent);
         };
         if (runPossible)
             option(strideRepeatPossible(c, t) ? tile * inst : tile * N / run, false, false);
@@ -749,13 +760,16 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
                     overlapping = e[r] > shift;
                 }
             }
+            // Its own steps: n0 - 1 of every n0 of the N tiles' walk, each
+            // fetching at least the delta (n0 >= 2 where its level is open).
+            const double n0 = first >= 0 ? double(m.levels[first].temporal[d]) : 2.0;
+            const double own = (n0 - 1.0) / n0 * N * delta;
             if (first >= 0 && !twinsPossible(c, t, d, first)) {
                 // Only its own n0 - 1 steps fetch the delta; every other
                 // step fetches the whole tile (no step repeats its stride).
-                const double n0 = double(m.levels[first].temporal[d]);
-                option(N / n0 * (tile + (n0 - 1.0) * delta), true, overlapping);
+                option(N / n0 * (tile + (n0 - 1.0) * delta), true, overlapping, own);
             } else {
-                option(delta * N + (tile - delta) * inst, true, overlapping);
+                option(delta * N + (tile - delta) * inst, true, overlapping, own);
             }
         }
         if (parentMin)
