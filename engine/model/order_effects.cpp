@@ -55,11 +55,10 @@ OrderSignature orderSignature(const Problem& p, const std::array<std::uint8_t, k
                               std::uint32_t real, std::uint8_t tensors) {
     OrderSignature sig;
     const int D = p.numDims();
-    std::array<int, kMaxDims> inner{}; // real loops, innermost first
+    const std::array<std::uint8_t, kMaxDims> inner = innermostFirst(order, real, D);
     int n = 0;
-    for (int i = D - 1; i >= 0; --i)
-        if ((real >> order[i]) & 1u)
-            inner[n++] = order[i];
+    while (n < D && inner[std::size_t(n)] != 0xff)
+        ++n;
     if (n == 0)
         return sig;
     sig.first = inner[0];
@@ -465,13 +464,11 @@ bool loopsJoinLevelAbove(const Mapping& m, int l, int numDims) {
     if (l < 0 || l + 1 >= m.numLevels || m.levels[l + 1].keepMask != 0)
         return false;
     const LevelMapping &outer = m.levels[l], &inner = m.levels[l + 1];
-    std::uint32_t innerLoops = 0, outerLoops = 0;
-    for (int d = 0; d < numDims; ++d) {
+    for (int d = 0; d < numDims; ++d)
         if (outer.spatialX[d] * outer.spatialY[d] > 1)
             return false;
-        innerLoops |= std::uint32_t(inner.temporal[d] > 1) << d;
-        outerLoops |= std::uint32_t(outer.temporal[d] > 1) << d;
-    }
+    const std::uint32_t innerLoops = temporalLoops(inner, numDims);
+    const std::uint32_t outerLoops = temporalLoops(outer, numDims);
     const bool oneAndTheSame = innerLoops == outerLoops && (innerLoops & (innerLoops - 1)) == 0;
     return (innerLoops & outerLoops) == 0 || oneAndTheSame;
 }
