@@ -63,8 +63,10 @@
 //   And per walk granted: the model links a storage level's children only
 //   in steps of a first class that moves the tensor, along that class's
 //   (non-zero) move where consecutive tiles overlap, along any class's where
-//   they do not; so a first class that is a run leaves every delta to p, and
-//   one whose step overlaps the tile the share of the non-zero translations.
+//   they do not; so a first class that is a run leaves every delta to p,
+//   one whose step overlaps the tile the share of the non-zero translations,
+//   and one stepping past the tile that share of its own steps at least
+//   (only the later classes may move the tile by zero).
 // * Sharing among tensors: where several pairs cross the same fan-outs whose
 //   spatial factors are still open, the factors that share one tensor's
 //   words mostly tell another's children apart (a dimension a tensor
@@ -734,15 +736,19 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
                 continue;
             if (first >= 0 ? m.levels[first].temporal[d] <= 1 : !loopsAbove(c, d))
                 continue;
-            // Its step moves the tile at least d's extent at c.
-            double overlap = 1.0;
-            for (int r = 0; r < terms_.lanes[t]; ++r) {
+            // How far a step of `stride` coordinates of d moves t's tile
+            // along lane r.
+            auto shiftOf = [&](int r, i64 stride) {
                 i64 shift = 0;
                 for (int i = 0; i < terms_.count[t]; ++i)
                     if (terms_.term[t][i].rank == r && terms_.term[t][i].dim == d)
-                        shift += std::abs(terms_.term[t][i].coef) * ext[c][d];
-                overlap *= double(std::max<i64>(0, e[r] - shift));
-            }
+                        shift += std::abs(terms_.term[t][i].coef) * stride;
+                return shift;
+            };
+            // Its step moves the tile at least d's extent at c.
+            double overlap = 1.0;
+            for (int r = 0; r < terms_.lanes[t]; ++r)
+                overlap *= double(std::max<i64>(0, e[r] - shiftOf(r, ext[c][d])));
             const double delta = tile - overlap;
             // Whether consecutive tiles overlap: the loop's step is known
             // where its level is decided (the extent inside its temporal
@@ -752,13 +758,8 @@ PartialBound::Value PartialBound::boundOf(const Mapping& m, int k, const std::in
                 const i64 stride =
                     ext[first + 1][d] * m.levels[first].spatialX[d] * m.levels[first].spatialY[d];
                 overlapping = true;
-                for (int r = 0; r < terms_.lanes[t] && overlapping; ++r) {
-                    i64 shift = 0;
-                    for (int i = 0; i < terms_.count[t]; ++i)
-                        if (terms_.term[t][i].rank == r && terms_.term[t][i].dim == d)
-                            shift += std::abs(terms_.term[t][i].coef) * stride;
-                    overlapping = e[r] > shift;
-                }
+                for (int r = 0; r < terms_.lanes[t] && overlapping; ++r)
+                    overlapping = e[r] > shiftOf(r, stride);
             }
             // Its own steps: n0 - 1 of every n0 of the N tiles' walk, each
             // fetching at least the delta (n0 >= 2 where its level is open).
