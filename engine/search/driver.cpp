@@ -131,6 +131,9 @@ double now() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
         .count();
 }
+// The merge asks for the table slots of this many candidates ahead of the one
+// it looks up.
+constexpr std::size_t kMergeAhead = 4;
 constexpr std::size_t kMaxTrace = 20000; // beyond this, non-improving points are thinned
 // Debug builds (the sanitizer stage of CI among them) keep candidates vouched
 // new in the record too, and stop on one that was not.
@@ -593,10 +596,19 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const NotingGenerato
         }
         WorkerScratch& scratch = workerScratch_[static_cast<std::size_t>(worker)];
         Evaluation& e = scratch.evaluation;
+        // In a batch too small for the merge to fetch ahead (annealing's one
+        // neighbour a step), the merge follows the evaluation at once: hash
+        // first, so that the candidate's slot loads while the model runs.
+        const bool hashFirst = limit <= kMergeAhead;
         for (std::size_t i = begin; i < end; ++i) {
             CandidateSlot& s = slots[i];
             if (!s.proposed || s.evaluated)
                 continue;
+            if (hashFirst && s.kept && s.withinSpace && !s.hashed) {
+                s.hash = space_.hash(out[i]);
+                s.hashed = true;
+                seen_.prefetch(s.hash);
+            }
             s.legal = s.withinSpace && score(out[i], e, s.cost, &scratch.cache);
             s.evaluated = true;
             if (s.legal && s.kept && !s.hashed) // duplicates are found at merge time
@@ -621,13 +633,12 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const NotingGenerato
     std::size_t charged = 0;
     // The merge probes the table once per candidate, each probe a likely cache
     // miss once the table is large: ask for a few candidates ahead.
-    constexpr std::size_t kAhead = 4;
-    for (std::size_t i = 0; i < std::min(limit, kAhead); ++i)
+    for (std::size_t i = 0; i < std::min(limit, kMergeAhead); ++i)
         if (slots[i].legal && slots[i].kept)
             seen_.prefetch(slots[i].hash);
     for (std::size_t i = 0; i < limit; ++i) {
-        if (i + kAhead < limit && slots[i + kAhead].legal && slots[i + kAhead].kept)
-            seen_.prefetch(slots[i + kAhead].hash);
+        if (i + kMergeAhead < limit && slots[i + kMergeAhead].legal && slots[i + kMergeAhead].kept)
+            seen_.prefetch(slots[i + kMergeAhead].hash);
         CandidateSlot& s = slots[i];
         if (!s.proposed)
             continue;
