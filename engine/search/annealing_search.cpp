@@ -77,6 +77,7 @@ class AnnealingSearch : public Searcher {
         const double budgetSeconds = ctx.settings().budget.seconds;
         const double t0 = ctx.elapsed();
 
+        double currentLog = std::log(currentCost); // (kept across the steps that stay)
         while (!ctx.stopped()) {
             // Progress through the budget sets the temperature.
             double progress = 0.0;
@@ -92,10 +93,12 @@ class AnnealingSearch : public Searcher {
             for (std::size_t i = 0; i < width; ++i) {
                 if (std::isnan(costs[i]) || costs[i] >= SearchContext::kInfinity)
                     continue;
-                const double dE = std::log(costs[i]) - std::log(currentCost);
+                const double candidateLog = std::log(costs[i]);
+                const double dE = candidateLog - currentLog;
                 if (dE <= 0.0 || std::exp(-dE / T) > ctx.rng().uniform()) {
                     copyLevelsInUse(current, out[i]);
                     currentCost = costs[i];
+                    currentLog = candidateLog;
                     break;
                 }
             }
