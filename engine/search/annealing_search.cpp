@@ -37,15 +37,21 @@ class AnnealingSearch : public Searcher {
             return;
         }
 
-        auto neighbour = [&](Rng& rng, const Mapping& from, Mapping& m) {
+        // A neighbour passed isLegalQuick (or was repaired to pass it): the
+        // note tells the driver, which then skips its own check of the space.
+        auto neighbour = [&](Rng& rng, const Mapping& from, Mapping& m, CandidateNote& note) {
             thread_local Evaluation scratch;
             for (int attempt = 0; attempt < 16; ++attempt) {
                 copyLevelsInUse(m, from); // (levels past them stay default)
                 space.randomMove(m, rng);
                 if (space.isLegalQuick(m) || space.repairFit(m, rng, scratch))
-                    return true;
+                    return note.quickLegal = true;
             }
             return false;
+        };
+        const SearchContext::NotingGenerator fromCurrent = [&](std::size_t, Rng& rng, Mapping& m,
+                                                               CandidateNote& note) {
+            return neighbour(rng, current, m, note);
         };
 
         // Probe: typical |delta log cost| of a move sets the temperatures.
@@ -53,10 +59,7 @@ class AnnealingSearch : public Searcher {
         std::vector<double> costs(out.size());
         double tMax = ctx.param("t_max", 0.0), tMin = ctx.param("t_min", 0.0);
         if (tMax <= 0.0 || tMin <= 0.0) {
-            ctx.evaluateGenerated(
-                std::size_t(probeMoves),
-                [&](std::size_t, Rng& rng, Mapping& m) { return neighbour(rng, current, m); },
-                out.data(), costs.data());
+            ctx.evaluateGenerated(std::size_t(probeMoves), fromCurrent, out.data(), costs.data());
             double sum = 0.0;
             int n = 0;
             for (int i = 0; i < probeMoves; ++i)
@@ -86,10 +89,7 @@ class AnnealingSearch : public Searcher {
             if (budgetSeconds > 0)
                 progress = std::max(progress, (ctx.elapsed() - t0) / budgetSeconds);
             const double T = tMax * std::pow(tMin / tMax, std::min(1.0, progress));
-            ctx.evaluateGenerated(
-                width,
-                [&](std::size_t, Rng& rng, Mapping& m) { return neighbour(rng, current, m); },
-                out.data(), costs.data());
+            ctx.evaluateGenerated(width, fromCurrent, out.data(), costs.data());
             for (std::size_t i = 0; i < width; ++i) {
                 if (std::isnan(costs[i]) || costs[i] >= SearchContext::kInfinity)
                     continue;
