@@ -74,18 +74,30 @@ inline i64 tileExtents(const Terms& terms, int t, const i64* ext, i64* e) {
 }
 
 // tileExtents for every tensor at once, one pass over all terms: extents
-// in e, tensor after tensor (kMaxRanks lanes each, those past the tensor's
-// 1), and words in size.
-inline void tileExtentsAll(const Terms& terms, int numTensors, const i64* ext, i64* e, i64* size) {
-    for (int i = 0; i < numTensors * kMaxRanks; ++i)
-        e[i] = 1;
+// in e, tensor after tensor (kMaxRanks lanes each), and words in size. Only
+// the first W lanes of each tensor are written, W at least the problem's
+// widest tensor's lanes (Terms::maxLanes): readers stop at a tensor's lanes,
+// and a convolution's tensors have at most 4 (the product runs over W).
+template <int W>
+inline void tileExtentsAllOn(const Terms& terms, int numTensors, const i64* ext, i64* e,
+                             i64* size) {
+    for (int t = 0; t < numTensors; ++t)
+        for (int r = 0; r < W; ++r)
+            e[t * kMaxRanks + r] = 1;
     widenByTerms(terms.flat, terms.flat + terms.numFlat, 0, ext, e);
     for (int t = 0; t < numTensors; ++t) {
         i64 words = 1;
-        for (int r = 0; r < kMaxRanks; ++r)
+        for (int r = 0; r < W; ++r)
             words *= e[t * kMaxRanks + r];
         size[t] = words;
     }
+}
+
+inline void tileExtentsAll(const Terms& terms, int numTensors, const i64* ext, i64* e, i64* size) {
+    if (terms.maxLanes <= 4)
+        tileExtentsAllOn<4>(terms, numTensors, ext, e, size);
+    else
+        tileExtentsAllOn<kMaxRanks>(terms, numTensors, ext, e, size);
 }
 
 void buildLoopNest(const Problem& p, const Architecture& a, const Mapping& m, const Factors& f,
