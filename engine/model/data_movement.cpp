@@ -128,14 +128,17 @@ i64 roundHalfAway(double x) {
     return whole + (x - double(whole) >= 0.5 ? 1 : 0);
 }
 
-// Words of a tile with rank extents `e` that a copy moved by tau does not cover.
-template <int W> i64 overlapWith(const i64* e, const Disp<W>& tau, int R) {
-    i64 overlap = 1;
-    for (int r = 0; r < R; ++r) {
+// Words of a tile with lane extents `e` that a copy moved by tau does not
+// cover. Over all W lanes: those past the tensor's have extent 1 (Tiles)
+// and move 0, so they keep 1. (Two half products: a shorter chain of
+// multiplies.)
+template <int W> i64 overlapWith(const i64* e, const Disp<W>& tau) {
+    i64 half[2] = {1, 1};
+    for (int r = 0; r < W; ++r) {
         const i64 keep = e[r] - std::abs(tau.r[r]);
-        overlap *= keep > 0 ? keep : 0;
+        half[2 * r / W] *= keep > 0 ? keep : 0;
     }
-    return overlap;
+    return half[0] * half[1];
 }
 
 } // namespace
@@ -503,8 +506,7 @@ void countOnLanes(const Problem& p, const Architecture& a, const Mapping& m, con
                 }
             } else {
                 // Step 0's delta (S0): the tile less its overlap with the last.
-                const i64 overlap0 =
-                    c0.moves ? overlapWith(tiles.extentOf(child, t), tau0, lanes) : tile;
+                const i64 overlap0 = c0.moves ? overlapWith(tiles.extentOf(child, t), tau0) : tile;
                 const i64 delta0 = tile - overlap0;
                 const bool fullShape = overlap0 == 0; // S0 is a whole tile
                 const double SW = rest + (delta0 == tile ? 0.0 : twinWeight(k0));

@@ -86,10 +86,10 @@ inline void tileExtentsAllOn(const Terms& terms, int numTensors, const i64* ext,
             e[t * kMaxRanks + r] = 1;
     widenByTerms(terms.flat, terms.flat + terms.numFlat, 0, ext, e);
     for (int t = 0; t < numTensors; ++t) {
-        i64 words = 1;
+        i64 half[2] = {1, 1}; // (two half products: a shorter chain of multiplies)
         for (int r = 0; r < W; ++r)
-            words *= e[t * kMaxRanks + r];
-        size[t] = words;
+            half[2 * r / W] *= e[t * kMaxRanks + r];
+        size[t] = half[0] * half[1];
     }
 }
 

@@ -19,7 +19,9 @@ struct Factors {
 // Tiles of every tensor at every level, kept or not (Timeloop analyses them
 // all and removes the bypassed ones afterwards): extents per lane, and words.
 struct Tiles {
-    i64 extent[kMaxLevels][kMaxTensors * kMaxRanks]; // tileExtentsAll's
+    // tileExtentsAll's: per tensor, kMaxRanks lanes of which the data
+    // movement's W are written, those past the tensor's live ranks 1.
+    i64 extent[kMaxLevels][kMaxTensors * kMaxRanks];
     i64 size[kMaxLevels][kMaxTensors];
     const i64* extentOf(int l, int t) const { return extent[l] + t * kMaxRanks; }
 };
