@@ -75,9 +75,9 @@ inline i64 tileExtents(const Terms& terms, int t, const i64* ext, i64* e) {
 
 // tileExtents for every tensor at once, one pass over all terms: extents
 // in e, tensor after tensor (kMaxRanks lanes each), and words in size. Only
-// the first W lanes of each tensor are written, W at least the problem's
-// widest tensor's lanes (Terms::maxLanes): readers stop at a tensor's lanes,
-// and a convolution's tensors have at most 4 (the product runs over W).
+// the first W lanes of each tensor are written, those past its live ranks
+// 1: W is 4 where no tensor has more live ranks (Terms::maxLanes), as the
+// data movement runs, else kMaxRanks; no reader goes past W.
 template <int W>
 inline void tileExtentsAllOn(const Terms& terms, int numTensors, const i64* ext, i64* e,
                              i64* size) {
