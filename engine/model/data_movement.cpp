@@ -635,8 +635,9 @@ void countOnLanes(const Problem& p, const Architecture& a, const Mapping& m, con
 void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m, const Factors& f,
                        const Terms& terms, const Tiles& tiles, const LoopNest& nest, int t,
                        LevelDelivery* deliveries, int reuse, FanoutMemo* memo, Evaluation& out) {
-    if (terms.maxLanes <= 4)
-        countOnLanes<4>(p, a, m, f, terms, tiles, nest, t, deliveries, reuse, memo, out);
+    if (terms.narrow())
+        countOnLanes<Terms::kNarrowLanes>(p, a, m, f, terms, tiles, nest, t, deliveries, reuse,
+                                          memo, out);
     else
         countOnLanes<kMaxRanks>(p, a, m, f, terms, tiles, nest, t, deliveries, reuse, memo, out);
 }

@@ -76,8 +76,7 @@ inline i64 tileExtents(const Terms& terms, int t, const i64* ext, i64* e) {
 // tileExtents for every tensor at once, one pass over all terms: extents
 // in e, tensor after tensor (kMaxRanks lanes each), and words in size. Only
 // the first W lanes of each tensor are written, those past its live ranks
-// 1: W is 4 where no tensor has more live ranks (Terms::maxLanes), as the
-// data movement runs, else kMaxRanks; no reader goes past W.
+// 1: W is the data movement's (Terms::narrow), and no reader goes past it.
 template <int W>
 inline void tileExtentsAllOn(const Terms& terms, int numTensors, const i64* ext, i64* e,
                              i64* size) {
@@ -94,8 +93,8 @@ inline void tileExtentsAllOn(const Terms& terms, int numTensors, const i64* ext,
 }
 
 inline void tileExtentsAll(const Terms& terms, int numTensors, const i64* ext, i64* e, i64* size) {
-    if (terms.maxLanes <= 4)
-        tileExtentsAllOn<4>(terms, numTensors, ext, e, size);
+    if (terms.narrow())
+        tileExtentsAllOn<Terms::kNarrowLanes>(terms, numTensors, ext, e, size);
     else
         tileExtentsAllOn<kMaxRanks>(terms, numTensors, ext, e, size);
 }

@@ -410,11 +410,11 @@ template <int W> class SpatialFanout {
 // are much of its tensor's count. One set per lane width.
 struct FanoutMemo {
     std::uint64_t model = 0; // CostModel::id() of the model whose projections they use
-    SpatialFanout<4> narrow[kMaxTensors][kMaxLevels];
+    SpatialFanout<Terms::kNarrowLanes> narrow[kMaxTensors][kMaxLevels];
     SpatialFanout<kMaxRanks> wide[kMaxTensors][kMaxLevels];
 
     template <int W> SpatialFanout<W>* of(int t) {
-        if constexpr (W == 4)
+        if constexpr (W == Terms::kNarrowLanes)
             return narrow[t];
         else
             return wide[t];

@@ -32,6 +32,12 @@ struct Terms {
     int rankEnd[kMaxTensors][kMaxRanks];
     int lanes[kMaxTensors];
     int maxLanes = 0; // over the tensors
+    // The model's passes run over a fixed number of lanes: kNarrowLanes where
+    // every tensor fits (convolutions, GEMMs), else kMaxRanks. The tile pass
+    // and the data movement must choose alike (the latter reads only the
+    // lanes the former wrote).
+    static constexpr int kNarrowLanes = 4;
+    bool narrow() const { return maxLanes <= kNarrowLanes; }
     // Per tensor and dimension: how far one step of the dimension moves the
     // tensor's coordinates, per lane (lanes past lanes[t] are 0).
     i64 unit[kMaxTensors][kMaxDims][kMaxRanks];
