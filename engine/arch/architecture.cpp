@@ -87,16 +87,6 @@ int Architecture::levelIndex(const std::string& n) const {
     return -1;
 }
 
-int Architecture::fanoutX(int l) const {
-    const int child = (l + 1 < numLevels()) ? levels[l + 1].meshX : compute.meshX;
-    return child / levels[l].meshX;
-}
-
-int Architecture::fanoutY(int l) const {
-    const int child = (l + 1 < numLevels()) ? levels[l + 1].meshY : compute.meshY;
-    return child / levels[l].meshY;
-}
-
 void resizePeArray(Architecture& a, int meshX, int meshY) {
     const int oldX = a.compute.meshX, oldY = a.compute.meshY;
     for (StorageLevel& level : a.levels) {

@@ -114,8 +114,15 @@ struct Architecture {
         return c.technologyNm > 0 ? c.technologyNm : technologyNm;
     }
     // Fan-out from level l to its children (level l+1, or the compute level).
-    int fanoutX(int l) const;
-    int fanoutY(int l) const;
+    // (Inline: the cost model asks at every level that fans out.)
+    int fanoutX(int l) const {
+        const int child = (l + 1 < numLevels()) ? levels[l + 1].meshX : compute.meshX;
+        return child / levels[l].meshX;
+    }
+    int fanoutY(int l) const {
+        const int child = (l + 1 < numLevels()) ? levels[l + 1].meshY : compute.meshY;
+        return child / levels[l].meshY;
+    }
 };
 
 // The PE array resized to meshX x meshY in one step: the compute level and
