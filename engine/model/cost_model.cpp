@@ -356,7 +356,20 @@ void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::T
         const StorageLevel& s = a.levels[l];
         LevelStats& ls = out.levels[l];
         i64 need = computeCycles;
-        if (s.readBandwidth > 0 || s.writeBandwidth > 0) {
+        // A level whose words are well under its bandwidth cannot stretch
+        // the cycles: its rates, summed as below, are within a few ulps of
+        // these totals over the compute cycles, and 1e-9 is far beyond that.
+        // (This skips 2 T divisions and a ceil call for most levels.)
+        i64 readWords = 0, writeWords = 0;
+        for (int t = 0; t < T; ++t) {
+            readWords += ls.tensors[t].reads;
+            writeWords += ls.tensors[t].fills + ls.tensors[t].updates;
+        }
+        const double margin = cc * (1.0 - 1e-9);
+        const bool readsFit = s.readBandwidth <= 0 || double(readWords) < s.readBandwidth * margin;
+        const bool writesFit =
+            s.writeBandwidth <= 0 || double(writeWords) < s.writeBandwidth * margin;
+        if (!(readsFit && writesFit) || computeCycles >= (i64(1) << 53)) {
             double readRate = 0.0, writeRate = 0.0;
             for (int t = 0; t < T; ++t) {
                 readRate += double(ls.tensors[t].reads) / cc;
