@@ -365,6 +365,21 @@ Terms::Terms(const Problem& p) {
     }
     for (int t = p.numTensors(); t <= kMaxTensors; ++t)
         flatBegin[t] = numFlat;
+    paired = narrow();
+    for (int t = 0; t < kMaxTensors; ++t)
+        for (int r = 0; r < kNarrowLanes; ++r)
+            pair[t][r] = {{0, 0}, {0, 0}};
+    for (int t = 0; t < p.numTensors() && paired; ++t)
+        for (int lane = 0, first = 0; lane < lanes[t]; first = rankEnd[t][lane++]) {
+            if (rankEnd[t][lane] - first > 2) {
+                paired = false;
+                break;
+            }
+            for (int i = first; i < rankEnd[t][lane]; ++i) {
+                pair[t][lane].dim[i - first] = term[t][i].dim;
+                pair[t][lane].absCoef[i - first] = term[t][i].absCoef;
+            }
+        }
 }
 
 namespace {

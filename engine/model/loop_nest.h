@@ -92,8 +92,24 @@ inline void tileExtentsAllOn(const Terms& terms, int numTensors, const i64* ext,
     }
 }
 
+// tileExtentsAllOn<kNarrowLanes> where the terms are paired (Terms::pair).
+inline void tileExtentsPaired(const Terms& terms, int numTensors, const i64* ext, i64* e,
+                              i64* size) {
+    for (int t = 0; t < numTensors; ++t) {
+        i64 lane[Terms::kNarrowLanes];
+        for (int r = 0; r < Terms::kNarrowLanes; ++r) {
+            const Terms::LanePair& q = terms.pair[t][r];
+            lane[r] = 1 + q.absCoef[0] * (ext[q.dim[0]] - 1) + q.absCoef[1] * (ext[q.dim[1]] - 1);
+            e[t * kMaxRanks + r] = lane[r];
+        }
+        size[t] = (lane[0] * lane[1]) * (lane[2] * lane[3]);
+    }
+}
+
 inline void tileExtentsAll(const Terms& terms, int numTensors, const i64* ext, i64* e, i64* size) {
-    if (terms.narrow())
+    if (terms.paired)
+        tileExtentsPaired(terms, numTensors, ext, e, size);
+    else if (terms.narrow())
         tileExtentsAllOn<Terms::kNarrowLanes>(terms, numTensors, ext, e, size);
     else
         tileExtentsAllOn<kMaxRanks>(terms, numTensors, ext, e, size);

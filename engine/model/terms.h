@@ -52,6 +52,18 @@ struct Terms {
     FlatTerm flat[kMaxTensors * kMaxRanks * kMaxTerms];
     int numFlat = 0;
     int flatBegin[kMaxTensors + 1];
+    // The same terms for the narrow tile pass where no lane has more than
+    // two (`paired`: convolutions' sliding windows, GEMMs): per tensor and
+    // lane, two terms, a missing one of coefficient 0. A fixed shape is
+    // straight-line code with no add into memory to reload (perf: the flat
+    // pass's adds, chained through store forwarding, took a fifth of the
+    // tile pass).
+    struct LanePair {
+        int dim[2];
+        i64 absCoef[2];
+    };
+    LanePair pair[kMaxTensors][kNarrowLanes];
+    bool paired = false; // narrow(), every lane of at most two terms
     explicit Terms(const Problem& p);
 };
 
