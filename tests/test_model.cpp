@@ -71,6 +71,7 @@ class TestModel : public QObject {
     void incrementalTakesTilesOfEqualFactors();
     void fanoutMemoKeepsToItsModel();
     void neighbourTranslationsWalkTheGrid();
+    void tilePassesAgree();
 };
 
 // Tutorial semantics: the innermost loop above a level slides its window;
@@ -785,6 +786,75 @@ void TestModel::neighbourTranslationsWalkTheGrid() {
     QVERIFY(logicalGrids > 20);
     QVERIFY(widerGrids > 20);
     QVERIFY(unions > 200);
+}
+
+// The tile rule in its three shapes (Terms: the flat list for one tensor, the
+// narrow pass over all tensors, the paired one where no lane has more than
+// two terms) gives the extents and words of its definition: per rank,
+// 1 + sum |coef| x (extent - 1), and words their product.
+void TestModel::tilePassesAgree() {
+    using i64 = std::int64_t;
+    const std::vector<Dimension> pqrs = {{"P", 7}, {"Q", 5}, {"R", 3}, {"S", 3}, {"C", 4}};
+    const Problem threeTerms =
+        makeProblem("three_terms", pqrs,
+                    {{"W", {{{"R", 1}}, {{"S", 1}}, {{"C", 1}}}},
+                     {"I", {{{"P", 2}, {"R", 1}, {"S", 1}}, {{"Q", 1}}, {{"C", 1}}}},
+                     {"O", {{{"P", 1}}, {{"Q", 1}}}, true}});
+    const Problem wide =
+        makeProblem("wide", pqrs,
+                    {{"A", {{{"P", 1}}, {{"Q", 1}}, {{"R", 1}}, {{"S", 1}}, {{"C", 1}}}},
+                     {"B", {{{"C", 1}}}},
+                     {"O", {{{"P", 1}, {"R", 1}}, {{"Q", 1}}}, true}});
+    const Problem conv = conv2dProblem("conv_s2", 1, 1, 32, 64, 28, 28, 3, 3, 2, 2);
+    const Problem gemm = gemmProblem("gemm", 64, 128, 96);
+    const Problem mttkrp = mttkrpProblem("mttkrp", 16, 8, 12, 10);
+    struct Case {
+        const Problem* p;
+        bool paired, narrow;
+    };
+    Rng rng(5);
+    for (const Case& c :
+         {Case{&conv, true, true}, Case{&gemm, true, true}, Case{&mttkrp, true, true},
+          Case{&threeTerms, false, true}, Case{&wide, false, false}}) {
+        const Problem& p = *c.p;
+        const model_detail::Terms terms(p);
+        QCOMPARE(terms.paired, c.paired);
+        QCOMPARE(terms.narrow(), c.narrow);
+        const int W = terms.narrow() ? model_detail::Terms::kNarrowLanes : kMaxRanks;
+        for (int trial = 0; trial < 200; ++trial) {
+            i64 ext[kMaxDims];
+            for (int d = 0; d < kMaxDims; ++d)
+                ext[d] = d < p.numDims() ? 1 + i64(rng.below(std::uint64_t(p.dims[d].bound))) : 1;
+            i64 all[kMaxTensors * kMaxRanks], size[kMaxTensors];
+            model_detail::tileExtentsAll(terms, p.numTensors(), ext, all, size);
+            for (int t = 0; t < p.numTensors(); ++t) {
+                const DataSpace& ds = p.tensors[t];
+                std::vector<i64> expected; // the live ranks' extents
+                i64 words = 1;
+                for (int r = 0; r < ds.numRanks; ++r) {
+                    i64 e = 1;
+                    bool live = false;
+                    for (int i = 0; i < ds.ranks[r].numTerms; ++i) {
+                        const ProjectionTerm& term = ds.ranks[r].terms[i];
+                        e += std::abs(term.coef) * (ext[term.dim] - 1);
+                        live = live || p.dims[term.dim].bound > 1;
+                    }
+                    if (live)
+                        expected.push_back(e);
+                    words *= e;
+                }
+                QCOMPARE(size[t], words);
+                i64 one[kMaxRanks];
+                QCOMPARE(model_detail::tileExtents(terms, t, ext, one), words);
+                for (int r = 0; r < W; ++r) {
+                    const i64 want = r < int(expected.size()) ? expected[std::size_t(r)] : 1;
+                    QCOMPARE(all[t * kMaxRanks + r], want);
+                    if (r < terms.lanes[t])
+                        QCOMPARE(one[r], want);
+                }
+            }
+        }
+    }
 }
 
 QTEST_GUILESS_MAIN(TestModel)
