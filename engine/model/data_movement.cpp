@@ -366,9 +366,6 @@ Terms::Terms(const Problem& p) {
     for (int t = p.numTensors(); t <= kMaxTensors; ++t)
         flatBegin[t] = numFlat;
     paired = narrow();
-    for (int t = 0; t < kMaxTensors; ++t)
-        for (int r = 0; r < kNarrowLanes; ++r)
-            pair[t][r] = {{0, 0}, {0, 0}};
     for (int t = 0; t < p.numTensors() && paired; ++t)
         for (int lane = 0, first = 0; lane < lanes[t]; first = rankEnd[t][lane++]) {
             if (rankEnd[t][lane] - first > 2) {

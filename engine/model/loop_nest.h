@@ -95,6 +95,7 @@ inline void tileExtentsAllOn(const Terms& terms, int numTensors, const i64* ext,
 // tileExtentsAllOn<kNarrowLanes> where the terms are paired (Terms::pair).
 inline void tileExtentsPaired(const Terms& terms, int numTensors, const i64* ext, i64* e,
                               i64* size) {
+    static_assert(Terms::kNarrowLanes == 4, "the words below multiply four lanes");
     for (int t = 0; t < numTensors; ++t) {
         i64 lane[Terms::kNarrowLanes];
         for (int r = 0; r < Terms::kNarrowLanes; ++r) {

@@ -62,7 +62,7 @@ struct Terms {
         int dim[2];
         i64 absCoef[2];
     };
-    LanePair pair[kMaxTensors][kNarrowLanes];
+    LanePair pair[kMaxTensors][kNarrowLanes]{};
     bool paired = false; // narrow(), every lane of at most two terms
     explicit Terms(const Problem& p);
 };
