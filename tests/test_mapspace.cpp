@@ -1,6 +1,7 @@
 // The map space: moves keep factor products exact, repair yields legal
 // mappings, parallelism grows and ages, the quick legality check answers as
-// the model does, equal mappings hash equally, and the space's size is counted
+// the model does, equal mappings hash equally (also when hashed from a parent
+// over the levels a move changed), and the space's size is counted
 // right. Single-threaded: the sanitizer stage for races leaves it out.
 #include "model/cost_model.h"
 #include "search_support.h"
@@ -20,6 +21,7 @@ class TestMapSpace : public QObject {
     void parallelismGrowthAndAging();
     void quickLegalityMatchesModel();
     void canonicalHash();
+    void hashFromParent();
     void spaceSize();
 };
 
@@ -235,6 +237,75 @@ void TestMapSpace::canonicalHash() {
     Mapping k = m;
     QVERIFY(space.toggleBypass(k, rng));
     QVERIFY(space.hash(k) != space.hash(m));
+}
+
+void TestMapSpace::hashFromParent() {
+    const Architecture a = eyeriss();
+    const Problem p = conv3x3();
+    const MapSpace space(p, a);
+    Rng rng(7);
+    Evaluation scratch;
+    Mapping current;
+    QVERIFY(space.sampleLegal(rng, current, scratch));
+    MappingHash currentHash;
+    space.hashLevels(current, currentHash);
+    QCOMPARE(currentHash.value, space.hash(current));
+    // A walk of moves, each neighbour hashed from its parent's hash only:
+    // the result is the full hash, step after step (no drift), and a move
+    // that changes the canonical form changes it.
+    int changed = 0;
+    for (int step = 0; step < 3000; ++step) {
+        Mapping next = current;
+        switch (step % 4) {
+        case 0:
+            space.randomMove(next, rng);
+            break;
+        case 1:
+            space.moveTileFactor(next, rng);
+            break;
+        case 2:
+            space.swapLoops(next, rng);
+            break;
+        default:
+            space.toggleBypass(next, rng);
+        }
+        if (step % 7 == 0)
+            space.repairFit(next, rng, scratch);
+        MappingHash nextHash;
+        space.rehash(current, currentHash, next, nextHash);
+        MappingHash full;
+        space.hashLevels(next, full);
+        QCOMPARE(nextHash.value, full.value);
+        QCOMPARE(nextHash.value, space.hash(next));
+        for (int l = 0; l < next.numLevels; ++l)
+            QCOMPARE(nextHash.levels[std::size_t(l)], full.levels[std::size_t(l)]);
+        const bool sameCanonical = [&] {
+            const Mapping x = space.canonical(next), y = space.canonical(current);
+            for (int l = 0; l < x.numLevels; ++l)
+                if (!sameLevel(x.levels[l], y.levels[l]))
+                    return false;
+            return true;
+        }();
+        QCOMPARE(nextHash.value == currentHash.value, sameCanonical);
+        changed += !sameCanonical;
+        current = next;
+        currentHash = nextHash;
+    }
+    QVERIFY(changed > 1000);
+    // The same content one level down is another mapping: two levels'
+    // contents swapped change the hash.
+    Mapping m;
+    QVERIFY(space.sampleLegal(rng, m, scratch));
+    int x = -1, y = -1;
+    for (int l = 0; l < m.numLevels && y < 0; ++l)
+        for (int k = l + 1; k < m.numLevels && y < 0; ++k)
+            if (space.levelHasTemporal(l) && space.levelHasTemporal(k) &&
+                !sameLevel(m.levels[l], m.levels[k]))
+                x = l, y = k;
+    QVERIFY(y >= 0);
+    Mapping swapped = m;
+    std::swap(swapped.levels[x], swapped.levels[y]);
+    QVERIFY(space.hash(swapped) != space.hash(m));
 }
 
 void TestMapSpace::spaceSize() {

@@ -7,8 +7,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace mw {
@@ -73,6 +76,24 @@ inline bool sameFactors(const LevelMapping& a, const LevelMapping& b) {
         diff |= (a.temporal[d] ^ b.temporal[d]) | (a.spatialX[d] ^ b.spatialX[d]) |
                 (a.spatialY[d] ^ b.spatialY[d]);
     return diff == 0;
+}
+
+// Whether two levels have the same temporal and spatial loop orders (as
+// sameFactors: or-ed differences).
+inline bool sameOrders(const LevelMapping& a, const LevelMapping& b) {
+    std::uint32_t diff = 0;
+    for (int d = 0; d < kMaxDims; ++d)
+        diff |= std::uint32_t(a.order[d] ^ b.order[d]) | (a.spatialOrder[d] ^ b.spatialOrder[d]);
+    return diff == 0;
+}
+
+// Whether two levels are the same in every field: one memcmp over the
+// fields, which lie without padding from the first to keepMask (a loop over
+// the fields compiles to a scalar compare per factor).
+inline bool sameLevel(const LevelMapping& a, const LevelMapping& b) {
+    static_assert(std::is_standard_layout_v<LevelMapping> &&
+                  offsetof(LevelMapping, keepMask) == kMaxDims * (3 * 4 + 2));
+    return std::memcmp(&a, &b, offsetof(LevelMapping, keepMask) + 1) == 0;
 }
 
 // All factors 1, identity loop order, every tensor kept at every real level

@@ -423,15 +423,9 @@ Mapping MapSpace::canonical(const Mapping& m) const {
     return c;
 }
 
-std::uint64_t MapSpace::hash(const Mapping& m) const {
-    // The canonical form, hashed on the fly: factors, then the order of the
-    // real loops only (unit loops have no place), then the keep choices.
-    // (It runs once or twice for every child GAMMA breeds.)
-    std::uint64_t h = 0x243f6a8885a308d3ull;
-    auto mix = [&h](std::uint64_t v) {
-        h = (h ^ v) * 0x9e3779b97f4a7c15ull;
-        h ^= h >> 29;
-    };
+std::uint64_t MapSpace::levelShare(const LevelMapping& lm, int l) const {
+    // The canonical form of one level: its factors, then the order of its
+    // real loops only (unit loops have no place), then its keep choices.
     const int D = problem_->numDims();
     const std::uint32_t dimMask = (1u << D) - 1;
     // The factors are read two to a 64-bit word, over the problem's dimensions
@@ -463,49 +457,81 @@ std::uint64_t MapSpace::hash(const Mapping& m) const {
         const std::uint64_t y = ((w >> 1) & low31) + low31;
         return std::uint32_t(((y >> 31) & 1u) | ((y >> 62) & 2u));
     };
-    for (int l = 0; l < m.numLevels; ++l) {
-        const LevelMapping& lm = m.levels[l];
-        std::uint64_t factors = 0;
+    std::uint64_t factors = 0;
+    for (int k = 0; k < words; ++k)
+        factors += word(lm.temporal, k) * kMul[0][k] + word(lm.spatialX, k) * kMul[1][k] +
+                   word(lm.spatialY, k) * kMul[2][k];
+    // Which loops are real matters only where loops have an order: temporal
+    // loops off dummy levels, spatial ones where the level fans out (the
+    // factors themselves are hashed at every level).
+    // (A malformed mapping may have more levels than the architecture.)
+    const bool known = l < arch_->numLevels();
+    std::uint32_t realT = 0, realS = 0;
+    if (!known || levelHasTemporal(l))
         for (int k = 0; k < words; ++k)
-            factors += word(lm.temporal, k) * kMul[0][k] + word(lm.spatialX, k) * kMul[1][k] +
-                       word(lm.spatialY, k) * kMul[2][k];
-        mix(factors);
-        // Which loops are real matters only where loops have an order: temporal
-        // loops off dummy levels, spatial ones where the level fans out (the
-        // factors themselves are hashed at every level).
-        // (A malformed mapping may have more levels than the architecture.)
-        const bool known = l < arch_->numLevels();
-        std::uint32_t realT = 0, realS = 0;
-        if (!known || levelHasTemporal(l))
-            for (int k = 0; k < words; ++k)
-                realT |= above1(word(lm.temporal, k)) << (2 * k);
-        if (!known || fansOut_[static_cast<std::size_t>(l)])
-            for (int k = 0; k < words; ++k)
-                realS |= above1(word(lm.spatialX, k) | word(lm.spatialY, k)) << (2 * k);
-        realT &= dimMask;
-        realS &= dimMask;
-        // The real loops in their order, 4 bits each: their positions as a bit
-        // mask first, then read in position order (no chain through a
-        // conditional per position). With fewer than two real loops there is
-        // no order to tell apart (most levels have at most one real spatial
-        // loop). (& 31 keeps the shift defined for a malformed order; such a
-        // mapping fails the model anyway.)
-        auto realOrder = [D](const std::array<std::uint8_t, kMaxDims>& order, std::uint32_t real) {
-            std::uint64_t key = 0;
-            if ((real & (real - 1)) == 0)
-                return key;
-            std::uint32_t at = 0;
-            for (int i = 0; i < D; ++i)
-                at |= ((real >> (order[i] & 31u)) & 1u) << i;
-            for (; at != 0; at &= at - 1)
-                key = (key << 4) | ((order[std::size_t(__builtin_ctz(at))] & 31u) + 1);
+            realT |= above1(word(lm.temporal, k)) << (2 * k);
+    if (!known || fansOut_[static_cast<std::size_t>(l)])
+        for (int k = 0; k < words; ++k)
+            realS |= above1(word(lm.spatialX, k) | word(lm.spatialY, k)) << (2 * k);
+    realT &= dimMask;
+    realS &= dimMask;
+    // The real loops in their order, 4 bits each: their positions as a bit
+    // mask first, then read in position order (no chain through a
+    // conditional per position). With fewer than two real loops there is
+    // no order to tell apart (most levels have at most one real spatial
+    // loop). (& 31 keeps the shift defined for a malformed order; such a
+    // mapping fails the model anyway.)
+    auto realOrder = [D](const std::array<std::uint8_t, kMaxDims>& order, std::uint32_t real) {
+        std::uint64_t key = 0;
+        if ((real & (real - 1)) == 0)
             return key;
-        };
-        const std::uint64_t order = realOrder(lm.order, realT);
-        const std::uint64_t spatialOrder = realOrder(lm.spatialOrder, realS);
-        mix(order ^ (spatialOrder << 40) ^ (std::uint64_t(lm.keepMask) << 60));
+        std::uint32_t at = 0;
+        for (int i = 0; i < D; ++i)
+            at |= ((real >> (order[i] & 31u)) & 1u) << i;
+        for (; at != 0; at &= at - 1)
+            key = (key << 4) | ((order[std::size_t(__builtin_ctz(at))] & 31u) + 1);
+        return key;
+    };
+    const std::uint64_t order = realOrder(lm.order, realT);
+    const std::uint64_t spatialOrder = realOrder(lm.spatialOrder, realS);
+    // The two words, and the level's index (the same level content means
+    // something else one level down), mixed into a share of the hash.
+    std::uint64_t h = factors * 0x9e3779b97f4a7c15ull + std::uint64_t(l + 1);
+    h = (h ^ (h >> 31)) * 0xbf58476d1ce4e5b9ull;
+    h ^= order ^ (spatialOrder << 40) ^ (std::uint64_t(lm.keepMask) << 60);
+    h = (h ^ (h >> 29)) * 0x94d049bb133111ebull;
+    return h ^ (h >> 32);
+}
+
+std::uint64_t MapSpace::hash(const Mapping& m) const {
+    MappingHash h;
+    hashLevels(m, h);
+    return h.value;
+}
+
+void MapSpace::hashLevels(const Mapping& m, MappingHash& out) const {
+    // The shares are summed: a level's share can be taken out and another
+    // put in (rehash) without hashing the other levels again.
+    // (It runs once or twice for every child GAMMA breeds.)
+    out.value = 0x243f6a8885a308d3ull * std::uint64_t(m.numLevels + 1);
+    for (int l = 0; l < m.numLevels && l < kMaxLevels; ++l)
+        out.value += out.levels[std::size_t(l)] = levelShare(m.levels[l], l);
+}
+
+void MapSpace::rehash(const Mapping& from, const MappingHash& fromHash, const Mapping& m,
+                      MappingHash& out) const {
+    if (m.numLevels != from.numLevels) {
+        hashLevels(m, out);
+        return;
     }
-    return h;
+    out.value = fromHash.value;
+    for (int l = 0; l < m.numLevels && l < kMaxLevels; ++l) {
+        const std::uint64_t share = sameLevel(m.levels[l], from.levels[l])
+                                        ? fromHash.levels[std::size_t(l)]
+                                        : levelShare(m.levels[l], l);
+        out.value += share - fromHash.levels[std::size_t(l)];
+        out.levels[std::size_t(l)] = share;
+    }
 }
 
 MapSpaceSize MapSpace::size() const {

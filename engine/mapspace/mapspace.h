@@ -70,6 +70,12 @@ struct MapSpaceSize {
     double total() const { return tiling + parallelism + order + bypass; }
 };
 
+// A mapping's canonical hash (MapSpace::hash) and each level's share of it.
+struct MappingHash {
+    std::uint64_t value = 0;
+    std::array<std::uint64_t, kMaxLevels> levels{};
+};
+
 class MapSpace {
   public:
     MapSpace(const Problem& p, const Architecture& a, MapSpaceConstraints c = {});
@@ -135,6 +141,14 @@ class MapSpace {
     // them, so equal mappings hash equally.
     Mapping canonical(const Mapping& m) const;
     std::uint64_t hash(const Mapping& m) const; // of the canonical form
+    // The same hash with each level's share of it, so that a mapping one
+    // move away from another is hashed over the levels the move changed:
+    // rehash(from, hash of from, m) gives hashLevels(m), hashing only the
+    // levels where m and from differ (searchers that walk from a mapping
+    // keep its MappingHash).
+    void hashLevels(const Mapping& m, MappingHash& out) const;
+    void rehash(const Mapping& from, const MappingHash& fromHash, const Mapping& m,
+                MappingHash& out) const;
 
     MapSpaceSize size() const;
 
@@ -182,6 +196,7 @@ class MapSpace {
     bool levelHasTemporal(int l) const;
 
   private:
+    std::uint64_t levelShare(const LevelMapping& lm, int l) const; // level l's share of hash
     // sample() in two steps: factors and keep choices, then loop orders.
     // With stopAtFullFanout, false as soon as a fan-out is overfilled (m is then unfinished).
     bool drawTiling(Rng& rng, Mapping& m, bool stopAtFullFanout = false) const;

@@ -456,14 +456,6 @@ void CostModel::evaluate(const Mapping& m, Evaluation& out) const {
 
 namespace {
 
-// (As sameFactors: or-ed differences, no memcmp call per array.)
-bool sameOrders(const LevelMapping& a, const LevelMapping& b) {
-    std::uint32_t diff = 0;
-    for (int d = 0; d < kMaxDims; ++d)
-        diff |= std::uint32_t(a.order[d] ^ b.order[d]) | (a.spatialOrder[d] ^ b.spatialOrder[d]);
-    return diff == 0;
-}
-
 // Whether two evaluations agree on every figure (doubles bit for bit).
 bool sameEvaluation(const Evaluation& x, const Evaluation& y) {
     if (x.valid != y.valid || x.numViolations != y.numViolations)
