@@ -37,25 +37,39 @@ class AnnealingSearch : public Searcher {
             return;
         }
 
+        // The current mapping's hash by level: a neighbour differs from it in
+        // the one or two levels its move changed, and only those are hashed.
+        const bool deduplicate = ctx.settings().deduplicate;
+        MappingHash currentHash;
+        if (deduplicate)
+            space.hashLevels(current, currentHash);
         // A neighbour passed isLegalQuick (or was repaired to pass it): the
         // note tells the driver, which then skips its own check of the space.
-        auto neighbour = [&](Rng& rng, const Mapping& from, Mapping& m, CandidateNote& note) {
+        auto neighbour = [&](Rng& rng, const Mapping& from, Mapping& m, MappingHash& hash,
+                             CandidateNote& note) {
             thread_local Evaluation scratch;
             for (int attempt = 0; attempt < 16; ++attempt) {
                 copyLevelsInUse(m, from); // (levels past them stay default)
                 space.randomMove(m, rng);
-                if (space.isLegalQuick(m) || space.repairFit(m, rng, scratch))
+                if (space.isLegalQuick(m) || space.repairFit(m, rng, scratch)) {
+                    if (deduplicate) {
+                        space.rehash(from, currentHash, m, hash);
+                        note.hash = hash.value;
+                        note.hashed = true;
+                    }
                     return note.quickLegal = true;
+                }
             }
             return false;
         };
-        const SearchContext::NotingGenerator fromCurrent = [&](std::size_t, Rng& rng, Mapping& m,
+        std::vector<Mapping> out(std::max<std::size_t>(width, std::size_t(probeMoves)));
+        std::vector<MappingHash> outHash(out.size());
+        const SearchContext::NotingGenerator fromCurrent = [&](std::size_t i, Rng& rng, Mapping& m,
                                                                CandidateNote& note) {
-            return neighbour(rng, current, m, note);
+            return neighbour(rng, current, m, outHash[i], note);
         };
 
         // Probe: typical |delta log cost| of a move sets the temperatures.
-        std::vector<Mapping> out(std::max<std::size_t>(width, std::size_t(probeMoves)));
         std::vector<double> costs(out.size());
         double tMax = ctx.param("t_max", 0.0), tMin = ctx.param("t_min", 0.0);
         if (tMax <= 0.0 || tMin <= 0.0) {
@@ -97,6 +111,7 @@ class AnnealingSearch : public Searcher {
                 const double dE = candidateLog - currentLog;
                 if (dE <= 0.0 || std::exp(-dE / T) > ctx.rng().uniform()) {
                     copyLevelsInUse(current, out[i]);
+                    currentHash = outHash[i];
                     currentCost = costs[i];
                     currentLog = candidateLog;
                     break;

@@ -586,6 +586,11 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const NotingGenerato
     // call. seen_ only changes at merge time, so workers may read it. The
     // outcome is the same either way; only the time differs.
     const bool lookUpFirst = dedup && result_.duplicates * 16 > result_.evaluations;
+    // In a batch too small for the merge to fetch ahead (annealing's one
+    // neighbour a step), the merge follows the evaluation at once: a hash
+    // known before the evaluation starts loading its slot, which then
+    // arrives while the model runs.
+    const bool hashFirst = limit <= kMergeAhead;
     // Each worker generates its whole range of candidates, then evaluates
     // them: the model's code and data stay in the caches and the branch
     // predictor across a run of evaluations instead of being displaced by
@@ -609,16 +614,16 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const NotingGenerato
             if (lookUpFirst || note.hashed) {
                 s.hash = note.hashed ? note.hash : space_.hash(out[i]);
                 s.hashed = true;
+                if (hashFirst && s.kept)
+                    seen_.prefetch(s.hash);
             }
             if (lookUpFirst && !s.vouchedNew && s.withinSpace && seen_.find(s.hash, s.cost))
                 s.legal = s.evaluated = true; // a duplicate: its merge charges nothing
         }
         WorkerScratch& scratch = workerScratch_[static_cast<std::size_t>(worker)];
         Evaluation& e = scratch.evaluation;
-        // In a batch too small for the merge to fetch ahead (annealing's one
-        // neighbour a step), the merge follows the evaluation at once: hash
-        // first, so that the candidate's slot loads while the model runs.
-        const bool hashFirst = limit <= kMergeAhead;
+        // (hashFirst: a candidate not hashed yet is hashed before the model
+        // runs, for the same reason.)
         for (std::size_t i = begin; i < end; ++i) {
             CandidateSlot& s = slots[i];
             if (!s.proposed || s.evaluated)
