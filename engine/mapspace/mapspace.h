@@ -177,9 +177,11 @@ class MapSpace {
     }
 
     // Words of the tiles keepMask names at a level whose per-dimension extents
-    // (product of the factors there and inside) are ext: the model's tile rule,
-    // sparse tensors stored compressed.
-    std::int64_t tileWords(const std::int64_t* ext, std::uint8_t keepMask) const;
+    // (product of the factors there and inside) are ext: the model's count
+    // (CostModel::tileWords).
+    std::int64_t tileWords(const std::int64_t* ext, std::uint8_t keepMask) const {
+        return model_.tileWords(ext, keepMask);
+    }
     // Whether those tiles overflow the level (multiple buffering counted; an
     // unbounded level never overflows).
     bool overflows(int level, const std::int64_t* ext, std::uint8_t keepMask) const;
@@ -193,7 +195,9 @@ class MapSpace {
 
     // Spreads the factors of dimension d randomly over its slots.
     void resampleDimension(Mapping& m, int d, Rng& rng) const;
-    bool levelHasTemporal(int l) const;
+    // Whether level l may have temporal loops (a dummy level has none).
+    // Inline: the moves' tile checks ask per level.
+    bool levelHasTemporal(int l) const { return arch_->levels[l].cls != LevelClass::Dummy; }
 
   private:
     std::uint64_t levelShare(const LevelMapping& lm, int l) const; // level l's share of hash
@@ -233,19 +237,6 @@ class MapSpace {
     std::vector<int> fanX_, fanY_;                     // per level: fan-out on each axis
     std::vector<std::array<std::int64_t, 2>> fanRoom_; // per level and axis: room for free primes
     Mapping trivial_{};                                // all factors 1, the start of every sample
-    // The tensors' projections as one flat list for tileWords: per tensor a
-    // range of terms, a rank closing at each term with lastOfRank.
-    struct TileTerm {
-        std::int32_t dim;
-        std::int32_t lastOfRank;
-        std::int64_t coef; // |coefficient|
-    };
-    std::vector<TileTerm> tileTerms_;
-    std::array<int, kMaxTensors + 1> tensorTerms_{}; // tensor t: [tensorTerms_[t], [t+1])
-    // Per tensor: every rank one dimension with coefficient 1 (its tile is a
-    // plain product of extents), and its density.
-    std::array<bool, kMaxTensors> projection_{};
-    std::array<double, kMaxTensors> density_{};
 };
 
 } // namespace mw

@@ -40,6 +40,13 @@ namespace {
 
 using i64 = std::int64_t;
 
+// A tile's words as stored: a sparse tensor compressed to its expected
+// nonzeros (its traffic is scaled once the dense counts are known).
+i64 storedWords(i64 tile, double density) {
+    return density < 1.0 ? std::max<i64>(1, static_cast<i64>(std::ceil(double(tile) * density)))
+                         : tile;
+}
+
 using model_detail::Factors;
 using model_detail::LoopNest;
 
@@ -271,12 +278,7 @@ void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::T
         for (int t = 0; t < T; ++t) {
             const DataSpace& ds = p.tensors[t];
             const i64 tile = tiles.size[l][t];
-            // A sparse tensor is stored compressed: its expected nonzeros. (Its
-            // traffic is scaled once the dense counts are known, below.)
-            const i64 stored =
-                ds.density < 1.0
-                    ? std::max<i64>(1, static_cast<i64>(std::ceil(double(tile) * ds.density)))
-                    : tile;
+            const i64 stored = storedWords(tile, ds.density);
             // (Selected, not branched on: keeps are a coin toss in a search.)
             const bool kept = (keepMask >> t) & 1u;
             // Every field written, not `ts = TensorLevelStats{}`: GCC clears
@@ -565,6 +567,20 @@ void CostModel::evaluate(const Mapping& m, Evaluation& out, EvaluationCache& cac
             std::abort();
         }
     }
+}
+
+std::int64_t CostModel::tileWords(const std::int64_t* ext, std::uint8_t keepMask) const {
+    // Only the kept tensors' tiles (the moves ask for one or two tensors as
+    // often as for all).
+    i64 words = 0;
+    for (unsigned kept = keepMask & ((1u << p_->numTensors()) - 1); kept != 0; kept &= kept - 1) {
+        const int t = __builtin_ctz(kept);
+        i64 extents[kMaxRanks];
+        const i64 tile = terms_.paired ? model_detail::pairedTileWords(terms_, t, ext, extents)
+                                       : model_detail::tileExtents(terms_, t, ext, extents);
+        words += storedWords(tile, p_->tensors[t].density);
+    }
+    return words;
 }
 
 bool CostModel::isLegal(const Mapping& m, Evaluation& scratch) const {

@@ -86,6 +86,11 @@ class CostModel {
     void evaluate(const Mapping& m, Evaluation& out, EvaluationCache& cache) const;
     // Legality only; see isLegal() below.
     bool isLegal(const Mapping& m, Evaluation& scratch) const;
+    // Words of the tiles keepMask names at a level whose tiles span ext[d]
+    // coordinates of each dimension d (the product of the factors there and
+    // inside), as the capacity check counts them: sparse tensors stored
+    // compressed. (The map space's moves check buffers with it.)
+    std::int64_t tileWords(const std::int64_t* ext, std::uint8_t keepMask) const;
 
     // Tells models apart for caches (copies share it: they compute the same).
     std::uint64_t id() const { return id_; }

@@ -92,19 +92,22 @@ inline void tileExtentsAllOn(const Terms& terms, int numTensors, const i64* ext,
     }
 }
 
+// tileExtents where the terms are paired (Terms::pair): the extents of
+// tensor t's kNarrowLanes lanes in e, its words returned.
+inline i64 pairedTileWords(const Terms& terms, int t, const i64* ext, i64* e) {
+    static_assert(Terms::kNarrowLanes == 4, "the words below multiply four lanes");
+    for (int r = 0; r < Terms::kNarrowLanes; ++r) {
+        const Terms::LanePair& q = terms.pair[t][r];
+        e[r] = 1 + q.absCoef[0] * (ext[q.dim[0]] - 1) + q.absCoef[1] * (ext[q.dim[1]] - 1);
+    }
+    return (e[0] * e[1]) * (e[2] * e[3]);
+}
+
 // tileExtentsAllOn<kNarrowLanes> where the terms are paired (Terms::pair).
 inline void tileExtentsPaired(const Terms& terms, int numTensors, const i64* ext, i64* e,
                               i64* size) {
-    static_assert(Terms::kNarrowLanes == 4, "the words below multiply four lanes");
-    for (int t = 0; t < numTensors; ++t) {
-        i64 lane[Terms::kNarrowLanes];
-        for (int r = 0; r < Terms::kNarrowLanes; ++r) {
-            const Terms::LanePair& q = terms.pair[t][r];
-            lane[r] = 1 + q.absCoef[0] * (ext[q.dim[0]] - 1) + q.absCoef[1] * (ext[q.dim[1]] - 1);
-            e[t * kMaxRanks + r] = lane[r];
-        }
-        size[t] = (lane[0] * lane[1]) * (lane[2] * lane[3]);
-    }
+    for (int t = 0; t < numTensors; ++t)
+        size[t] = pairedTileWords(terms, t, ext, e + t * kMaxRanks);
 }
 
 inline void tileExtentsAll(const Terms& terms, int numTensors, const i64* ext, i64* e, i64* size) {
