@@ -808,16 +808,20 @@ void TestModel::tilePassesAgree() {
     const Problem conv = conv2dProblem("conv_s2", 1, 1, 32, 64, 28, 28, 3, 3, 2, 2);
     const Problem gemm = gemmProblem("gemm", 64, 128, 96);
     const Problem mttkrp = mttkrpProblem("mttkrp", 16, 8, 12, 10);
+    Problem sparseConv = conv;
+    sparseConv.tensors[0].density = 0.3;
     struct Case {
         const Problem* p;
         bool paired, narrow;
     };
+    const Architecture arch = twoLevelArray(); // (the capacity count does not read it)
     Rng rng(5);
-    for (const Case& c :
-         {Case{&conv, true, true}, Case{&gemm, true, true}, Case{&mttkrp, true, true},
-          Case{&threeTerms, false, true}, Case{&wide, false, false}}) {
+    for (const Case& c : {Case{&conv, true, true}, Case{&gemm, true, true},
+                          Case{&mttkrp, true, true}, Case{&threeTerms, false, true},
+                          Case{&wide, false, false}, Case{&sparseConv, true, true}}) {
         const Problem& p = *c.p;
         const model_detail::Terms terms(p);
+        const CostModel model(p, arch);
         QCOMPARE(terms.paired, c.paired);
         QCOMPARE(terms.narrow(), c.narrow);
         const int W = terms.narrow() ? model_detail::Terms::kNarrowLanes : kMaxRanks;
@@ -827,6 +831,7 @@ void TestModel::tilePassesAgree() {
                 ext[d] = d < p.numDims() ? 1 + i64(rng.below(std::uint64_t(p.dims[d].bound))) : 1;
             i64 all[kMaxTensors * kMaxRanks], size[kMaxTensors];
             model_detail::tileExtentsAll(terms, p.numTensors(), ext, all, size);
+            i64 stored[kMaxTensors]; // each tensor's words as a buffer holds them
             for (int t = 0; t < p.numTensors(); ++t) {
                 const DataSpace& ds = p.tensors[t];
                 std::vector<i64> expected; // the live ranks' extents
@@ -844,6 +849,10 @@ void TestModel::tilePassesAgree() {
                     words *= e;
                 }
                 QCOMPARE(size[t], words);
+                const double density = ds.density;
+                stored[t] = density < 1.0
+                                ? std::max<i64>(1, i64(std::ceil(double(words) * density)))
+                                : words;
                 i64 one[kMaxRanks];
                 QCOMPARE(model_detail::tileExtents(terms, t, ext, one), words);
                 for (int r = 0; r < W; ++r) {
@@ -852,6 +861,14 @@ void TestModel::tilePassesAgree() {
                     if (r < terms.lanes[t])
                         QCOMPARE(one[r], want);
                 }
+            }
+            // The capacity count the map space's moves use: the kept tensors'
+            // stored words, for every keep mask.
+            for (unsigned mask = 0; mask < (1u << p.numTensors()); ++mask) {
+                i64 want = 0;
+                for (int t = 0; t < p.numTensors(); ++t)
+                    want += (mask >> t) & 1u ? stored[t] : 0;
+                QCOMPARE(model.tileWords(ext, std::uint8_t(mask)), want);
             }
         }
     }
