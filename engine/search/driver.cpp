@@ -151,10 +151,14 @@ constexpr std::size_t kMergeAhead = 4;
 constexpr std::size_t kMaxTrace = 20000; // beyond this, non-improving points are thinned
 // Debug builds (the sanitizer stage of CI among them) keep candidates vouched
 // new in the record too, and stop on one that was not.
+// They also check that a hash a generator noted (made from a parent's by
+// MapSpace::rehash) is the candidate's own.
 #ifdef NDEBUG
 constexpr bool kCheckVouched = false;
+constexpr bool kCheckNotedHash = false;
 #else
 constexpr bool kCheckVouched = true;
+constexpr bool kCheckNotedHash = true;
 #endif
 } // namespace
 
@@ -445,7 +449,8 @@ bool SearchContext::isLegal(const Mapping& m) {
 bool SearchContext::isKnown(const Mapping& m, CandidateNote* note) const {
     if (!settings_.deduplicate)
         return false;
-    const std::uint64_t h = space_.hash(m);
+    // (A note that already holds m's hash saves hashing it again.)
+    const std::uint64_t h = note && note->hashed ? note->hash : space_.hash(m);
     if (note) {
         note->hash = h;
         note->hashed = true;
@@ -595,7 +600,7 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const NotingGenerato
     // them: the model's code and data stay in the caches and the branch
     // predictor across a run of evaluations instead of being displaced by
     // breeding and hashing between each two.
-    pool_->run(limit, [&](std::size_t begin, std::size_t end, int worker) {
+    auto generateAndEvaluate = [&](std::size_t begin, std::size_t end, int worker) {
         for (std::size_t i = begin; i < end; ++i) {
             // (The clock is read every 8th candidate: it costs as much as a hash.
             // Not at candidate 0: stopped() above has just read it.)
@@ -611,6 +616,11 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const NotingGenerato
             s.vouchedNew = note.vouchedNew;
             s.kept = dedup && (kCheckVouched || !note.vouchedNew);
             s.withinSpace = note.quickLegal || space_.withinSpace(out[i]);
+            if (kCheckNotedHash && note.hashed && note.hash != space_.hash(out[i])) {
+                std::fprintf(stderr, "internal error: a candidate's noted hash is not its own "
+                                     "(CandidateNote::hash)\n");
+                std::abort();
+            }
             if (lookUpFirst || note.hashed) {
                 s.hash = note.hashed ? note.hash : space_.hash(out[i]);
                 s.hashed = true;
@@ -643,6 +653,12 @@ std::size_t SearchContext::evaluateGenerated(std::size_t n, const NotingGenerato
             if (s.legal && s.kept)
                 seen_.prefetch(s.hash);
         }
+    };
+    // (Passed through a one-reference wrapper: the lambda's captures exceed
+    // std::function's inline room, and a heap block a batch was one
+    // allocation per annealing step.)
+    pool_->run(limit, [&generateAndEvaluate](std::size_t begin, std::size_t end, int worker) {
+        generateAndEvaluate(begin, end, worker);
     });
     // Room in the table for every candidate of the batch, made before the
     // merge so that it grows nothing, and with the idle pool sharing out any

@@ -222,7 +222,8 @@ class SearchContext {
     bool isLegal(const Mapping& m);
     // Whether m (up to canonical form) was evaluated already. Safe to call from
     // generators: the record only changes between batches.
-    // With a note, m's hash is kept in it for the driver.
+    // With a note, m's hash is kept in it for the driver (or, when the note
+    // already holds it, taken from there: MapSpace::rehash).
     bool isKnown(const Mapping& m, CandidateNote* note = nullptr) const;
 
     // Runs another searcher on this context, its evaluations charged, traced
