@@ -107,19 +107,33 @@ class GammaSearch : public Searcher {
         // serial part between parallel batches).
         std::vector<Mapping> next(popSize);
         std::vector<double> nextFit(popSize);
+        // Each member's hash by level: a child differs from its first parent
+        // in the levels crossover and mutation changed, and only those are
+        // hashed (the hash then goes to the driver with the child).
+        const bool deduplicate = ctx.settings().deduplicate;
+        std::vector<MappingHash> popHash, nextHash;
+        if (deduplicate) {
+            popHash.resize(pop.size());
+            for (std::size_t i = 0; i < pop.size(); ++i)
+                space.hashLevels(pop[i], popHash[i]);
+        }
         int generation = 0;
         while (!ctx.stopped()) {
             next.resize(popSize);
             nextFit.resize(popSize);
+            if (deduplicate)
+                nextHash.resize(popSize);
             const std::size_t parents = std::max<std::size_t>(
                 2, std::min(pop.size(), std::size_t(parentsRatio * pop.size())));
             // Only the parents and elites need an order (a full sort of the
             // population is a measurable part of the serial step between batches).
             std::vector<std::size_t> rank = rankByCost(fit, std::max(parents, elites));
             const double pCross = generation == 0 ? crossFirst : cross;
+            // Returns the child's first parent (its index in pop).
             auto vary = [&](Rng& rng, Mapping& child) {
                 // (Rng::below: cheaper than std::uniform_int_distribution.)
-                const Mapping& dad = pop[rank[rng.below(parents)]];
+                const std::size_t dadAt = rank[rng.below(parents)];
+                const Mapping& dad = pop[dadAt];
                 const Mapping& mom = pop[rank[rng.below(parents)]];
                 copyLevelsInUse(child, dad);
                 if (rng.uniform() < pCross) {
@@ -175,25 +189,41 @@ class GammaSearch : public Searcher {
                     else
                         space.moveTileFactor(child, rng);
                 }
+                return dadAt;
             };
             ctx.evaluateGenerated(
                 nChildren,
                 [&](std::size_t i, Rng& rng, Mapping& child, CandidateNote& note) {
                     thread_local Evaluation scratch;
+                    // The child's hash, from its first parent's where it has one.
+                    auto hashChild = [&](const std::size_t* dadAt) {
+                        if (!deduplicate)
+                            return;
+                        MappingHash& h = nextHash[elites + i];
+                        if (dadAt)
+                            space.rehash(pop[*dadAt], popHash[*dadAt], child, h);
+                        else
+                            space.hashLevels(child, h);
+                        note.hash = h.value;
+                        note.hashed = true;
+                    };
                     if (i >= nChildren - fresh) {
                         // Injection: a uniform legal mapping when a few draws find one
                         // (small spaces), else a random mapping repaired.
-                        if (space.sampleLegal(rng, child, scratch, injectionTries))
-                            return note.quickLegal = true;
-                        child = space.sample(rng);
-                        return note.quickLegal = space.repairFit(child, rng, scratch);
+                        if (!space.sampleLegal(rng, child, scratch, injectionTries)) {
+                            child = space.sample(rng);
+                            if (!space.repairFit(child, rng, scratch))
+                                return false;
+                        }
+                        hashChild(nullptr);
+                        return note.quickLegal = true;
                     }
                     // Vary two parents; an illegal child is varied again from scratch a
                     // few times (cheap) before it is repaired (moves factors outwards).
                     // A child seen before is varied again too: a converged population
                     // otherwise spends its time on copies.
                     for (int attempt = 0;; ++attempt) {
-                        vary(rng, child);
+                        const std::size_t dadAt = vary(rng, child);
                         // A retry after a known child steps further: one more random
                         // move per retry (a converged population breeds copies).
                         for (int extra = 0; extra < attempt; ++extra)
@@ -206,13 +236,20 @@ class GammaSearch : public Searcher {
                                                ? space.fixFanoutsThenCheck(child, rng)
                                                : space.isLegalQuick(child);
                         const bool last = attempt + 1 >= varyAttempts;
-                        // The look-up's hash goes to the driver with the child, so a
-                        // child kept on its last attempt is looked up too (no extra cost).
+                        // The hash goes to the driver with the child (the look-up
+                        // takes it from the note), so a child kept on its last
+                        // attempt is looked up at no extra cost.
                         note = {};
+                        if (legal)
+                            hashChild(&dadAt);
                         if (legal && (!novelty || !ctx.isKnown(child, &note) || last))
                             return note.quickLegal = true;
-                        if (last) // illegal: repair it (the driver hashes the result)
-                            return note.quickLegal = space.repairFit(child, rng, scratch);
+                        if (last) { // illegal: repair it
+                            if (!space.repairFit(child, rng, scratch))
+                                return false;
+                            hashChild(&dadAt);
+                            return note.quickLegal = true;
+                        }
                     }
                 },
                 next.data() + elites, nextFit.data() + elites);
@@ -222,12 +259,16 @@ class GammaSearch : public Searcher {
             for (; n < elites && n < rank.size(); ++n) {
                 copyLevelsInUse(next[n], pop[rank[n]]);
                 nextFit[n] = fit[rank[n]];
+                if (deduplicate)
+                    nextHash[n] = popHash[rank[n]];
             }
             for (std::size_t i = elites; i < elites + nChildren; ++i)
                 if (!std::isnan(nextFit[i])) {
                     if (n != i) {
                         copyLevelsInUse(next[n], next[i]);
                         nextFit[n] = nextFit[i];
+                        if (deduplicate)
+                            nextHash[n] = nextHash[i];
                     }
                     ++n;
                 }
@@ -236,11 +277,17 @@ class GammaSearch : public Searcher {
             for (std::size_t k = elites; n < popSize && k < rank.size(); ++k, ++n) {
                 copyLevelsInUse(next[n], pop[rank[k]]);
                 nextFit[n] = fit[rank[k]];
+                if (deduplicate)
+                    nextHash[n] = popHash[rank[k]];
             }
             next.resize(n);
             nextFit.resize(n);
             pop.swap(next);
             fit.swap(nextFit);
+            if (deduplicate) {
+                nextHash.resize(n);
+                popHash.swap(nextHash);
+            }
             ++generation;
         }
     }
