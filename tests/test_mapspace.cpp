@@ -1,10 +1,11 @@
 // The map space: moves keep factor products exact, repair yields legal
 // mappings, parallelism grows and ages, the quick legality check answers as
-// the model does, equal mappings hash equally (also when hashed from a parent
-// over the levels a move changed), and the space's size is counted
-// right. Single-threaded: the sanitizer stage for races leaves it out.
+// the model does (also when judged from a parent), equal mappings hash equally (also when hashed
+// from a parent over the levels a move changed), and the space's size is counted right.
+// Single-threaded: the sanitizer stage for races leaves it out.
 #include "model/cost_model.h"
 #include "search_support.h"
+#include "workload/presets.h"
 
 #include <QtTest>
 
@@ -20,6 +21,7 @@ class TestMapSpace : public QObject {
     void repairMakesLegal();
     void parallelismGrowthAndAging();
     void quickLegalityMatchesModel();
+    void quickLegalityFromParent();
     void canonicalHash();
     void hashFromParent();
     void spaceSize();
@@ -214,6 +216,53 @@ void TestMapSpace::quickLegalityMatchesModel() {
         // Both answers occur, so the comparison means something.
         QVERIFY2(legal > 20 && illegal > 20,
                  (c.name + ": " + std::to_string(legal) + " legal").c_str());
+    }
+}
+
+void TestMapSpace::quickLegalityFromParent() {
+    // A walk from legal mapping to legal mapping: every neighbour, legal or
+    // not, is judged from its parent exactly as on its own, for each kind
+    // of move (a move of factors between levels, of parallelism, a bypass,
+    // an order swap, several moves at once, a repair).
+    const Architecture a = eyeriss();
+    for (const Problem& p : {conv3x3(), gemmProblem("gemm", 64, 96, 48)}) {
+        const MapSpace space(p, a);
+        Rng rng(13);
+        Evaluation scratch;
+        Mapping parent;
+        QVERIFY(space.sampleLegal(rng, parent, scratch));
+        QVERIFY(space.isLegalQuick(parent));
+        int legal = 0, illegal = 0;
+        for (int step = 0; step < 4000; ++step) {
+            Mapping m = parent;
+            switch (step % 6) {
+            case 0:
+                space.moveTileFactor(m, rng);
+                break;
+            case 1:
+                space.moveParallelism(m, rng);
+                break;
+            case 2:
+                space.toggleBypass(m, rng);
+                break;
+            case 3:
+                space.swapLoops(m, rng);
+                break;
+            case 4:
+                for (int k = 0; k < 4; ++k)
+                    space.randomMove(m, rng);
+                break;
+            default:
+                space.randomMove(m, rng);
+                space.repairFit(m, rng, scratch);
+            }
+            const bool quick = space.isLegalQuick(m);
+            QCOMPARE(space.isLegalQuickFrom(parent, m), quick);
+            (quick ? legal : illegal) += 1;
+            if (quick)
+                parent = m;
+        }
+        QVERIFY(legal > 500 && illegal > 500);
     }
 }
 

@@ -109,6 +109,12 @@ class MapSpace {
     // constraints, fan-outs and buffer capacities, counted directly without
     // running the model. The search loops call it for every candidate.
     bool isLegalQuick(const Mapping& m) const;
+    // isLegalQuick(m) for m made from `parent`, which passes it, by moves
+    // that keep every dimension's factor product (all of the space's do):
+    // only the fan-outs of levels whose factors changed, and the buffers
+    // whose tiles or keeps changed, are checked. (Debug builds assert the
+    // answer against isLegalQuick.)
+    bool isLegalQuickFrom(const Mapping& parent, const Mapping& m) const;
 
     // Neighbour moves; each returns false when it found nothing to change.
     bool moveTileFactor(Mapping& m, Rng& rng) const;  // one prime factor to another slot

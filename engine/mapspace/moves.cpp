@@ -8,6 +8,7 @@
 #include "model/cost_model.h"
 
 #include <algorithm>
+#include <cassert>
 #include <random>
 
 namespace mw {
@@ -106,6 +107,46 @@ bool MapSpace::fanoutsFit(const Mapping& m) const {
             return false;
     }
     return true;
+}
+
+bool MapSpace::isLegalQuickFrom(const Mapping& parent, const Mapping& m) const {
+    if (!unconstrained_ || parent.numLevels != m.numLevels)
+        return isLegalQuick(m);
+    const int L = m.numLevels;
+    const int D = problem_->numDims();
+    // A level's tile spans the factors of it and the levels inside it. With
+    // each dimension's product kept, the tiles that change are those of the
+    // levels inside the outermost level whose factors changed, down to the
+    // innermost one: (outer, inner].
+    int outer = L, inner = -1;
+    std::uint32_t keepsChanged = 0;
+    bool legal = true;
+    for (int l = 0; l < L && legal; ++l) {
+        const LevelMapping& lm = m.levels[l];
+        if (!sameFactors(lm, parent.levels[l])) {
+            outer = std::min(outer, l);
+            inner = l;
+            if (fansOut_[static_cast<std::size_t>(l)]) {
+                const AxesUse u = axesUsed(lm, D);
+                legal = u.x <= fanX_[l] && u.y <= fanY_[l] && !u.split;
+            }
+        }
+        keepsChanged |= std::uint32_t(lm.keepMask != parent.levels[l].keepMask) << l;
+    }
+    if (legal) {
+        const int lowest =
+            std::max(1, std::min(outer + 1, keepsChanged ? __builtin_ctz(keepsChanged) : L));
+        std::int64_t ext[kMaxDims];
+        for (int d = 0; d < D; ++d)
+            ext[d] = 1;
+        for (int l = L - 1; l >= lowest && legal; --l) {
+            growTileExtents(m, l, ext);
+            if ((l > outer && l <= inner) || ((keepsChanged >> l) & 1u))
+                legal = !overflows(l, ext, m.levels[l].keepMask);
+        }
+    }
+    assert(legal == isLegalQuick(m));
+    return legal;
 }
 
 bool MapSpace::fixFanoutsThenCheck(Mapping& m, Rng& rng) const {

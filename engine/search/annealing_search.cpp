@@ -43,6 +43,9 @@ class AnnealingSearch : public Searcher {
         MappingHash currentHash;
         if (deduplicate)
             space.hashLevels(current, currentHash);
+        // Every neighbour returned passes isLegalQuick, so once current does,
+        // a neighbour is checked from it (isLegalQuickFrom).
+        bool currentQuickLegal = space.isLegalQuick(current);
         // A neighbour passed isLegalQuick (or was repaired to pass it): the
         // note tells the driver, which then skips its own check of the space.
         auto neighbour = [&](Rng& rng, const Mapping& from, Mapping& m, MappingHash& hash,
@@ -51,7 +54,9 @@ class AnnealingSearch : public Searcher {
             for (int attempt = 0; attempt < 16; ++attempt) {
                 copyLevelsInUse(m, from); // (levels past them stay default)
                 space.randomMove(m, rng);
-                if (space.isLegalQuick(m) || space.repairFit(m, rng, scratch)) {
+                const bool legal =
+                    currentQuickLegal ? space.isLegalQuickFrom(from, m) : space.isLegalQuick(m);
+                if (legal || space.repairFit(m, rng, scratch)) {
                     if (deduplicate) {
                         space.rehash(from, currentHash, m, hash);
                         note.hash = hash.value;
@@ -112,6 +117,7 @@ class AnnealingSearch : public Searcher {
                 if (dE <= 0.0 || std::exp(-dE / T) > ctx.rng().uniform()) {
                     copyLevelsInUse(current, out[i]);
                     currentHash = outHash[i];
+                    currentQuickLegal = true;
                     currentCost = costs[i];
                     currentLog = candidateLog;
                     break;
