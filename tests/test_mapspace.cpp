@@ -14,6 +14,38 @@
 using namespace mw;
 using namespace mw::test;
 
+namespace {
+
+// The moves a searcher makes from a mapping, by kind: a factor between
+// levels, parallelism, a bypass, an order swap, several moves at once, a
+// move then a repair.
+constexpr int kMoveKinds = 6;
+void moveOfKind(const MapSpace& space, Mapping& m, Rng& rng, int kind, Evaluation& scratch) {
+    switch (kind) {
+    case 0:
+        space.moveTileFactor(m, rng);
+        break;
+    case 1:
+        space.moveParallelism(m, rng);
+        break;
+    case 2:
+        space.toggleBypass(m, rng);
+        break;
+    case 3:
+        space.swapLoops(m, rng);
+        break;
+    case 4:
+        for (int k = 0; k < 4; ++k)
+            space.randomMove(m, rng);
+        break;
+    default:
+        space.randomMove(m, rng);
+        space.repairFit(m, rng, scratch);
+    }
+}
+
+} // namespace
+
 class TestMapSpace : public QObject {
     Q_OBJECT
   private slots:
@@ -222,8 +254,7 @@ void TestMapSpace::quickLegalityMatchesModel() {
 void TestMapSpace::quickLegalityFromParent() {
     // A walk from legal mapping to legal mapping: every neighbour, legal or
     // not, is judged from its parent exactly as on its own, for each kind
-    // of move (a move of factors between levels, of parallelism, a bypass,
-    // an order swap, several moves at once, a repair).
+    // of move.
     const Architecture a = eyeriss();
     for (const Problem& p : {conv3x3(), gemmProblem("gemm", 64, 96, 48)}) {
         const MapSpace space(p, a);
@@ -235,27 +266,7 @@ void TestMapSpace::quickLegalityFromParent() {
         int legal = 0, illegal = 0;
         for (int step = 0; step < 4000; ++step) {
             Mapping m = parent;
-            switch (step % 6) {
-            case 0:
-                space.moveTileFactor(m, rng);
-                break;
-            case 1:
-                space.moveParallelism(m, rng);
-                break;
-            case 2:
-                space.toggleBypass(m, rng);
-                break;
-            case 3:
-                space.swapLoops(m, rng);
-                break;
-            case 4:
-                for (int k = 0; k < 4; ++k)
-                    space.randomMove(m, rng);
-                break;
-            default:
-                space.randomMove(m, rng);
-                space.repairFit(m, rng, scratch);
-            }
+            moveOfKind(space, m, rng, step % kMoveKinds, scratch);
             const bool quick = space.isLegalQuick(m);
             QCOMPARE(space.isLegalQuickFrom(parent, m), quick);
             (quick ? legal : illegal) += 1;
@@ -305,21 +316,7 @@ void TestMapSpace::hashFromParent() {
     int changed = 0;
     for (int step = 0; step < 3000; ++step) {
         Mapping next = current;
-        switch (step % 4) {
-        case 0:
-            space.randomMove(next, rng);
-            break;
-        case 1:
-            space.moveTileFactor(next, rng);
-            break;
-        case 2:
-            space.swapLoops(next, rng);
-            break;
-        default:
-            space.toggleBypass(next, rng);
-        }
-        if (step % 7 == 0)
-            space.repairFit(next, rng, scratch);
+        moveOfKind(space, next, rng, step % kMoveKinds, scratch);
         MappingHash nextHash;
         space.rehash(current, currentHash, next, nextHash);
         MappingHash full;
