@@ -472,7 +472,6 @@ std::uint64_t MapSpace::hash(const Mapping& m) const {
 void MapSpace::hashLevels(const Mapping& m, MappingHash& out) const {
     // The shares are summed: a level's share can be taken out and another
     // put in (rehash) without hashing the other levels again.
-    // (It runs once or twice for every child GAMMA breeds.)
     out.value = kHashSeed * std::uint64_t(m.numLevels + 1);
     for (int l = 0; l < m.numLevels && l < kMaxLevels; ++l)
         out.value += out.levels[std::size_t(l)] = levelShare(m.levels[l], l);
