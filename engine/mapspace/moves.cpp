@@ -58,6 +58,10 @@ std::int64_t axisUsed(const LevelMapping& lm, int kind, int D) {
 struct AxesUse {
     std::int64_t x = 1, y = 1;
     bool split = false;
+    // Within a fan-out of fanX x fanY, on one axis per dimension.
+    bool fits(std::int64_t fanX, std::int64_t fanY) const {
+        return x <= fanX && y <= fanY && !split;
+    }
 };
 AxesUse axesUsed(const LevelMapping& lm, int D) {
     AxesUse u;
@@ -103,7 +107,7 @@ bool MapSpace::fanoutsFit(const Mapping& m) const {
     const int D = problem_->numDims();
     for (const int l : fanningLevels_) {
         const AxesUse u = axesUsed(m.levels[l], D);
-        if (u.x > fanX_[l] || u.y > fanY_[l] || u.split)
+        if (!u.fits(fanX_[l], fanY_[l]))
             return false;
     }
     return true;
@@ -128,7 +132,7 @@ bool MapSpace::isLegalQuickFrom(const Mapping& parent, const Mapping& m) const {
             inner = l;
             if (fansOut_[static_cast<std::size_t>(l)]) {
                 const AxesUse u = axesUsed(lm, D);
-                legal = u.x <= fanX_[l] && u.y <= fanY_[l] && !u.split;
+                legal = u.fits(fanX_[l], fanY_[l]);
             }
         }
         keepsChanged |= std::uint32_t(lm.keepMask != parent.levels[l].keepMask) << l;
@@ -514,7 +518,7 @@ void MapSpace::fixFanouts(Mapping& m, Rng& rng) const {
     const int D = problem_->numDims();
     for (const int l : fanningLevels_) { // spatial factors sit in slots
         const AxesUse u = axesUsed(m.levels[l], D);
-        if (u.x <= fanX_[l] && u.y <= fanY_[l] && !u.split)
+        if (u.fits(fanX_[l], fanY_[l]))
             continue; // the common case: nothing to move
         const int target = nearestTemporalAbove(l);
         const LevelConstraint& lc = constraints_.levels[l];
