@@ -91,7 +91,11 @@ inline bool sameFactors(const LevelMapping& a, const LevelMapping& b) {
 
 // Whether two levels have the same temporal and spatial loop orders.
 inline bool sameOrders(const LevelMapping& a, const LevelMapping& b) {
-    return std::memcmp(a.order.data(), b.order.data(), level_layout::kOrderBytes) == 0;
+    // (From the level's own bytes: the orders span two arrays.)
+    const auto* x = reinterpret_cast<const unsigned char*>(&a);
+    const auto* y = reinterpret_cast<const unsigned char*>(&b);
+    return std::memcmp(x + level_layout::kFactorBytes, y + level_layout::kFactorBytes,
+                       level_layout::kOrderBytes) == 0;
 }
 
 // Whether two levels are the same in every field.
