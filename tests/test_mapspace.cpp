@@ -56,6 +56,7 @@ class TestMapSpace : public QObject {
     void quickLegalityFromParent();
     void canonicalHash();
     void hashFromParent();
+    void levelComparisons();
     void spaceSize();
 };
 
@@ -352,6 +353,42 @@ void TestMapSpace::hashFromParent() {
     Mapping swapped = m;
     std::swap(swapped.levels[x], swapped.levels[y]);
     QVERIFY(space.hash(swapped) != space.hash(m));
+}
+
+void TestMapSpace::levelComparisons() {
+    // Each field of a level changed alone, in every slot (the last factor
+    // and order slots too: the comparisons read whole words): sameFactors
+    // sees exactly the factors, sameOrders exactly the orders, sameLevel all.
+    LevelMapping base;
+    for (int d = 0; d < kMaxDims; ++d) {
+        base.temporal[std::size_t(d)] = base.spatialX[std::size_t(d)] =
+            base.spatialY[std::size_t(d)] = std::uint32_t(d + 1);
+        base.order[std::size_t(d)] = base.spatialOrder[std::size_t(d)] = std::uint8_t(d);
+    }
+    base.keepMask = 5;
+    auto expect = [&](const LevelMapping& changed, bool factors, bool orders) {
+        QCOMPARE(sameFactors(base, changed), !factors);
+        QCOMPARE(sameOrders(base, changed), !orders);
+        QCOMPARE(sameLevel(base, changed), false);
+        QVERIFY(sameFactors(base, base) && sameOrders(base, base) && sameLevel(base, base));
+    };
+    for (int d = 0; d < kMaxDims; ++d) {
+        const auto i = std::size_t(d);
+        for (auto field :
+             {&LevelMapping::temporal, &LevelMapping::spatialX, &LevelMapping::spatialY}) {
+            LevelMapping c = base;
+            (c.*field)[i] += 1u << 31; // (a high bit: no byte of a word left out)
+            expect(c, true, false);
+        }
+        for (auto field : {&LevelMapping::order, &LevelMapping::spatialOrder}) {
+            LevelMapping c = base;
+            (c.*field)[i] ^= 0x80;
+            expect(c, false, true);
+        }
+    }
+    LevelMapping keeps = base;
+    keeps.setKeep(1, true);
+    expect(keeps, false, false);
 }
 
 void TestMapSpace::spaceSize() {
