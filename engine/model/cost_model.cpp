@@ -119,8 +119,10 @@ bool checkAndFactor(const Problem& p, const Architecture& a, const Mapping& m, E
         const LevelMapping& lm = m.levels[l];
         i64 fx = 1, fy = 1;
         double ax = 1.0, ay = 1.0;
+        std::uint64_t notOne = 0; // zero when every temporal factor is 1
         for (int i = 0; i < D; ++i) {
             const i64 t = lm.temporal[i], x = lm.spatialX[i], y = lm.spatialY[i];
+            notOne |= std::uint64_t(t) - 1;
             fx *= x;
             fy *= y;
             ax *= double(std::max<i64>(x, 1));
@@ -135,6 +137,7 @@ bool checkAndFactor(const Problem& p, const Architecture& a, const Mapping& m, E
                 out.addViolation(violation(ViolationKind::SplitAxes, l, -1, i, x, y));
         }
         f.fanout[l] = fx * fy;
+        f.hasTemporal[l] = notOne != 0;
         axisX[l] = ax;
         axisY[l] = ay;
         if (!ordersArePermutations(lm, D, all)) {
@@ -250,6 +253,7 @@ void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::T
         if (tilesFrom != cache) { // the levels in use
             std::copy_n(&tilesFrom->factors.ext[0][0], (L + 1) * kMaxDims, &f.ext[0][0]);
             std::copy_n(tilesFrom->factors.fanout, L, f.fanout);
+            std::copy_n(tilesFrom->factors.hasTemporal, L, f.hasTemporal);
             std::copy_n(&tilesFrom->tiles.extent[0][0], L * kMaxTensors * kMaxRanks,
                         &tiles.extent[0][0]);
             std::copy_n(&tilesFrom->tiles.size[0][0], L * kMaxTensors, &tiles.size[0][0]);

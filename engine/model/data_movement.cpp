@@ -317,6 +317,10 @@ void buildLoopNest(const Problem& p, const Architecture& a, const Mapping& m, co
             nest.gridY[l] = std::max<i64>(a.fanoutY(l), logical[1]);
         }
         nest.numSpatial[l] = ns;
+        if (!f.hasTemporal[l]) { // (no loop to add: dummy levels, and some others)
+            nest.firstAbove[l] = nest.numTemporal;
+            continue;
+        }
         int nt = nest.numTemporal;
         i64 cycles = nest.computeCycles;
         for (int i = D - 1; i >= 0; --i) {

@@ -14,6 +14,7 @@ using i64 = std::int64_t;
 struct Factors {
     i64 ext[kMaxLevels + 1][kMaxDims]; // coordinates of d covered inside level l (l included)
     i64 fanout[kMaxLevels];            // spatial factors of level l, all dimensions
+    bool hasTemporal[kMaxLevels];      // level l has a temporal factor above 1
 };
 
 // Tiles of every tensor at every level, kept or not (Timeloop analyses them
