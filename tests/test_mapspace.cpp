@@ -377,7 +377,7 @@ void TestMapSpace::levelComparisons() {
         for (auto field :
              {&LevelMapping::temporal, &LevelMapping::spatialX, &LevelMapping::spatialY}) {
             LevelMapping c = base;
-            (c.*field)[i] += 1u << 31; // (a high bit: no byte of a word left out)
+            (c.*field)[i] += 1u << 31; // (its top byte: a comparison short of it misses it)
             expect(c, true, false);
         }
         for (auto field : {&LevelMapping::order, &LevelMapping::spatialOrder}) {
