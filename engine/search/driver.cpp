@@ -378,16 +378,6 @@ SearchContext::SearchContext(const MapSpace& space, const SearchSettings& settin
     pool_ = std::make_unique<WorkerPool>(settings_.threads);
     start_ = now();
     result_.bestCost = kInfinity;
-    // The record of evaluated mappings sized for the evaluation budget at
-    // once (up to kReservedKeys): grown there by doubling, it writes every
-    // smaller table too and moves every key at each step, and a table's first
-    // write is mostly page faults (5 % of a 300,000-evaluation annealing or
-    // GAMMA run, perf). (After start_: the search pays for it.)
-    constexpr std::int64_t kReservedKeys = std::int64_t(1) << 20; // a 32 MiB table
-    if (settings_.deduplicate && settings_.budget.evaluations > 0)
-        seen_.reserve(
-            std::size_t(std::min(settings_.budget.evaluations, kReservedKeys)),
-            [this](std::size_t count, const SeenCosts::RangeFn& fn) { pool_->run(count, fn); });
 }
 
 SearchContext::~SearchContext() = default;
