@@ -63,6 +63,7 @@ class TestIo : public QObject {
     void constraintsFile();
     void timeloopMapperCaseNeedsMapping();
     void writesReplaceFilesWhole();
+    void traceCsvText();
     void fuzzFindingsAreOneLineErrors();
 };
 
@@ -478,4 +479,20 @@ void TestIo::writesReplaceFilesWhole() {
         ++entries;
     }
     QCOMPARE(entries, 1); // no temporary left behind
+}
+
+// The trace's numbers as printf's %.10g (seconds) and %.10e (costs) write
+// them, an illegal candidate's cost as "inf": the text users' scripts parse.
+void TestIo::traceCsvText() {
+    mw::SearchResult r;
+    r.trace.push_back({1, 1.5e-5, 12345.678, mw::SearchContext::kInfinity});
+    r.trace.push_back({2, 0.25, mw::SearchContext::kInfinity, 12345.678});
+    r.trace.push_back({1234567, 3601.123456789, 6.02214076e23, 1.0 / 3.0});
+    QCOMPARE(QString::fromStdString(mw::traceCsv(r)),
+             QString("evaluation,seconds,cost,best\n"
+                     "1,1.5e-05,1.2345678000e+04,inf\n"
+                     "2,0.25,inf,1.2345678000e+04\n"
+                     "1234567,3601.123457,6.0221407600e+23,3.3333333333e-01\n"));
+    QCOMPARE(QString::fromStdString(mw::traceCsv(mw::SearchResult{})),
+             QString("evaluation,seconds,cost,best\n"));
 }
