@@ -7,8 +7,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <iomanip>
-#include <sstream>
 
 namespace mw {
 
