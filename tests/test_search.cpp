@@ -76,6 +76,7 @@ class TestSearch : public QObject {
     void optimalOrderWalksOnThreads();
     void seenCostsFindsWhatItHolds();
     void seenCostsGrowsOnManyThreads();
+    void seenCostsGrowsStraightToTheExpectedKeys();
     void stressBudgetsThreadsAndCancels();
 };
 
@@ -537,6 +538,39 @@ void TestSearch::seenCostsGrowsOnManyThreads() {
         QVERIFY(!seen.insert(keys[i], -1.0, known));
         QCOMPARE(known, double(i));
     }
+}
+
+void TestSearch::seenCostsGrowsStraightToTheExpectedKeys() {
+    // Past its early size, a table told how many keys to expect grows once to
+    // hold them all (at most the cap), where one not told doubles its way.
+    Rng rng(13);
+    std::vector<std::uint64_t> keys(300'000);
+    for (auto& k : keys)
+        k = rng() << 1;
+    // The table sizes past the early ones that inserting n keys goes through.
+    auto lateSizes = [&keys](std::size_t expected, std::size_t n, SeenCosts& seen) {
+        seen.expect(expected);
+        std::vector<std::size_t> sizes;
+        double known = 0.0;
+        for (std::size_t i = 0; i < n; ++i) {
+            seen.insert(keys[i], double(i), known);
+            if (seen.slotCount() > SeenCosts::kEarlySlots &&
+                (sizes.empty() || sizes.back() != seen.slotCount()))
+                sizes.push_back(seen.slotCount());
+        }
+        return sizes;
+    };
+    SeenCosts told, notTold, capped;
+    QCOMPARE(lateSizes(keys.size(), keys.size(), told),
+             std::vector<std::size_t>{std::size_t(1) << 20}); // 2^20 >= 2 x 300,000
+    QCOMPARE(heldWrongly(told, keys, rng, 100'000), std::make_pair(0, 0));
+    QCOMPARE(lateSizes(0, keys.size(), notTold),
+             (std::vector<std::size_t>{std::size_t(1) << 18, std::size_t(1) << 19,
+                                       std::size_t(1) << 20}));
+    QCOMPARE(lateSizes(std::size_t(1) << 40, 70'000, capped),
+             std::vector<std::size_t>{2 * SeenCosts::kExpectedKeysCap});
+    QCOMPARE(heldWrongly(capped, {keys.begin(), keys.begin() + 70'000}, rng, 100'000),
+             std::make_pair(0, 0));
 }
 
 // 200 runs: every searcher with tiny and huge budgets, on 1 and 2 threads,

@@ -207,10 +207,14 @@ bool SeenCosts::insert(std::uint64_t key, double cost, double& known) {
 
 void SeenCosts::reserve(std::size_t more, const ParallelFor& parallelFor) {
     std::size_t slots = slots_.size();
-    while (2 * (size_ + more) > slots) // at most half full: short probes
+    std::size_t keys = size_ + more;
+    if (2 * keys <= slots) // at most half full: short probes
+        return;
+    if (slots >= kEarlySlots)
+        keys = std::max(keys, std::min(expected_, kExpectedKeysCap));
+    while (2 * keys > slots)
         slots *= 2;
-    if (slots != slots_.size())
-        grow(slots, parallelFor);
+    grow(slots, parallelFor);
 }
 
 void SeenCosts::grow(std::size_t slots, const ParallelFor& parallelFor) {
@@ -376,6 +380,8 @@ SearchContext::SearchContext(const MapSpace& space, const SearchSettings& settin
     if (exhaustedAfter_ < 1)
         throw InputError("exhausted_after", "expected at least 1 proposal");
     pool_ = std::make_unique<WorkerPool>(settings_.threads);
+    if (settings_.budget.evaluations > 0) // (charged evaluations bound the keys recorded)
+        seen_.expect(std::size_t(settings_.budget.evaluations));
     start_ = now();
     result_.bestCost = kInfinity;
 }

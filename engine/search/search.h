@@ -131,6 +131,17 @@ class SeenCosts {
     using RangeFn = std::function<void(std::size_t, std::size_t, int)>;
     using ParallelFor = std::function<void(std::size_t, const RangeFn&)>;
     void reserve(std::size_t more, const ParallelFor& parallelFor = {});
+    // The most keys the table will hold (its owner's evaluation budget), a
+    // hint: once past its first kEarlySlots slots, the table grows straight
+    // to the room for that many (at most kExpectedKeysCap) instead of
+    // doubling there. Every doubling writes a fresh table (page faults: 5 %
+    // of a 300k-evaluation annealing run) and moves every key; the early
+    // growths still double, so a search that stops soon never pays for room
+    // it does not use, and none waits for a large table before it starts.
+    void expect(std::size_t keys) { expected_ = keys; }
+    std::size_t slotCount() const { return slots_.size(); }
+    static constexpr std::size_t kEarlySlots = std::size_t(1) << 17;      // a 2 MiB table
+    static constexpr std::size_t kExpectedKeysCap = std::size_t(1) << 20; // a 32 MiB table
     // Starts loading key's slot and filter word into the cache (a hint:
     // nothing changes). Inline and unconditional on purpose: GCC 12 deleted
     // the prefetches both of a call to an out-of-line version (a call without
@@ -161,6 +172,7 @@ class SeenCosts {
     };
     ZeroedArray<Slot> slots_; // (zero bytes: empty slots)
     std::size_t size_ = 0;
+    std::size_t expected_ = 0;
 };
 
 // What a generator found out about the candidate it returns: its canonical
