@@ -379,6 +379,7 @@ Terms::Terms(const Problem& p) {
             for (int i = first; i < rankEnd[t][lane]; ++i) {
                 pair[t][lane].dim[i - first] = term[t][i].dim;
                 pair[t][lane].absCoef[i - first] = term[t][i].absCoef;
+                pair[t][lane].base -= term[t][i].absCoef;
             }
         }
 }

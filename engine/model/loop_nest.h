@@ -98,7 +98,7 @@ inline i64 pairedTileWords(const Terms& terms, int t, const i64* ext, i64* e) {
     static_assert(Terms::kNarrowLanes == 4, "the words below multiply four lanes");
     for (int r = 0; r < Terms::kNarrowLanes; ++r) {
         const Terms::LanePair& q = terms.pair[t][r];
-        e[r] = 1 + q.absCoef[0] * (ext[q.dim[0]] - 1) + q.absCoef[1] * (ext[q.dim[1]] - 1);
+        e[r] = q.absCoef[0] * ext[q.dim[0]] + q.absCoef[1] * ext[q.dim[1]] + q.base;
     }
     return (e[0] * e[1]) * (e[2] * e[3]);
 }

@@ -58,9 +58,12 @@ struct Terms {
     // straight-line code with no add into memory to reload (perf: the flat
     // pass's adds, chained through store forwarding, took a fifth of the
     // tile pass).
+    // An extent 1 + c0 (e0 - 1) + c1 (e1 - 1) is computed as c0 e0 + c1 e1 +
+    // base, base = 1 - c0 - c1 (the same integer, two subtractions fewer).
     struct LanePair {
         int dim[2];
         i64 absCoef[2];
+        i64 base = 1;
     };
     LanePair pair[kMaxTensors][kNarrowLanes]{};
     bool paired = false; // narrow(), every lane of at most two terms
