@@ -7,6 +7,7 @@
 #include "mapspace/mapspace.h"
 #include "model/cost_model.h"
 #include "model/loop_nest.h"
+#include "model/spatial_fanout.h"
 #include "model_support.h"
 #include "workload/presets.h"
 
@@ -72,6 +73,7 @@ class TestModel : public QObject {
     void fanoutMemoKeepsToItsModel();
     void neighbourTranslationsWalkTheGrid();
     void tilePassesAgree();
+    void displacementsAgree();
 };
 
 // Tutorial semantics: the innermost loop above a level slides its window;
@@ -870,6 +872,72 @@ void TestModel::tilePassesAgree() {
                     want += (mask >> t) & 1u ? stored[t] : 0;
                 QCOMPARE(model.tileWords(ext, std::uint8_t(mask)), want);
             }
+        }
+    }
+}
+
+// A loop's displacement in a tensor's lanes, as its definition reads: per
+// live rank, the sum of coef x step over the rank's terms in the loop's
+// dimension. Where each dimension moves at most one lane of each tensor the
+// model computes it as one product masked into that lane; elsewhere (a
+// dimension in two ranks of one tensor) per lane. Both ways agree with it.
+void TestModel::displacementsAgree() {
+    using i64 = std::int64_t;
+    const std::vector<Dimension> pqrs = {{"P", 7}, {"Q", 5}, {"R", 3}, {"S", 3}, {"C", 4}};
+    const Problem threeTerms =
+        makeProblem("three_terms", pqrs,
+                    {{"W", {{{"R", 1}}, {{"S", 1}}, {{"C", 1}}}},
+                     {"I", {{{"P", 2}, {"R", 1}, {"S", 1}}, {{"Q", 1}}, {{"C", 1}}}},
+                     {"O", {{{"P", 1}}, {{"Q", 1}}}, true}});
+    // P moves two lanes of I, with different coefficients.
+    const Problem twoLanes =
+        makeProblem("two_lanes", pqrs,
+                    {{"W", {{{"R", 1}}, {{"S", 1}}, {{"C", 1}}}},
+                     {"I", {{{"P", 2}, {"R", 1}}, {{"P", 1}, {"Q", 1}}, {{"C", 1}}}},
+                     {"O", {{{"P", 1}}, {{"Q", 1}}}, true}});
+    const Problem conv = conv2dProblem("conv_s2", 1, 1, 32, 64, 28, 28, 3, 3, 2, 2);
+    const Problem gemm = gemmProblem("gemm", 64, 128, 96);
+    const Problem mttkrp = mttkrpProblem("mttkrp", 16, 8, 12, 10);
+    struct Case {
+        const Problem* p;
+        bool oneLane;
+    };
+    for (const Case& c : {Case{&conv, true}, Case{&gemm, true}, Case{&mttkrp, true},
+                          Case{&threeTerms, true}, Case{&twoLanes, false}}) {
+        const Problem& p = *c.p;
+        const model_detail::Terms terms(p);
+        QCOMPARE(terms.oneLanePerDim, c.oneLane);
+        QVERIFY(terms.narrow());
+        constexpr int W = model_detail::Terms::kNarrowLanes;
+        for (int t = 0; t < p.numTensors(); ++t) {
+            const model_detail::Projection<W> proj(terms, t);
+            QCOMPARE(proj.oneLane, c.oneLane);
+            const DataSpace& ds = p.tensors[t];
+            for (int d = 0; d < p.numDims(); ++d)
+                for (const i64 step : {i64(1), i64(3), i64(28), i64(1) << 33}) {
+                    i64 want[W] = {};
+                    for (int r = 0, lane = 0; r < ds.numRanks; ++r) {
+                        bool live = false;
+                        for (int i = 0; i < ds.ranks[r].numTerms; ++i) {
+                            const ProjectionTerm& term = ds.ranks[r].terms[i];
+                            live = live || p.dims[term.dim].bound > 1;
+                            if (term.dim == d && p.dims[d].bound > 1)
+                                want[lane] += term.coef * step;
+                        }
+                        lane += live;
+                    }
+                    const model_detail::Disp<W> got = proj.displacement(d, step);
+                    const model_detail::Disp<W> any = proj.anyDisplacement(d, step);
+                    for (int r = 0; r < W; ++r) {
+                        QCOMPARE(got.r[r], want[r]);
+                        QCOMPARE(any.r[r], want[r]);
+                    }
+                    if (c.oneLane) {
+                        const model_detail::Disp<W> one = proj.oneLaneDisplacement(d, step);
+                        for (int r = 0; r < W; ++r)
+                            QCOMPARE(one.r[r], want[r]);
+                    }
+                }
         }
     }
 }

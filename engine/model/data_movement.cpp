@@ -369,6 +369,21 @@ Terms::Terms(const Problem& p) {
     }
     for (int t = p.numTensors(); t <= kMaxTensors; ++t)
         flatBegin[t] = numFlat;
+    for (int t = 0; t < kMaxTensors; ++t)
+        for (int d = 0; d < kMaxDims; ++d) {
+            const bool live = t < p.numTensors();
+            unitCoef[t][d] = 0;
+            int moved = 0;
+            for (int r = 0; r < kMaxRanks; ++r) {
+                const bool moves = live && unit[t][d][r] != 0;
+                unitMask[t][d][r] = moves ? ~i64(0) : 0;
+                if (moves) {
+                    unitCoef[t][d] = unit[t][d][r];
+                    ++moved;
+                }
+            }
+            oneLanePerDim = oneLanePerDim && moved <= 1;
+        }
     paired = narrow();
     for (int t = 0; t < p.numTensors() && paired; ++t)
         for (int lane = 0, first = 0; lane < lanes[t]; first = rankEnd[t][lane++]) {
@@ -426,31 +441,38 @@ void countOnLanes(const Problem& p, const Architecture& a, const Mapping& m, con
         // not branched on (a search's loops are a coin toss to a predictor).
         int classOf[kMaxLevels * kMaxDims + 1]; // the class holding each loop
         const int n = nest.numTemporal;
-        Disp S = zeroDisp<W>();
-        int k = -1, begin = 0;
-        bool lastMoves = true; // (so that loop 0 begins a class)
-        for (int i = 0; i < n; ++i) {
-            const LoopNest::Loop& loop = nest.temporal[i];
-            const bool moves = (ds.dimMask >> loop.dim) & 1u;
-            const bool begins = moves || lastMoves;
-            k += begins;
-            begin = begins ? i : begin;
-            lastMoves = moves;
-            Class& c = cls[k];
-            c.begin = begin;
-            c.moves = moves;
-            c.step = proj.displacement(loop.dim, loop.stride);
-            for (int r = 0; r < W; ++r) {
-                c.S.r[r] = S.r[r];
-                c.g.r[r] = c.step.r[r] - S.r[r];
-                S.r[r] += c.step.r[r];
+        // (Written for either way of computing a displacement, chosen once.)
+        auto walk = [&](auto displacement) {
+            Disp S = zeroDisp<W>();
+            int k = -1, begin = 0;
+            bool lastMoves = true; // (so that loop 0 begins a class)
+            for (int i = 0; i < n; ++i) {
+                const LoopNest::Loop& loop = nest.temporal[i];
+                const bool moves = (ds.dimMask >> loop.dim) & 1u;
+                const bool begins = moves || lastMoves;
+                k += begins;
+                begin = begins ? i : begin;
+                lastMoves = moves;
+                Class& c = cls[k];
+                c.begin = begin;
+                c.moves = moves;
+                c.step = displacement(loop.dim, loop.stride);
+                for (int r = 0; r < W; ++r) {
+                    c.S.r[r] = S.r[r];
+                    c.g.r[r] = c.step.r[r] - S.r[r];
+                    S.r[r] += c.step.r[r];
+                }
+                c.end = i + 1;
+                c.w = double(Q[begin] - Q[i + 1]); // (the run's last loop writes its w)
+                c.twinW = -1.0;
+                classOf[i] = k;
             }
-            c.end = i + 1;
-            c.w = double(Q[begin] - Q[i + 1]); // (the run's last loop writes its w)
-            c.twinW = -1.0;
-            classOf[i] = k;
-        }
-        numClasses = k + 1;
+            return k + 1;
+        };
+        numClasses =
+            proj.oneLane
+                ? walk([&proj](int dim, i64 step) { return proj.oneLaneDisplacement(dim, step); })
+                : walk([&proj](int dim, i64 step) { return proj.anyDisplacement(dim, step); });
         classOf[n] = numClasses;
         for (int c = 1; c <= L; ++c)
             classAbove[c] = classOf[nest.firstAbove[c]];

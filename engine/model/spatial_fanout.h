@@ -43,10 +43,27 @@ template <int W> bool sameDisp(const Disp<W>& a, const Disp<W>& b) {
 // loop's displacement is one multiplication per lane.
 template <int W> struct Projection {
     const i64 (*unit)[kMaxRanks];
+    const i64* coef;              // Terms::unitCoef
+    const i64 (*mask)[kMaxRanks]; // Terms::unitMask
+    bool oneLane;
 
-    Projection(const Terms& all, int t) : unit(all.unit[t]) {}
+    Projection(const Terms& all, int t)
+        : unit(all.unit[t]), coef(all.unitCoef[t]), mask(all.unitMask[t]),
+          oneLane(all.oneLanePerDim) {}
     // Displacement when dimension `dim` steps by `step` coordinates.
     Disp<W> displacement(int dim, i64 step) const {
+        // (The same branch for every call of a problem: predicted.)
+        return oneLane ? oneLaneDisplacement(dim, step) : anyDisplacement(dim, step);
+    }
+    // The two ways, for a hot loop to choose once (oneLane).
+    Disp<W> oneLaneDisplacement(int dim, i64 step) const {
+        Disp<W> v;
+        const i64 moved = coef[dim] * step;
+        for (int r = 0; r < W; ++r)
+            v.r[r] = mask[dim][r] & moved;
+        return v;
+    }
+    Disp<W> anyDisplacement(int dim, i64 step) const {
         Disp<W> v;
         for (int r = 0; r < W; ++r)
             v.r[r] = unit[dim][r] * step;

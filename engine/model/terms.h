@@ -41,6 +41,14 @@ struct Terms {
     // Per tensor and dimension: how far one step of the dimension moves the
     // tensor's coordinates, per lane (lanes past lanes[t] are 0).
     i64 unit[kMaxTensors][kMaxDims][kMaxRanks];
+    // The same where every dimension moves at most one lane of each tensor
+    // (`oneLanePerDim`: convolutions, GEMMs, MTTKRP): the lane's coefficient
+    // (0 for none) and an all-ones mask on that lane. A displacement is then
+    // one scalar product masked into place, not a 64-bit vector multiply per
+    // lane (which SSE2 builds of three 32-bit ones: 6 % of an evaluation).
+    i64 unitCoef[kMaxTensors][kMaxDims];
+    i64 unitMask[kMaxTensors][kMaxDims][kMaxRanks];
+    bool oneLanePerDim = true;
     // Every tensor's terms in one list, tensor after tensor (t's are
     // flat[flatBegin[t] .. flatBegin[t + 1])): the one list the tile rule
     // reads (loop_nest.h), for a level's tiles in one pass or one tensor's.
