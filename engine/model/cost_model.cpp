@@ -117,26 +117,40 @@ bool checkAndFactor(const Problem& p, const Architecture& a, const Mapping& m, E
     double axisX[kMaxLevels], axisY[kMaxLevels];
     for (int l = L - 1; l >= 0; --l) {
         const LevelMapping& lm = m.levels[l];
-        i64 fx = 1, fy = 1;
-        double ax = 1.0, ay = 1.0;
-        std::uint64_t notOne = 0; // zero when every temporal factor is 1
+        using u64 = std::uint64_t;
+        u64 notOne = 0;     // zero when every temporal factor is 1
+        u64 spatialOff = 0; // zero when every spatial factor is 1
         for (int i = 0; i < D; ++i) {
             const i64 t = lm.temporal[i], x = lm.spatialX[i], y = lm.spatialY[i];
-            notOne |= std::uint64_t(t) - 1;
-            fx *= x;
-            fy *= y;
-            ax *= double(std::max<i64>(x, 1));
-            ay *= double(std::max<i64>(y, 1));
+            notOne |= u64(t) - 1;
+            spatialOff |= (u64(x) - 1) | (u64(y) - 1);
             // Unsigned products: absurd factors wrap (defined) and then fail the
             // product check instead of overflowing.
-            using u64 = std::uint64_t;
             f.ext[l][i] = static_cast<i64>(u64(f.ext[l + 1][i]) * u64(t) * u64(x) * u64(y));
-            // Timeloop's mapping has one spatial factor per dimension and level;
-            // its split sends it to X or Y, never to both.
-            if ((x > 1) & (y > 1)) // (one branch, almost never taken)
-                out.addViolation(violation(ViolationKind::SplitAxes, l, -1, i, x, y));
+        }
+        // The fan-out's products and checks only where it has a factor (on a
+        // search's mappings, the same few levels every time: predicted).
+        i64 fx = 1, fy = 1;
+        double ax = 1.0, ay = 1.0;
+        std::uint32_t dimsX = 0, dimsY = 0;
+        if (spatialOff != 0) {
+            for (int i = 0; i < D; ++i) {
+                const i64 x = lm.spatialX[i], y = lm.spatialY[i];
+                fx *= x;
+                fy *= y;
+                dimsX |= std::uint32_t(x > 1) << i;
+                dimsY |= std::uint32_t(y > 1) << i;
+                ax *= double(std::max<i64>(x, 1));
+                ay *= double(std::max<i64>(y, 1));
+                // Timeloop's mapping has one spatial factor per dimension and
+                // level; its split sends it to X or Y, never to both.
+                if ((x > 1) & (y > 1)) // (one branch, almost never taken)
+                    out.addViolation(violation(ViolationKind::SplitAxes, l, -1, i, x, y));
+            }
         }
         f.fanout[l] = fx * fy;
+        f.spatialDims[l][0] = dimsX;
+        f.spatialDims[l][1] = dimsY;
         f.hasTemporal[l] = notOne != 0;
         axisX[l] = ax;
         axisY[l] = ay;
@@ -254,6 +268,7 @@ void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::T
             std::copy_n(&tilesFrom->factors.ext[0][0], (L + 1) * kMaxDims, &f.ext[0][0]);
             std::copy_n(tilesFrom->factors.fanout, L, f.fanout);
             std::copy_n(tilesFrom->factors.hasTemporal, L, f.hasTemporal);
+            std::copy_n(&tilesFrom->factors.spatialDims[0][0], 2 * L, &f.spatialDims[0][0]);
             std::copy_n(&tilesFrom->tiles.extent[0][0], L * kMaxTensors * kMaxRanks,
                         &tiles.extent[0][0]);
             std::copy_n(&tilesFrom->tiles.size[0][0], L * kMaxTensors, &tiles.size[0][0]);

@@ -303,12 +303,22 @@ void buildLoopNest(const Problem& p, const Architecture& a, const Mapping& m, co
             i64 logical[2] = {1, 1}; // X, Y
             for (int axis = 0; axis < 2; ++axis) {
                 const auto& factors = axis == 0 ? lm.spatialX : lm.spatialY;
-                for (int i = D - 1; i >= 0; --i) {
-                    const int d = lm.spatialOrder[i];
-                    const i64 factor = factors[d];
-                    nest.spatial[l][ns] = {d, factor, f.ext[l + 1][d]};
-                    ns += factor > 1;
-                    logical[axis] *= factor;
+                const std::uint32_t dims = f.spatialDims[l][axis];
+                if ((dims & (dims - 1)) == 0) {
+                    // One loop or none on the axis (most often): no order to follow.
+                    if (dims != 0) {
+                        const int d = __builtin_ctz(dims);
+                        nest.spatial[l][ns++] = {d, i64(factors[d]), f.ext[l + 1][d]};
+                        logical[axis] = factors[d];
+                    }
+                } else {
+                    for (int i = D - 1; i >= 0; --i) {
+                        const int d = lm.spatialOrder[i];
+                        const i64 factor = factors[d];
+                        nest.spatial[l][ns] = {d, factor, f.ext[l + 1][d]};
+                        ns += factor > 1;
+                        logical[axis] *= factor;
+                    }
                 }
                 if (axis == 0)
                     nest.numSpatialX[l] = ns;
@@ -321,18 +331,28 @@ void buildLoopNest(const Problem& p, const Architecture& a, const Mapping& m, co
             nest.firstAbove[l] = nest.numTemporal;
             continue;
         }
-        int nt = nest.numTemporal;
-        i64 cycles = nest.computeCycles;
-        for (int i = D - 1; i >= 0; --i) {
-            const int d = lm.order[i];
-            const i64 factor = lm.temporal[d];
-            nest.temporal[nt] = {d, factor, f.ext[l + 1][d] * lm.spatialX[d] * lm.spatialY[d]};
-            nt += factor > 1;
-            cycles *= factor;
-        }
-        nest.numTemporal = nt;
-        nest.computeCycles = cycles;
-        nest.firstAbove[l] = nt;
+        // A temporal loop steps over the level's spatial tile: the tile
+        // inside, times the spatial factors (none where the level does not
+        // fan out; the loop is written twice so as not to multiply by them).
+        auto addTemporal = [&](auto strideOf) {
+            int nt = nest.numTemporal;
+            i64 cycles = nest.computeCycles;
+            for (int i = D - 1; i >= 0; --i) {
+                const int d = lm.order[i];
+                const i64 factor = lm.temporal[d];
+                nest.temporal[nt] = {d, factor, strideOf(d)};
+                nt += factor > 1;
+                cycles *= factor;
+            }
+            nest.numTemporal = nt;
+            nest.computeCycles = cycles;
+            nest.firstAbove[l] = nt;
+        };
+        const i64* inside = f.ext[l + 1];
+        if (f.fanout[l] > 1)
+            addTemporal([&](int d) { return inside[d] * lm.spatialX[d] * lm.spatialY[d]; });
+        else
+            addTemporal([inside](int d) { return inside[d]; });
     }
     nest.suffixProduct[nest.numTemporal] = 1;
     for (int i = nest.numTemporal - 1; i >= 0; --i)

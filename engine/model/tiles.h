@@ -15,6 +15,9 @@ struct Factors {
     i64 ext[kMaxLevels + 1][kMaxDims]; // coordinates of d covered inside level l (l included)
     i64 fanout[kMaxLevels];            // spatial factors of level l, all dimensions
     bool hasTemporal[kMaxLevels];      // level l has a temporal factor above 1
+    // The dimensions with a spatial factor above 1 at level l, as bits, on X
+    // and on Y (where level l fans out; else 0).
+    std::uint32_t spatialDims[kMaxLevels][2];
 };
 
 // Tiles of every tensor at every level, kept or not (Timeloop analyses them
