@@ -232,6 +232,22 @@ void TestModelLegality::zeroFactorAndBadPermutation() {
     shortMapping.numLevels = 1;
     const Evaluation e2 = evaluate(p, a, shortMapping);
     QVERIFY(hasViolation(e2, ViolationKind::LevelCount));
+    // An order byte that names no dimension, in either order, whatever its
+    // value (a file's or a binding's mapping may hold anything there).
+    Mapping legal = makeTrivialMapping(p, a);
+    legal.levels[0].temporal[p.dimIndex("K")] = 2;
+    legal.levels[0].temporal[p.dimIndex("P")] = 4;
+    legal.levels[1].temporal[p.dimIndex("R")] = 3;
+    QVERIFY(evaluate(p, a, legal).valid);
+    for (const int byte : {3, 9, 10, 15, 16, 31, 32, 200, 255})
+        for (const bool spatial : {false, true}) {
+            Mapping bad = legal;
+            (spatial ? bad.levels[1].spatialOrder : bad.levels[1].order)[2] = std::uint8_t(byte);
+            const Evaluation e3 = evaluate(p, a, bad);
+            QVERIFY(!e3.valid);
+            QCOMPARE(e3.numViolations, 1);
+            QVERIFY(hasViolation(e3, ViolationKind::BadPermutation));
+        }
 }
 
 void TestModelLegality::architectureWithoutCompute() {

@@ -8,6 +8,7 @@
 #include "workload/problem.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -68,13 +69,26 @@ Violation violation(ViolationKind kind, int level, int tensor, int dim, i64 need
     return v;
 }
 
+// An order byte's bit: 1 << b for a dimension (b < kMaxDims), bit 15 for
+// anything else, which no dimension's bit set matches. (A table: one load
+// per byte, and no shift by an out-of-range byte.)
+constexpr std::array<std::uint32_t, 256> kOrderBit = [] {
+    static_assert(kMaxDims < 15, "bit 15 marks a byte that is no dimension");
+    std::array<std::uint32_t, 256> bit{};
+    for (int b = 0; b < 256; ++b)
+        bit[std::size_t(b)] = b < kMaxDims ? 1u << b : 1u << 15;
+    return bit;
+}();
+
 // Whether level lm's temporal and spatial orders are permutations of the
 // problem's dimensions (`all`: one bit per dimension).
 bool ordersArePermutations(const LevelMapping& lm, int D, std::uint32_t all) {
-    std::uint32_t seen = 0; // temporal order in bits 0-15, spatial order in bits 16-31
-    for (int i = 0; i < D; ++i)
-        seen |= (1u << lm.order[i]) | (1u << (lm.spatialOrder[i] + 16));
-    return seen == (all | (all << 16));
+    std::uint32_t temporal = 0, spatial = 0;
+    for (int i = 0; i < D; ++i) {
+        temporal |= kOrderBit[lm.order[std::size_t(i)]];
+        spatial |= kOrderBit[lm.spatialOrder[std::size_t(i)]];
+    }
+    return (temporal | (spatial << 16)) == (all | (all << 16));
 }
 
 void checkOutermostKeeps(const Problem& p, const Mapping& m, Evaluation& out) {
