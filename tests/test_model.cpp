@@ -511,6 +511,7 @@ void TestModel::incrementalEqualsFull() {
                     QCOMPARE(x.fills, y.fills);
                     QCOMPARE(x.updates, y.updates);
                     QCOMPARE(x.sharedBy, y.sharedBy);
+                    QCOMPARE(x.tile, y.tile);
                 }
             if (rng.below(4) == 0) // a walk, as annealing's accepted moves make
                 current = m;
