@@ -49,6 +49,24 @@ void operator delete[](void* p, std::size_t) noexcept {
 using namespace mw;
 using namespace mw::model_test;
 
+namespace {
+
+// Five dimensions for the hand-made problems of the tile and displacement
+// tests.
+std::vector<Dimension> pqrsDims() {
+    return {{"P", 7}, {"Q", 5}, {"R", 3}, {"S", 3}, {"C", 4}};
+}
+
+// A rank of three terms (a strided window over two filters' dimensions).
+Problem threeTermsProblem() {
+    return makeProblem("three_terms", pqrsDims(),
+                       {{"W", {{{"R", 1}}, {{"S", 1}}, {{"C", 1}}}},
+                        {"I", {{{"P", 2}, {"R", 1}, {"S", 1}}, {{"Q", 1}}, {{"C", 1}}}},
+                        {"O", {{{"P", 1}}, {{"Q", 1}}}, true}});
+}
+
+} // namespace
+
 class TestModel : public QObject {
     Q_OBJECT
   private slots:
@@ -797,12 +815,8 @@ void TestModel::neighbourTranslationsWalkTheGrid() {
 // 1 + sum |coef| x (extent - 1), and words their product.
 void TestModel::tilePassesAgree() {
     using i64 = std::int64_t;
-    const std::vector<Dimension> pqrs = {{"P", 7}, {"Q", 5}, {"R", 3}, {"S", 3}, {"C", 4}};
-    const Problem threeTerms =
-        makeProblem("three_terms", pqrs,
-                    {{"W", {{{"R", 1}}, {{"S", 1}}, {{"C", 1}}}},
-                     {"I", {{{"P", 2}, {"R", 1}, {"S", 1}}, {{"Q", 1}}, {{"C", 1}}}},
-                     {"O", {{{"P", 1}}, {{"Q", 1}}}, true}});
+    const std::vector<Dimension> pqrs = pqrsDims();
+    const Problem threeTerms = threeTermsProblem();
     const Problem wide =
         makeProblem("wide", pqrs,
                     {{"A", {{{"P", 1}}, {{"Q", 1}}, {{"R", 1}}, {{"S", 1}}, {{"C", 1}}}},
@@ -884,12 +898,8 @@ void TestModel::tilePassesAgree() {
 // dimension in two ranks of one tensor) per lane. Both ways agree with it.
 void TestModel::displacementsAgree() {
     using i64 = std::int64_t;
-    const std::vector<Dimension> pqrs = {{"P", 7}, {"Q", 5}, {"R", 3}, {"S", 3}, {"C", 4}};
-    const Problem threeTerms =
-        makeProblem("three_terms", pqrs,
-                    {{"W", {{{"R", 1}}, {{"S", 1}}, {{"C", 1}}}},
-                     {"I", {{{"P", 2}, {"R", 1}, {"S", 1}}, {{"Q", 1}}, {{"C", 1}}}},
-                     {"O", {{{"P", 1}}, {{"Q", 1}}}, true}});
+    const std::vector<Dimension> pqrs = pqrsDims();
+    const Problem threeTerms = threeTermsProblem();
     // P moves two lanes of I, with different coefficients.
     const Problem twoLanes =
         makeProblem("two_lanes", pqrs,
