@@ -40,7 +40,8 @@ template <int W> bool sameDisp(const Disp<W>& a, const Disp<W>& b) {
 }
 
 // Tensor t's coordinates as a table by dimension (Terms::unit), so that a
-// loop's displacement is one multiplication per lane.
+// loop's displacement is one multiplication per lane, or a single one where
+// each dimension moves one lane (Terms::oneLanePerDim).
 template <int W> struct Projection {
     const i64 (*unit)[kMaxRanks];
     const i64* coef;              // Terms::unitCoef
