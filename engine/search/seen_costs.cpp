@@ -1,0 +1,109 @@
+// SeenCosts (search.h): the table of the costs of the mappings a search has
+// evaluated, by canonical hash.
+#include "search/search.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+namespace mw {
+
+std::uint64_t SeenCosts::filterBits(std::uint64_t key) {
+    // Bits of the key that neither home nor filterWord draws on most.
+    return (1ull << ((key >> 52) & 63)) | (1ull << ((key >> 58) & 63));
+}
+
+SeenCosts::SeenCosts() {
+    grow(1024, {});
+}
+
+bool SeenCosts::find(std::uint64_t key, double& cost) const {
+    key |= 1; // never 0
+    const std::uint64_t bits = filterBits(key);
+    if ((filter_[filterWord(key, filter_.size())] & bits) != bits)
+        return false; // the common answer for a new mapping: no table probe
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = home(key, slots_.size());; i = (i + 1) & mask) {
+        if (slots_[i].key == key) {
+            cost = slots_[i].cost;
+            return true;
+        }
+        if (slots_[i].key == 0)
+            return false;
+    }
+}
+
+bool SeenCosts::insert(std::uint64_t key, double cost, double& known) {
+    reserve(1);
+    key |= 1;
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = home(key, slots_.size());; i = (i + 1) & mask) {
+        if (slots_[i].key == key) {
+            known = slots_[i].cost;
+            return false;
+        }
+        if (slots_[i].key == 0) {
+            slots_[i] = {key, cost};
+            filter_[filterWord(key, filter_.size())] |= filterBits(key);
+            ++size_;
+            return true;
+        }
+    }
+}
+
+void SeenCosts::reserve(std::size_t more, const ParallelFor& parallelFor) {
+    std::size_t slots = slots_.size();
+    std::size_t keys = size_ + more;
+    if (2 * keys <= slots) // at most half full: short probes
+        return;
+    if (slots >= kEarlySlots)
+        keys = std::max(keys, std::min(expected_, kExpectedKeysCap));
+    while (2 * keys > slots)
+        slots *= 2;
+    grow(slots, parallelFor);
+}
+
+void SeenCosts::grow(std::size_t slots, const ParallelFor& parallelFor) {
+    // A growth stops the search while it runs (the merge needs the table), so
+    // its two costs are shared out: the new table is zeroed in order (its pages
+    // faulted in far more cheaply than one at a time by scattered inserts),
+    // then every key is placed, claiming its slot atomically (keys are
+    // distinct, so only the slot each lands in depends on the threads' timing,
+    // and no look-up's answer does).
+    auto forRanges = [&parallelFor](std::size_t n, const RangeFn& fn) {
+        if (parallelFor)
+            parallelFor(n, fn);
+        else if (n > 0)
+            fn(0, n, 0);
+    };
+    constexpr std::size_t kBlock = 1 << 14; // slots per range
+    ZeroedArray<Slot> table(slots, [&](Slot* data, std::size_t n) {
+        forRanges((n + kBlock - 1) / kBlock, [&](std::size_t begin, std::size_t end, int) {
+            const std::size_t from = begin * kBlock, to = std::min(n, end * kBlock);
+            std::memset(static_cast<void*>(data + from), 0, (to - from) * sizeof(Slot));
+        });
+    });
+    ZeroedArray<std::uint64_t> filter(std::max<std::size_t>(1, slots / 16)); // 4 bits per slot
+    const std::size_t mask = slots - 1;
+    forRanges(slots_.size(), [&](std::size_t begin, std::size_t end, int) {
+        for (std::size_t k = begin; k < end; ++k) {
+            const Slot s = slots_[k];
+            if (s.key == 0)
+                continue;
+            for (std::size_t i = home(s.key, slots);; i = (i + 1) & mask) {
+                std::uint64_t empty = 0;
+                if (std::atomic_ref<std::uint64_t>(table[i].key)
+                        .compare_exchange_strong(empty, s.key, std::memory_order_relaxed)) {
+                    table[i].cost = s.cost;
+                    std::atomic_ref<std::uint64_t>(filter[filterWord(s.key, filter.size())])
+                        .fetch_or(filterBits(s.key), std::memory_order_relaxed);
+                    break;
+                }
+            }
+        }
+    });
+    slots_ = std::move(table);
+    filter_ = std::move(filter);
+}
+
+} // namespace mw
