@@ -142,6 +142,9 @@ class PartialBound {
     std::uint32_t sharingDims(int t, const double* factor) const;
 
   private:
+    // One node of boundOf: what it knows, and the bounds of its pairs'
+    // deliveries (optimal_bound_node.h).
+    struct Node;
     // A tensor's deliveries from keeper p to keeper c in boundOf, with what
     // its accesses depend on besides them.
     struct Pair {
