@@ -1,9 +1,9 @@
 #pragma once
 // What the optimal searcher's tests share (test_optimal: the searcher;
-// test_optimal_bound: its bound's rules): small architectures and
-// layers whose spaces plain exhaustive enumeration covers, the sample
-// layers near whose good mappings link transfers act, and the walk's nodes
-// as the bound sees them.
+// test_optimal_bound and test_optimal_bound_rules: its bound): small
+// architectures and layers whose spaces plain exhaustive enumeration
+// covers, the sample layers near whose good mappings link transfers act,
+// and the walk's nodes as the bound sees them.
 #include "io/json_io.h"
 #include "model/cost_model.h"
 #include "search/optimal_bound.h"

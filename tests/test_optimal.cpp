@@ -4,7 +4,7 @@
 // counts, MACs fed through a fan-out, dummy levels, bandwidth limits, bypass
 // choices, constraints; EDP, energy and cycles). Its loop orders are as good
 // as every order of real tilings; a budget stops it with a proven gap. (Its
-// bound's rules: test_optimal_bound.)
+// bound's rules: test_optimal_bound and test_optimal_bound_rules.)
 #include "model/order_effects.h"
 #include "optimal_support.h"
 #include "search/optimal_orders.h"
