@@ -18,8 +18,8 @@ PartialBound::Node::Node(const PartialBound& bound, const Mapping& m, int k,
                          std::uint32_t spatialDecided, const i64 (*ext)[kMaxDims],
                          int describedAtLeast, int fixedAbove, int suffix)
     : bound(bound), m(m), k(k), remaining(remaining), fanouts(fanouts),
-      spatialDecided(spatialDecided), L(bound.a_.numLevels()), D(bound.p_.numDims()),
-      T(bound.p_.numTensors()), ext(ext), fixedAbove(fixedAbove) {
+      spatialDecided(spatialDecided), L(bound.a_.numLevels()), D(bound.p_.numDims()), ext(ext),
+      fixedAbove(fixedAbove) {
     for (int l = 0; l <= fixedAbove && l < L; ++l) {
         const LevelMapping& lm = m.levels[std::size_t(l)];
         const std::uint32_t loops = temporalLoops(lm, D);

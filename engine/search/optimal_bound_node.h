@@ -61,7 +61,7 @@ struct PartialBound::Node {
     const std::int64_t* const remaining;
     const Fanout* const* const fanouts;
     const std::uint32_t spatialDecided;
-    const int L, D, T;
+    const int L, D;
     const i64 (*const ext)[kMaxDims]; // boundOf's
     const int fixedAbove;
     // Per level, its innermost real loops whose order is known (innermost
