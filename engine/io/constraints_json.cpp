@@ -3,6 +3,7 @@
 #include "common/json_fields.h"
 #include "io/json_files.h"
 #include "io/json_io.h"
+#include "io/timeloop/timeloop.h"
 
 #include <algorithm>
 
@@ -175,9 +176,20 @@ MapSpaceConstraints constraintsFromJson(const Json& j, const Problem& p, const A
     return c;
 }
 
+Json readConstraintsFile(const std::string& path, const Problem& p, const Architecture& a,
+                         std::vector<std::string>& notes) {
+    if (isTimeloopFileName(path))
+        return importTimeloopConstraints(readTimeloopFiles({path}), p, a, notes);
+    return json_fields::withFile(path, [&](const Json& j) {
+        constraintsFromJson(j, p, a); // (its errors, located in the file)
+        return j;
+    });
+}
+
 MapSpaceConstraints loadConstraints(const std::string& path, const Problem& p,
-                                    const Architecture& a) {
-    return json_fields::withFile(path, [&](const Json& j) { return constraintsFromJson(j, p, a); });
+                                    const Architecture& a, std::vector<std::string>* notes) {
+    std::vector<std::string> unshown;
+    return constraintsFromJson(readConstraintsFile(path, p, a, notes ? *notes : unshown), p, a);
 }
 
 } // namespace mw

@@ -6,6 +6,7 @@
 #include "common/json_fields.h"
 #include "estimate/estimator.h"
 #include "io/json_files.h"
+#include "io/timeloop/timeloop.h"
 
 #include <cmath>
 #include <fstream>
@@ -691,7 +692,16 @@ void writeTextFile(const std::string& path, const std::string& text) {
 }
 
 json readJsonFile(const std::string& path) {
-    return parseJsonText(readTextFile(path), path);
+    const std::string text = readTextFile(path);
+    try {
+        return parseJsonText(text, path);
+    } catch (const InputError&) {
+        if (!isTimeloopFileName(path))
+            throw;
+        throw InputError(path, "is not JSON (Timeloop YAML?); expected Mapwright JSON here: "
+                               "mapwright-cli import-timeloop FILES... --out DIR converts "
+                               "Timeloop files to it");
+    }
 }
 
 Architecture loadArchitecture(const std::string& path) {

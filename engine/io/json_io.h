@@ -9,6 +9,7 @@
 #include "workload/presets.h"
 
 #include <string>
+#include <vector>
 
 namespace mw {
 
@@ -47,10 +48,19 @@ Evaluation evaluationFromJson(const Json& j, const Problem& p, const Architectur
 // groups; a level the architecture does not have, an unknown tensor, and
 // contradictions within a level (a tensor kept and bypassed) are errors.
 MapSpaceConstraints constraintsFromJson(const Json& j, const Problem& p, const Architecture& a);
+// A constraints file as a mapwright.constraints JSON, checked against p and
+// a: ours, or Timeloop's (by its name, isTimeloopFileName: its
+// architecture_constraints and mapspace_constraints, a template rendered
+// without parse data), whose import says in `notes` what it dropped or doubts.
+Json readConstraintsFile(const std::string& path, const Problem& p, const Architecture& a,
+                         std::vector<std::string>& notes);
+// The same, read. Callers that face users pass `notes` and show them.
 MapSpaceConstraints loadConstraints(const std::string& path, const Problem& p,
-                                    const Architecture& a);
+                                    const Architecture& a,
+                                    std::vector<std::string>* notes = nullptr);
 
-// Files. Errors are prefixed with the path.
+// Files. Errors are prefixed with the path; a Timeloop file's name
+// (isTimeloopFileName) on text that is not JSON says how to convert it.
 Json readJsonFile(const std::string& path);
 // (JSON text: parseJsonText, common/json.h.)
 // Written atomically (common/atomic_file.h): the old file stays if writing fails.

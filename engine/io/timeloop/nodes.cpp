@@ -121,6 +121,19 @@ Names problemNames(const Spec& spec) {
     return n;
 }
 
+// The same names from a problem of ours.
+Names problemNames(const Problem& p) {
+    Names n;
+    for (const auto& d : p.dims) {
+        n.dims.push_back(d.name);
+        if (d.bound == 1)
+            n.unitDims.insert(d.name);
+    }
+    for (const auto& t : p.tensors)
+        n.spaces.push_back(t.name);
+    return n;
+}
+
 class NodeWalker {
   public:
     NodeWalker(const std::string& file, Names names, std::vector<std::string>& notes)
@@ -435,7 +448,7 @@ class NodeWalker {
 
 } // namespace
 
-void expandNodeArchitecture(Spec& spec, std::vector<std::string>& notes) {
+void expandNodeArchitecture(Spec& spec, std::vector<std::string>& notes, const Problem* problem) {
     Spec::Entry* entry = nullptr;
     for (const char* k : {"architecture", "arch"})
         if (spec.keys.count(k)) {
@@ -445,7 +458,7 @@ void expandNodeArchitecture(Spec& spec, std::vector<std::string>& notes) {
     if (!entry || !given(child(entry->node, "nodes")))
         return;
     const std::string& file = entry->file;
-    NodeWalker walker(file, problemNames(spec), notes);
+    NodeWalker walker(file, problem ? problemNames(*problem) : problemNames(spec), notes);
     NodeWalker::State state;
     // The variables are the outermost attributes (technology, cycle time).
     if (const Spec::Entry* v = spec.find({"variables"}); v && given(v->node) && v->node.IsMap())

@@ -8,6 +8,8 @@
 #include "io/timeloop/yaml.h"
 #include "mapspace/mapspace.h"
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 namespace mw {
@@ -45,7 +47,7 @@ Json importTimeloopConstraints(const std::vector<TimeloopText>& files, const Pro
                                const Architecture& a, std::vector<std::string>& notes) {
     Spec spec = timeloop_yaml::mergeFiles(files);
     try {
-        timeloop_read::expandNodeArchitecture(spec, notes);
+        timeloop_read::expandNodeArchitecture(spec, notes, &p);
         bool constrained = false;
         const Json c = timeloop_read::readConstraints(spec, p, a, constrained, notes);
         if (!constrained)
@@ -81,6 +83,13 @@ readTimeloopFiles(const std::vector<std::string>& files,
         t.included = std::make_shared<const std::map<std::string, std::string>>(out[i].files);
     }
     return texts;
+}
+
+bool isTimeloopFileName(const std::string& path) {
+    std::string ext = std::filesystem::path(path).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    return ext == ".yaml" || ext == ".yml" || ext == ".jinja" || ext == ".jinja2" || ext == ".j2";
 }
 
 TimeloopCase importTimeloop(const std::vector<std::string>& files,

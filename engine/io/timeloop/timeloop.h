@@ -55,6 +55,10 @@ struct TimeloopCase {
     std::vector<std::string> notes;
 };
 
+// Whether a file is by its name one of Timeloop's: YAML (*.yaml, *.yml) or a
+// Jinja2 template of it (*.jinja, *.jinja2, *.j2), in any case.
+bool isTimeloopFileName(const std::string& path);
+
 // Reads and merges the files (errors name the file, line and key). A Jinja2
 // template among them (the front end's top.yaml.jinja2, or a layer file with
 // {{include_text(...)}}) is rendered first with `templateData` (name, value):

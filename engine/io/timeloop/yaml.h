@@ -132,7 +132,10 @@ Json readConstraints(const Spec& spec, const Problem& p, const Architecture& a, 
 TimeloopMapper readMapper(const Spec::Entry& mapper, std::vector<std::string>& notes);
 // The front end's node list (architecture.nodes) as the subtree timeloop-model
 // reads, its nodes' constraints added to architecture_constraints (nodes.cpp);
-// a spec without one is left as it is.
-void expandNodeArchitecture(Spec& spec, std::vector<std::string>& notes);
+// a spec without one is left as it is. The constraints are rewritten for the
+// problem as the front end rewrites them: `problem` when given (constraints
+// read apart from their problem), else the spec's.
+void expandNodeArchitecture(Spec& spec, std::vector<std::string>& notes,
+                            const Problem* problem = nullptr);
 
 } // namespace mw::timeloop_read
