@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <iomanip>
 #include <map>
 #include <optional>
@@ -125,6 +126,17 @@ inline mw::Problem loadProblem(const Args& args) {
     }
 }
 
+// --constraints for one problem as a mapwright.constraints JSON (null when
+// not given): ours, or Timeloop's YAML read against the problem, what its
+// import dropped or doubts said on stderr.
+mw::Json constraintsJsonFor(const Args& args, const mw::Problem& p, const mw::Architecture& a);
+// The same, read.
+mw::MapSpaceConstraints constraintsFor(const Args& args, const mw::Problem& p,
+                                       const mw::Architecture& a);
+// --constraints read against each problem a command meets (a network's
+// layers), each note said once; an empty function when not given.
+std::function<mw::MapSpaceConstraints(const mw::Problem&)>
+constraintsPerProblem(const Args& args, const mw::Architecture& a);
 // --param NAME=VALUE (repeatable): searcher hyperparameters.
 void addParams(const Args& args, std::map<std::string, double>& params);
 // --batch N for ONNX models whose batch is dynamic.

@@ -55,9 +55,7 @@ int cmdBenchOptimal(const Args& args) {
     base.objective = mw::SearchObjective::parse(args.opt("objective", "edp"));
     base.seed = static_cast<std::uint64_t>(number(args, "seed", 1.0));
     base.threads = threads;
-    std::optional<json> constraints;
-    if (args.has("constraints"))
-        constraints = mw::readJsonFile(args.get("constraints"));
+    const auto constraintsOf = constraintsPerProblem(args, arch);
 
     std::cout << std::left << std::setw(22) << "layer" << std::right << std::setw(13) << "optimum"
               << std::setw(13) << "proof s";
@@ -77,15 +75,8 @@ int cmdBenchOptimal(const Args& args) {
                         [&](const mw::Problem& q) { return mw::sameShape(p, q); }))
             continue;
         done.push_back(p);
-        mw::MapSpaceConstraints c;
-        if (constraints) {
-            try {
-                c = mw::constraintsFromJson(*constraints, p, arch);
-            } catch (const InputError& e) {
-                throw e.within(args.get("constraints"));
-            }
-        }
-        const mw::MapSpace space(p, arch, c);
+        const mw::MapSpace space(p, arch,
+                                 constraintsOf ? constraintsOf(p) : mw::MapSpaceConstraints{});
         mw::SearchSettings s = base;
         s.budget.seconds = prove;
         const mw::SearchResult opt = mw::runSearch(space, "optimal", s, {}, interruptFlag());

@@ -142,10 +142,7 @@ int cmdParityCases(const Args& args) {
     // Constraints narrow the searchers' space (row-stationary Eyeriss, say);
     // random and invalid cases are drawn from the whole space as before.
     const mw::MapSpace space(problem, arch);
-    const mw::MapSpace searchSpace(problem, arch,
-                                   args.has("constraints")
-                                       ? mw::loadConstraints(args.get("constraints"), problem, arch)
-                                       : mw::MapSpaceConstraints{});
+    const mw::MapSpace searchSpace(problem, arch, constraintsFor(args, problem, arch));
     mw::Rng rng(seed);
     mw::Evaluation scratch;
 

@@ -18,11 +18,44 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 
 namespace cli {
+
+mw::Json constraintsJsonFor(const Args& args, const mw::Problem& p, const mw::Architecture& a) {
+    if (!args.has("constraints"))
+        return nullptr;
+    std::vector<std::string> notes;
+    mw::Json c = mw::readConstraintsFile(args.get("constraints"), p, a, notes);
+    for (const auto& n : notes)
+        std::cerr << "note: " << args.get("constraints") << ": " << n << "\n";
+    return c;
+}
+
+mw::MapSpaceConstraints constraintsFor(const Args& args, const mw::Problem& p,
+                                       const mw::Architecture& a) {
+    const mw::Json c = constraintsJsonFor(args, p, a);
+    return c.is_null() ? mw::MapSpaceConstraints{} : mw::constraintsFromJson(c, p, a);
+}
+
+std::function<mw::MapSpaceConstraints(const mw::Problem&)>
+constraintsPerProblem(const Args& args, const mw::Architecture& a) {
+    if (!args.has("constraints"))
+        return {};
+    auto said = std::make_shared<std::set<std::string>>();
+    return [path = args.get("constraints"), &a, said](const mw::Problem& p) {
+        std::vector<std::string> notes;
+        mw::MapSpaceConstraints c = mw::loadConstraints(path, p, a, &notes);
+        for (const auto& n : notes)
+            if (said->insert(n).second)
+                std::cerr << "note: " << path << ": " << n << "\n";
+        return c;
+    };
+}
 
 void addParams(const Args& args, std::map<std::string, double>& params) {
     for (const auto& kv : args.all("param")) {
@@ -119,10 +152,7 @@ json resultJson(const mw::SearchResult& r, const mw::SearchSettings& s, const mw
 }
 
 mw::MapSpace spaceFor(const Args& args, const mw::Problem& problem, const mw::Architecture& arch) {
-    return mw::MapSpace(problem, arch,
-                        args.has("constraints")
-                            ? mw::loadConstraints(args.get("constraints"), problem, arch)
-                            : mw::MapSpaceConstraints{});
+    return mw::MapSpace(problem, arch, constraintsFor(args, problem, arch));
 }
 
 // --intrinsic matmul:IxJxK | systolic:RxCxK
@@ -162,8 +192,7 @@ struct SearchTarget {
 SearchTarget targetFor(const Args& args, const mw::Problem& problem, const mw::Architecture& arch) {
     SearchTarget t{problem, {}, ""};
     if (!args.has("intrinsic")) {
-        if (args.has("constraints"))
-            t.constraints = mw::loadConstraints(args.get("constraints"), problem, arch);
+        t.constraints = constraintsFor(args, problem, arch);
         return t;
     }
     if (args.has("constraints"))
@@ -419,17 +448,7 @@ int cmdNetwork(const Args& args) {
     mw::makeSearcher(o.searcher);
     o.settings = settingsFrom(args);
     o.warmStart = args.flag("warm-start");
-    if (args.has("constraints")) {
-        const std::string path = args.get("constraints");
-        const json constraints = mw::readJsonFile(path);
-        o.constraints = [constraints, path, &arch](const mw::Problem& p) {
-            try {
-                return mw::constraintsFromJson(constraints, p, arch);
-            } catch (const InputError& e) {
-                throw e.within(path);
-            }
-        };
-    }
+    o.constraints = constraintsPerProblem(args, arch);
     const mw::NetworkOutcome r = mw::searchNetwork(net, arch, o, {}, interruptFlag());
     // Seconds per searched layer: a one-shot searcher (CoSA) is judged by its
     // time per layer, and its other figures go to network.json.

@@ -4,6 +4,7 @@
 #include "cli_interrupt.h"
 #include "common/atomic_file.h"
 #include "explore/design_space.h"
+#include "io/timeloop/timeloop.h"
 #include "search/search.h"
 
 #include <chrono>
@@ -69,8 +70,14 @@ mw::SweepSpec sweepFrom(const Args& args) {
     if (args.has("seed"))
         s.seed = static_cast<std::uint64_t>(wholeNumber(args, "seed", 1, 0));
     addParams(args, s.params);
-    if (args.has("constraints"))
-        s.constraints = mw::readJsonFile(args.get("constraints"));
+    if (args.has("constraints")) {
+        const std::string path = args.get("constraints");
+        if (mw::isTimeloopFileName(path))
+            throw InputError(path, "expected mapwright.constraints JSON: a sweep keeps its "
+                                   "constraints in its database, and Timeloop's name one "
+                                   "layer's factors (search and network read them)");
+        s.constraints = mw::readJsonFile(path);
+    }
     // Everything checked before any work: searcher, objective, axes, values,
     // constraints against each distinct layer of the base design.
     mw::makeSearcher(s.searcher);

@@ -89,11 +89,7 @@ int cmdExportTimeloop(const Args& args) {
     std::optional<mw::Mapping> mapping;
     if (args.has("mapping"))
         mapping = mw::loadMapping(args.get("mapping"), problem, arch);
-    mw::Json constraints;
-    if (args.has("constraints")) {
-        constraints = mw::readJsonFile(args.get("constraints"));
-        mw::loadConstraints(args.get("constraints"), problem, arch); // errors name the file
-    }
+    const mw::Json constraints = constraintsJsonFor(args, problem, arch); // (errors name the file)
     mw::TimeloopMapper mapper;
     mapper.objective = args.opt("objective", "edp");
     mw::SearchObjective::parse(mapper.objective); // an unknown objective is an error

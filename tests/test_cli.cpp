@@ -49,6 +49,7 @@ class TestCli : public QObject {
     void evaluateInvalidMapping();
     void importAndExportTimeloop();
     void importUserFilesForTheMapper();
+    void timeloopFilesWhereJsonIsRead();
     void estimateAgainstAccelergy();
     void benchModel();
     void benchSearch();
@@ -168,6 +169,85 @@ void TestCli::importUserFilesForTheMapper() {
     expectOneLineError(run({"export-timeloop", "--arch", out + "/arch.json", "--workload",
                             out + "/workload.json", "--constraints", q(bad), "--out", exported}),
                        "'L9' is not a level");
+}
+
+// Timeloop's constraints YAML where a command reads constraints for its
+// layers: the same search as import-timeloop's JSON gives. Where only our
+// JSON is read, a Timeloop file gets one line saying how to convert it.
+void TestCli::timeloopFilesWhereJsonIsRead() {
+    QTemporaryDir tmp;
+    const std::string u =
+        std::string(MAPWRIGHT_TEST_DATA) + "/timeloop-user/06-mapper-convlayer-eyeriss/";
+    const QString in = tmp.path() + "/imported";
+    QCOMPARE(run({"import-timeloop", q(u + "arch.yaml"), q(u + "problem.yaml"),
+                  q(u + "constraints.yaml"), "--out", in})
+                 .exitCode,
+             0);
+    const QStringList design{"--arch", in + "/arch.json", "--workload", in + "/workload.json"};
+    auto best = [&](const QString& constraints) {
+        const QString out = tmp.path() + "/search";
+        const Run r = run(QStringList{"search"} + design +
+                          QStringList{"--searcher", "random-pruned", "--budget", "300", "--seed",
+                                      "1", "--constraints", constraints, "--out", out});
+        if (r.exitCode != 0)
+            return QString("failed: ") + r.err;
+        return QString::number(
+            mw::readJsonFile(out.toStdString() + "/result.json").at("best_objective").get<double>(),
+            'g', 17);
+    };
+    const QString fromJson = best(in + "/constraints.json");
+    QVERIFY2(!fromJson.startsWith("failed"), qPrintable(fromJson));
+    QCOMPARE(best(q(u + "constraints.yaml")), fromJson);
+    Run r = run(QStringList{"network"} + design +
+                QStringList{"--searcher", "random-pruned", "--budget", "300", "--constraints",
+                            q(u + "constraints.yaml"), "--out", tmp.path() + "/network"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    r = run(QStringList{"export-timeloop"} + design +
+            QStringList{"--constraints", q(u + "constraints.yaml"), "--out", tmp.path() + "/tl"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY(fs::exists(tmp.path().toStdString() + "/tl/constraints.yaml"));
+    // A v0.4 node design's constraints, in its architecture file, read
+    // against the layer (the front end's rewriting for its unit loops, and,
+    // for a GEMM, the convolution's names dropped with a note): the
+    // constraints import-timeloop gives with the layer.
+    const std::string ex = std::string(MAPWRIGHT_TEST_DATA) + "/timeloop-exercises/";
+    const std::string nodes = ex + "example_designs/simple_weight_stationary/arch.yaml";
+    for (const char* layer : {"alexnet/1.yaml", "MM/ResNet50_repr/M512-K128-N1024.yaml"}) {
+        const QString at = tmp.path() + "/" + QString(layer).section('/', 0, 0);
+        QCOMPARE(
+            run({"import-timeloop", q(nodes), q(ex + "layer_shapes/" + layer), "--out", at + "/in"})
+                .exitCode,
+            0);
+        const QStringList d{"--arch", at + "/in/arch.json", "--workload", at + "/in/workload.json"};
+        QCOMPARE(
+            run(QStringList{"export-timeloop"} + d +
+                QStringList{"--constraints", at + "/in/constraints.json", "--out", at + "/json"})
+                .exitCode,
+            0);
+        r = run(QStringList{"export-timeloop"} + d +
+                QStringList{"--constraints", q(nodes), "--out", at + "/yaml"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(mw::readTextFile((at + "/yaml/constraints.yaml").toStdString()),
+                 mw::readTextFile((at + "/json/constraints.yaml").toStdString()));
+        QCOMPARE(r.err.contains("name 'Outputs', which the problem does not have"),
+                 QString(layer).startsWith("MM"));
+    }
+    // A file with no constraints in it, given as constraints: said so.
+    expectOneLineError(run(QStringList{"search"} + design +
+                           QStringList{"--searcher", "random", "--budget", "10", "--constraints",
+                                       q(u + "problem.yaml"), "--out", tmp.path() + "/x"}),
+                       q(u + "problem.yaml: constrains nothing"));
+    // Where our JSON is read: how to convert, naming the file.
+    expectOneLineError(
+        run({"search", "--arch", q(u + "arch.yaml"), "--workload", in + "/workload.json",
+             "--searcher", "random", "--budget", "10", "--out", tmp.path() + "/x"}),
+        q(u + "arch.yaml: is not JSON (Timeloop YAML?); expected Mapwright JSON "
+              "here: mapwright-cli import-timeloop"));
+    expectOneLineError(
+        run({"sweep", "--arch", in + "/arch.json", "--workload", in + "/workload.json", "--vary",
+             "glb_kib=32,64", "--searcher", "random", "--budget", "10", "--constraints",
+             q(u + "constraints.yaml"), "--db", tmp.path() + "/s.sqlite"}),
+        q(u + "constraints.yaml: expected mapwright.constraints JSON"));
 }
 
 // The estimator against the tutorial's ERTs and ARTs (Accelergy's figures).
