@@ -178,6 +178,7 @@ class TestGui : public GuiTest {
         QVERIFY(s.arch.levels[1].sources.read == mw::ValueSource::Estimated);
         QVERIFY(!s.constraints.is_null());
         QCOMPARE(w.searchPanel()->constraints(), s.constraints);
+        const mw::Json importedConstraints = s.constraints; // (s follows the session)
         QCOMPARE(s.runs.size(), std::size_t(1)); // the mapping; the mapper's run is requested
         QCOMPARE(s.runs[0].searcher, std::string(mw::kImportedRun));
         QVERIFY(s.runs[0].result.bestEvaluation.valid);
@@ -206,11 +207,23 @@ class TestGui : public GuiTest {
              (out + "/ERT.yaml").toStdString(), (out + "/ART.yaml").toStdString()});
         QCOMPARE(mw::evaluate(back.problem, back.arch, back.mapping).energy,
                  s.runs[0].result.bestEvaluation.energy);
-        // Constraints from the panel: loaded, then cleared.
+        // Constraints from the panel: loaded (ours, Timeloop's), refused
+        // when contradictory (those loaded stay), then cleared.
         QVERIFY(w.searchPanel()->loadConstraints(
             kSource + "/samples/constraints/eyeriss_row_stationary.json"));
         QVERIFY(!w.session().constraints.is_null());
-        QVERIFY(!w.searchPanel()->loadConstraints(bad) || true);
+        QVERIFY2(w.searchPanel()->loadConstraints(user + "constraints.yaml"),
+                 qPrintable(w.searchPanel()->lastError()));
+        mw::Json fromYaml = w.searchPanel()->constraints();
+        fromYaml.erase("description");
+        mw::Json imported = importedConstraints;
+        imported.erase("description");
+        QCOMPARE(fromYaml, imported);
+        const mw::Json loaded = w.searchPanel()->constraints();
+        QVERIFY(!w.searchPanel()->loadConstraints(bad));
+        QVERIFY2(w.searchPanel()->lastError().contains("contradictory constraints"),
+                 qPrintable(w.searchPanel()->lastError()));
+        QCOMPARE(w.searchPanel()->constraints(), loaded);
         w.searchPanel()->setConstraints(mw::Json());
         QVERIFY(w.searchPanel()->constraints().is_null());
     }

@@ -100,8 +100,7 @@ bool MainWindow::openTimeloop(const QStringList& files,
 }
 
 bool MainWindow::openSession(const QString& path) {
-    if (path.endsWith(".yaml", Qt::CaseInsensitive) || path.endsWith(".yml", Qt::CaseInsensitive) ||
-        path.endsWith(".jinja2") || path.endsWith(".jinja") || path.endsWith(".j2"))
+    if (mw::isTimeloopFileName(path.toStdString()))
         return openTimeloop({path}, {}, isVisible());
     QString error;
     try {

@@ -389,16 +389,15 @@ bool SearchPanel::setConstraints(const mw::Json& constraints) {
 
 bool SearchPanel::loadConstraints(const QString& path) {
     mw::Json c;
+    std::vector<std::string> notes; // what a Timeloop file's import dropped or doubts
     try {
         const std::string file = path.toStdString();
-        if (path.endsWith(".yaml", Qt::CaseInsensitive) ||
-            path.endsWith(".yml", Qt::CaseInsensitive)) {
+        if (mw::isTimeloopFileName(file)) {
+            // Timeloop's constraints name one problem's factors: read against the layer.
             if (layer_ < 0 || layer_ >= int(network_.layers.size()))
                 throw mw::InputError(file, "no layer to read Timeloop constraints against");
-            std::vector<std::string> notes;
-            c = mw::importTimeloopConstraints(
-                {{file, mw::readTextFile(file)}},
-                mw::buildProblem(network_.layers[std::size_t(layer_)]), arch_, notes);
+            c = mw::readConstraintsFile(
+                file, mw::buildProblem(network_.layers[std::size_t(layer_)]), arch_, notes);
         } else {
             c = mw::readJsonFile(file);
         }
@@ -412,7 +411,10 @@ bool SearchPanel::loadConstraints(const QString& path) {
     if (!setConstraints(c))
         return false;
     emit constraintsChanged(constraints_);
-    emit message(QString("Constraints loaded from %1").arg(QFileInfo(path).fileName()));
+    QString text = QString("Constraints loaded from %1").arg(QFileInfo(path).fileName());
+    for (const auto& n : notes)
+        text += "; " + QString::fromStdString(n);
+    emit message(text);
     return true;
 }
 

@@ -3,8 +3,7 @@
 // at a time or a NumPy batch on several threads with the GIL released.
 #include "bench/model_bench.h"
 #include "common/error.h"
-#include "common/json_fields.h"
-#include "io/json_files.h"
+#include "io/json_io.h"
 #include "io/onnx_import.h"
 #include "io/timeloop/timeloop.h"
 #include "model/cost_model.h"
@@ -23,10 +22,6 @@ namespace py = pybind11;
 namespace mwpy {
 
 namespace {
-
-bool endsWith(const std::string& s, const std::string& tail) {
-    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
 
 std::string pathOf(const py::object& src) {
     return py::str(py::module_::import("os").attr("fspath")(src)).cast<std::string>();
@@ -50,16 +45,14 @@ mw::Json constraintsFrom(const py::object& src, const mw::Problem& p, const mw::
     if (src.is_none())
         return nullptr;
     if (isPath(src)) {
-        const std::string path = pathOf(src);
-        if (endsWith(path, ".yaml") || endsWith(path, ".yml")) {
-            std::vector<std::string> notes;
-            return mw::importTimeloopConstraints({{path, mw::readTextFile(path)}}, p, a, notes);
-        }
         // Checked here so that errors name the file, as the command line's do.
-        return mw::json_fields::withFile(path, [&](mw::Json j) {
-            mw::constraintsFromJson(j, p, a);
-            return j;
-        });
+        std::vector<std::string> notes;
+        mw::Json c = mw::readConstraintsFile(pathOf(src), p, a, notes);
+        // What a Timeloop file's import dropped or doubts, as Python warns.
+        for (const auto& n : notes)
+            if (PyErr_WarnEx(PyExc_UserWarning, n.c_str(), 1) != 0)
+                throw py::error_already_set(); // (warnings turned into errors)
+        return c;
     }
     return fromPython(src, "constraints");
 }

@@ -50,6 +50,36 @@ def test_evaluate_matches_the_command_line(source, cli):
     assert short["edp"] == ours["edp"] and short["valid"]
 
 
+def test_timeloop_constraints_as_the_command_line_reads_them(source, cli, tmp_path):
+    """Timeloop's constraints YAML where constraints are taken: the same
+    constraints as import-timeloop converts; Timeloop YAML where JSON is
+    read: the command line's one line, saying how to convert it."""
+    user = source / "tests/data/timeloop-user/06-mapper-convlayer-eyeriss"
+    imported = tmp_path / "imported"
+    subprocess.run([cli, "import-timeloop", user / "arch.yaml", user / "problem.yaml",
+                    user / "constraints.yaml", "--out", imported], check=True,
+                   capture_output=True)
+    arch = mw.load_architecture(imported / "arch.json")
+    problem = mw.load_network(imported / "workload.json").problem()
+    from_yaml = mw.MapSpace(problem, arch, user / "constraints.yaml")
+    from_json = mw.MapSpace(problem, arch, imported / "constraints.json")
+    free = mw.MapSpace(problem, arch)
+    for seed in range(5):
+        m = from_json.sample_legal(mw.Rng(seed))
+        assert from_yaml.is_legal(m)
+        same = from_yaml.sample_legal(mw.Rng(seed))
+        assert same.timeloop_yaml() == m.timeloop_yaml()
+        assert not from_yaml.is_legal(free.sample_legal(mw.Rng(seed)))
+    with pytest.raises(ValueError) as e:
+        mw.load_architecture(user / "arch.yaml")
+    assert "is not JSON (Timeloop YAML?)" in str(e.value)
+    out = subprocess.run([cli, "search", "--arch", user / "arch.yaml", "--workload",
+                          imported / "workload.json", "--searcher", "random", "--budget", "10",
+                          "--out", tmp_path / "out"], capture_output=True, text=True)
+    assert out.returncode != 0
+    assert out.stderr.strip() == "error: " + str(e.value)
+
+
 @pytest.fixture()
 def constrained(source):
     """The tutorial's Eyeriss with its constraints: fixed factors, orders and
