@@ -3,6 +3,7 @@
 #include "common/error.h"
 #include "io/json_io.h"
 #include "io/onnx_infer.h"
+#include "io/timeloop/timeloop.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -447,10 +448,18 @@ std::string readableLayerName(const std::string& onnxName, const std::string& op
     return name.empty() ? onnxName : name;
 }
 
-Network loadNetworkFile(const std::string& path, const OnnxImportOptions& options) {
+Network loadNetworkFile(const std::string& path, const OnnxImportOptions& options,
+                        std::vector<std::string>* notes) {
+    std::vector<std::string> unshown;
+    std::vector<std::string>& said = notes ? *notes : unshown;
     const std::string ext = std::filesystem::path(path).extension().string();
-    if (lowerText(ext) == ".onnx")
-        return importOnnx(path, options).network;
+    if (lowerText(ext) == ".onnx") {
+        OnnxImport imported = importOnnx(path, options);
+        said.insert(said.end(), imported.notes.begin(), imported.notes.end());
+        return std::move(imported.network);
+    }
+    if (isTimeloopFileName(path))
+        return networkOf(importTimeloopProblem(path, said));
     return loadNetwork(path);
 }
 

@@ -44,9 +44,11 @@ OnnxImport importOnnx(const std::string& path, const OnnxImportOptions& options 
 OnnxImport importOnnxBytes(const std::string& bytes, const std::string& name,
                            const OnnxImportOptions& options = {});
 
-// A network file of either kind, by its extension: an ONNX model (.onnx,
-// with `options`) or a Mapwright workload JSON.
-Network loadNetworkFile(const std::string& path, const OnnxImportOptions& options = {});
+// A network file of any kind, by its extension: an ONNX model (.onnx, with
+// `options`), a Timeloop problem (isTimeloopFileName: one layer) or a
+// Mapwright workload JSON; `notes` (when given) receives what an import noted.
+Network loadNetworkFile(const std::string& path, const OnnxImportOptions& options = {},
+                        std::vector<std::string>* notes = nullptr);
 
 // A readable, unique name from an ONNX node's name or output:
 // "/layer1/layer1.0/conv1/Conv" -> "layer1.0.conv1"; exposed for tests.

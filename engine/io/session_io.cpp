@@ -321,12 +321,8 @@ Session sessionFromTimeloop(const TimeloopCase& c) {
     Session s;
     s.name = c.problem.name;
     s.arch = c.arch;
-    s.network.name = c.problem.name;
-    LayerSpec layer;
-    layer.name = c.problem.name;
-    layer.kind = "custom";
-    layer.custom = c.problem;
-    s.network.layers.push_back(layer);
+    s.network = networkOf(c.problem);
+    const LayerSpec& layer = s.network.layers.front();
     if (c.hasConstraints)
         s.constraints = c.constraints;
     if (c.hasMapping) {

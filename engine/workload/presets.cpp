@@ -87,6 +87,17 @@ LayerSpec presetLayer(const std::string& kind, const std::string& name) {
     return l;
 }
 
+Network networkOf(const Problem& p) {
+    LayerSpec layer;
+    layer.name = p.name;
+    layer.kind = "custom";
+    layer.custom = p;
+    Network n;
+    n.name = p.name;
+    n.layers.push_back(layer);
+    return n;
+}
+
 Problem conv2dProblem(const std::string& name, std::int64_t N, std::int64_t G, std::int64_t C,
                       std::int64_t M, std::int64_t P, std::int64_t Q, std::int64_t R,
                       std::int64_t S, std::int64_t Wstride, std::int64_t Hstride,

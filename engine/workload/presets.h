@@ -45,6 +45,9 @@ const PresetInfo* findPreset(const std::string& kind);
 // A layer spec of the given preset kind with its default parameters.
 LayerSpec presetLayer(const std::string& kind, const std::string& name);
 
+// A network of one custom layer, network and layer named as the problem.
+Network networkOf(const Problem& p);
+
 // Builds the problem of a layer; throws InputError naming the layer and field.
 Problem buildProblem(const LayerSpec& layer);
 

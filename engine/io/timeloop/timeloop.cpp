@@ -43,6 +43,15 @@ void checkSatisfiable(const Spec& spec, const Json& constraints, const Problem& 
 
 } // namespace
 
+Problem importTimeloopProblem(const std::string& file, std::vector<std::string>& notes) {
+    const Spec spec = timeloop_yaml::mergeFiles(readTimeloopFiles({file}));
+    try {
+        return timeloop_read::readProblem(spec, notes);
+    } catch (const YAML::Exception& e) {
+        throw InputError(file, "unexpected YAML content (" + e.msg + ")");
+    }
+}
+
 Json importTimeloopConstraints(const std::vector<TimeloopText>& files, const Problem& p,
                                const Architecture& a, std::vector<std::string>& notes) {
     Spec spec = timeloop_yaml::mergeFiles(files);

@@ -72,6 +72,9 @@ std::vector<TimeloopText>
 readTimeloopFiles(const std::vector<std::string>& files,
                   const std::vector<std::pair<std::string, std::string>>& templateData = {});
 
+// Only the problem of a Timeloop file (a layer shape as the exercises write
+// it, a template rendered without parse data); errors as importTimeloop's.
+Problem importTimeloopProblem(const std::string& file, std::vector<std::string>& notes);
 // Only the constraint sections of Timeloop files (architecture_constraints,
 // mapspace_constraints), read against a problem and architecture of ours, as
 // a mapwright.constraints file; errors as importTimeloopTexts gives them.
