@@ -116,9 +116,16 @@ inline std::string findSample(const std::string& relative) {
                      "bundled sample not found (looked in the source tree and ./samples)");
 }
 
+// --batch N for ONNX models whose batch is dynamic.
+mw::OnnxImportOptions onnxOptions(const Args& args);
+// --workload (our JSON, an ONNX model, a Timeloop problem), what an import
+// noted said on stderr.
+mw::Network loadWorkload(const Args& args);
+
+// The --layer of --workload (its only layer when not given).
 inline mw::Problem loadProblem(const Args& args) {
     const std::string path = args.get("workload");
-    const mw::Network net = mw::loadNetwork(path);
+    const mw::Network net = loadWorkload(args);
     try {
         return mw::buildProblem(mw::selectLayer(net, args.opt("layer")));
     } catch (const InputError& e) {
@@ -139,8 +146,6 @@ std::function<mw::MapSpaceConstraints(const mw::Problem&)>
 constraintsPerProblem(const Args& args, const mw::Architecture& a);
 // --param NAME=VALUE (repeatable): searcher hyperparameters.
 void addParams(const Args& args, std::map<std::string, double>& params);
-// --batch N for ONNX models whose batch is dynamic.
-mw::OnnxImportOptions onnxOptions(const Args& args);
 
 int cmdImportTimeloop(const Args& args);
 int cmdExportTimeloop(const Args& args);

@@ -67,7 +67,9 @@ constexpr const char* kUsage =
     "  parity-cases --arch A --workload W [--layer L] [--random N] [--raw N] [--invalid N]\n"
     "         [--searchers a,b --budget N [--constraints C.json|C.yaml] [--model-dir DIR]]\n"
     "         [--seed K] --out DIR   (Timeloop inputs for the differential harness,\n"
-    "         tests/parity/regenerate.py)\n";
+    "         tests/parity/regenerate.py)\n"
+    "A workload W is our JSON, an ONNX model or a Timeloop problem (.yaml: one layer);\n"
+    "constraints C are our JSON or Timeloop's (.yaml, read against each layer; a sweep's: JSON).\n";
 
 struct Loaded {
     mw::Architecture arch;

@@ -41,6 +41,14 @@ mw::OnnxImportOptions onnxOptions(const Args& args) {
     return options;
 }
 
+mw::Network loadWorkload(const Args& args) {
+    std::vector<std::string> notes;
+    mw::Network net = mw::loadNetworkFile(args.get("workload"), onnxOptions(args), &notes);
+    for (const auto& n : notes)
+        std::cerr << "note: " << n << "\n";
+    return net;
+}
+
 int cmdImportOnnx(const Args& args) {
     if (args.positional.size() != 1)
         throw InputError("import-onnx", "expected MODEL.onnx --out NET.json [--batch N]");

@@ -33,7 +33,7 @@ std::string percentAbove(double cost, double reference) {
 
 int cmdBenchOptimal(const Args& args) {
     const mw::Architecture arch = mw::loadArchitecture(args.get("arch"));
-    const mw::Network net = mw::loadNetworkFile(args.get("workload"), onnxOptions(args));
+    const mw::Network net = loadWorkload(args);
     std::vector<std::string> others = {"gamma", "annealing", "cosa", "random-pruned"};
     if (args.has("searchers")) {
         others.clear();

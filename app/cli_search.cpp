@@ -442,7 +442,7 @@ int cmdCompare(const Args& args) {
 
 int cmdNetwork(const Args& args) {
     const mw::Architecture arch = mw::loadArchitecture(args.get("arch"));
-    const mw::Network net = mw::loadNetworkFile(args.get("workload"), onnxOptions(args));
+    const mw::Network net = loadWorkload(args);
     mw::NetworkSearchOptions o;
     o.searcher = args.opt("searcher", "gamma");
     mw::makeSearcher(o.searcher);

@@ -44,7 +44,7 @@ mw::SweepSpec sweepFrom(const Args& args) {
         haveArch = true;
     }
     if (args.has("workload")) {
-        s.network = mw::loadNetworkFile(args.get("workload"), onnxOptions(args));
+        s.network = loadWorkload(args);
         haveWorkload = true;
     }
     if (!haveArch)

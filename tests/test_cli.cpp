@@ -172,8 +172,9 @@ void TestCli::importUserFilesForTheMapper() {
 }
 
 // Timeloop's constraints YAML where a command reads constraints for its
-// layers: the same search as import-timeloop's JSON gives. Where only our
-// JSON is read, a Timeloop file gets one line saying how to convert it.
+// layers: the same search as import-timeloop's JSON gives; a Timeloop
+// problem (and an ONNX model) as a workload. Where only our JSON is read, a
+// Timeloop file gets one line saying how to convert it.
 void TestCli::timeloopFilesWhereJsonIsRead() {
     QTemporaryDir tmp;
     const std::string u =
@@ -232,6 +233,23 @@ void TestCli::timeloopFilesWhereJsonIsRead() {
         QCOMPARE(r.err.contains("name 'Outputs', which the problem does not have"),
                  QString(layer).startsWith("MM"));
     }
+    // A Timeloop problem (a layer-shape template) and an ONNX model as the
+    // workload of a layer's commands; what the import noted, on stderr (this
+    // layer's HStride is not the shape's Hstride: evaluated unstrided, as
+    // Timeloop does).
+    const QStringList eyeriss{"--arch", q(kSamples + "architectures/eyeriss_like.json")};
+    r = run(QStringList{"search"} + eyeriss +
+            QStringList{"--workload", q(ex + "layer_shapes/mobilenet_v3/04.yaml"), "--searcher",
+                        "random-pruned", "--budget", "200", "--out", tmp.path() + "/shape"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("note: ") && r.err.contains("HStride"), qPrintable(r.err));
+    const mw::Json shape = mw::readJsonFile(tmp.path().toStdString() + "/shape/result.json");
+    QVERIFY(shape.at("found").get<bool>());
+    r = run(QStringList{"search"} + eyeriss +
+            QStringList{"--workload", q(std::string(MAPWRIGHT_TEST_DATA) + "/onnx/resnet18.onnx"),
+                        "--layer", "layer2.0.conv2", "--searcher", "random-pruned", "--budget",
+                        "200", "--out", tmp.path() + "/onnx"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     // A file with no constraints in it, given as constraints: said so.
     expectOneLineError(run(QStringList{"search"} + design +
                            QStringList{"--searcher", "random", "--budget", "10", "--constraints",

@@ -41,6 +41,13 @@ auto load(const py::object& src, const char* what, FromPath fromPath, FromJson f
     throw mw::InputError(what, "expected a path or a dict of its JSON format");
 }
 
+// What an import dropped or doubts, as Python warns.
+void warnNotes(const std::vector<std::string>& notes) {
+    for (const auto& n : notes)
+        if (PyErr_WarnEx(PyExc_UserWarning, n.c_str(), 1) != 0)
+            throw py::error_already_set(); // (warnings turned into errors)
+}
+
 mw::Json constraintsFrom(const py::object& src, const mw::Problem& p, const mw::Architecture& a) {
     if (src.is_none())
         return nullptr;
@@ -48,10 +55,7 @@ mw::Json constraintsFrom(const py::object& src, const mw::Problem& p, const mw::
         // Checked here so that errors name the file, as the command line's do.
         std::vector<std::string> notes;
         mw::Json c = mw::readConstraintsFile(pathOf(src), p, a, notes);
-        // What a Timeloop file's import dropped or doubts, as Python warns.
-        for (const auto& n : notes)
-            if (PyErr_WarnEx(PyExc_UserWarning, n.c_str(), 1) != 0)
-                throw py::error_already_set(); // (warnings turned into errors)
+        warnNotes(notes);
         return c;
     }
     return fromPython(src, "constraints");
@@ -258,12 +262,18 @@ void bindModel(py::module_& m) {
             mw::OnnxImportOptions o;
             o.batch = batch;
             return load(
-                src, "workload", [&](const std::string& p) { return mw::loadNetworkFile(p, o); },
+                src, "workload",
+                [&](const std::string& p) {
+                    std::vector<std::string> notes;
+                    mw::Network n = mw::loadNetworkFile(p, o, &notes);
+                    warnNotes(notes);
+                    return n;
+                },
                 [](const mw::Json& j) { return mw::networkFromJson(j); });
         },
         py::arg("source"), py::arg("batch") = 0,
-        "A network from a workload JSON file or dict, or an ONNX model (batch fixes a dynamic "
-        "one).");
+        "A network from a workload JSON file or dict, an ONNX model (batch fixes a dynamic "
+        "one) or a Timeloop problem (one layer); what an import noted as UserWarnings.");
     m.def(
         "load_timeloop",
         [](const py::object& files) {

@@ -52,8 +52,9 @@ def test_evaluate_matches_the_command_line(source, cli):
 
 def test_timeloop_constraints_as_the_command_line_reads_them(source, cli, tmp_path):
     """Timeloop's constraints YAML where constraints are taken: the same
-    constraints as import-timeloop converts; Timeloop YAML where JSON is
-    read: the command line's one line, saying how to convert it."""
+    constraints as import-timeloop converts; a Timeloop problem as a network;
+    Timeloop YAML where JSON is read: the command line's one line, saying how
+    to convert it."""
     user = source / "tests/data/timeloop-user/06-mapper-convlayer-eyeriss"
     imported = tmp_path / "imported"
     subprocess.run([cli, "import-timeloop", user / "arch.yaml", user / "problem.yaml",
@@ -70,6 +71,12 @@ def test_timeloop_constraints_as_the_command_line_reads_them(source, cli, tmp_pa
         same = from_yaml.sample_legal(mw.Rng(seed))
         assert same.timeloop_yaml() == m.timeloop_yaml()
         assert not from_yaml.is_legal(free.sample_legal(mw.Rng(seed)))
+    # A layer shape as a one-layer network; what its import noted, as a warning.
+    with pytest.warns(UserWarning, match="HStride"):
+        shape = mw.load_network(
+            source / "tests/data/timeloop-exercises/layer_shapes/mobilenet_v3/04.yaml")
+    assert len(shape) == 1
+    assert shape.problem(0).dims["G"] == 64 and shape.problem(0).dims["P"] == 56
     with pytest.raises(ValueError) as e:
         mw.load_architecture(user / "arch.yaml")
     assert "is not JSON (Timeloop YAML?)" in str(e.value)
