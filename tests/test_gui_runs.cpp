@@ -6,6 +6,8 @@
 // and open their points.
 #include "gui_support.h"
 
+#include <QStatusBar>
+
 using namespace mw::gui_test;
 
 class TestGuiRuns : public GuiTest {
@@ -553,6 +555,19 @@ class TestGuiRuns : public GuiTest {
         QVERIFY2(w.lastError().contains("dynamic batch 'N'"), qPrintable(w.lastError()));
         QVERIFY(!w.importNetwork(onnx + "activations_only.onnx"));
         QCOMPARE(sessionText(w.session()), before);
+        // A Timeloop problem (a layer shape): one layer, what its import noted
+        // in the status line; an architecture file is no problem, refused.
+        const QString shapes = kSource + "/tests/data/timeloop-exercises/layer_shapes/";
+        QVERIFY(!w.importNetwork(kSource + "/tests/data/timeloop-user/06-mapper-convlayer-eyeriss/"
+                                           "arch.yaml"));
+        QVERIFY2(w.lastError().contains("missing 'problem'"), qPrintable(w.lastError()));
+        QCOMPARE(sessionText(w.session()), before);
+        QVERIFY2(w.importNetwork(shapes + "mobilenet_v3/04.yaml"), qPrintable(w.lastError()));
+        QCOMPARE(w.session().network.layers.size(), std::size_t(1));
+        const mw::Problem shape = mw::buildProblem(w.session().network.layers[0]);
+        QCOMPARE(shape.dims[std::size_t(shape.dimIndex("G"))].bound, std::int64_t(64));
+        QVERIFY2(w.statusBar()->currentMessage().contains("HStride"),
+                 qPrintable(w.statusBar()->currentMessage()));
         QVERIFY2(w.importNetwork(onnx + "dynamic_no_shapes.onnx", 4), qPrintable(w.lastError()));
         QCOMPARE(w.session().network.layers.size(), std::size_t(3));
         QCOMPARE(w.session().network.layers[0].param("N", 0), std::int64_t(4));

@@ -242,10 +242,11 @@ void MainWindow::buildActions() {
         ->setShortcut(QKeySequence::SaveAs);
     file->addSeparator();
     file->addAction("Import &architecture…", this, &MainWindow::importArchitectureDialog);
-    file->addAction("Import &network (ONNX or JSON)…", this, [this] {
+    file->addAction("Import &network (ONNX, JSON or Timeloop problem)…", this, [this] {
         const QString path = QFileDialog::getOpenFileName(
             this, "Import network", QString(),
-            "Network (*.onnx *.json);;ONNX model (*.onnx);;Workload JSON (*.json)");
+            "Network (*.onnx *.json *.yaml *.yml);;ONNX model (*.onnx);;Workload JSON (*.json);;"
+            "Timeloop problem (*.yaml *.yml)");
         if (!path.isEmpty())
             importNetwork(path, 0, true);
     });

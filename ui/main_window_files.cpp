@@ -247,10 +247,15 @@ bool MainWindow::exportMapping(const QString& path) {
 
 bool MainWindow::importNetwork(const QString& path, qint64 batch, bool interactive) {
     if (!path.endsWith(".onnx", Qt::CaseInsensitive)) {
-        if (!workloadEditor_->importNetwork(path)) {
+        QStringList notes;
+        if (!workloadEditor_->importNetwork(path, &notes)) {
             fail(workloadEditor_->lastError());
             return false;
         }
+        notes.prepend(QString("Imported %1: %2 layers")
+                          .arg(QFileInfo(path).fileName())
+                          .arg(session_.network.layers.size()));
+        info(notes.join("; "));
         return true;
     }
     // An ONNX model is read off the GUI thread (a large one takes a while).

@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "io/json_io.h"
+#include "io/onnx_import.h"
 
 #include <QAction>
 #include <QEvent>
@@ -308,10 +309,14 @@ bool WorkloadEditor::removeLayer(int row) {
     return true;
 }
 
-bool WorkloadEditor::importNetwork(const QString& path) {
+bool WorkloadEditor::importNetwork(const QString& path, QStringList* notes) {
     Network n;
     try {
-        n = loadNetwork(QFile::encodeName(path).toStdString());
+        std::vector<std::string> said;
+        n = loadNetworkFile(QFile::encodeName(path).toStdString(), {}, &said);
+        for (const auto& note : said)
+            if (notes)
+                notes->append(qs(note));
     } catch (const InputError& e) {
         return fail(qs(e.what()));
     } catch (const std::exception& e) { // I/O or allocation failures outside InputError
@@ -701,7 +706,8 @@ void WorkloadEditor::onItemChanged(QTableWidgetItem* item) {
 void WorkloadEditor::onImportClicked() {
     const QString path = QFileDialog::getOpenFileName(
         this, tr("Import network"), lastDir_,
-        tr("Network (*.onnx *.json);;ONNX model (*.onnx);;Workload JSON (*.json);;All files (*)"));
+        tr("Network (*.onnx *.json *.yaml *.yml);;ONNX model (*.onnx);;Workload JSON (*.json);;"
+           "Timeloop problem (*.yaml *.yml);;All files (*)"));
     if (path.isEmpty())
         return;
     lastDir_ = QFileInfo(path).absolutePath();

@@ -6,6 +6,7 @@
 #include "workload/presets.h"
 
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 
 #include <string>
@@ -42,8 +43,9 @@ class WorkloadEditor : public QWidget {
     bool setCell(int row, const QString& column, const QString& text);
     bool addPresetLayer(const QString& kind); // appended with the preset's defaults, unique name
     bool removeLayer(int row);
-    bool
-    importNetwork(const QString& path); // replaces the network; errors -> lastError(), unchanged
+    // Replaces the network with our JSON's or a Timeloop problem's (one
+    // layer; what its import noted in `notes`); errors -> lastError(), unchanged.
+    bool importNetwork(const QString& path, QStringList* notes = nullptr);
     // Replaces the network with one read elsewhere (an ONNX model), as an edit.
     void setImportedNetwork(mw::Network n);
     QString lastError() const;
