@@ -250,6 +250,27 @@ void TestCli::timeloopFilesWhereJsonIsRead() {
                         "--layer", "layer2.0.conv2", "--searcher", "random-pruned", "--budget",
                         "200", "--out", tmp.path() + "/onnx"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    // The mapper's map.yaml as the mapping to evaluate: what import-timeloop's
+    // mapping.json evaluates to, figure for figure.
+    const std::string tutorial =
+        std::string(MAPWRIGHT_TEST_DATA) + "/timeloop-tutorial/06-mapper-convlayer-eyeriss/";
+    QCOMPARE(run({"import-timeloop", q(u + "arch.yaml"), q(u + "problem.yaml"),
+                  q(tutorial + "map.yaml"), "--out", tmp.path() + "/mapped"})
+                 .exitCode,
+             0);
+    const QStringList mapped{"evaluate",
+                             "--arch",
+                             tmp.path() + "/mapped/arch.json",
+                             "--workload",
+                             tmp.path() + "/mapped/workload.json",
+                             "--json",
+                             "--mapping"};
+    const Run fromYaml = run(mapped + QStringList{q(tutorial + "map.yaml")});
+    QVERIFY2(fromYaml.exitCode == 0, qPrintable(fromYaml.err));
+    QVERIFY(fromYaml.out.contains("\"cycles\": 5505024"));
+    QCOMPARE(fromYaml.out, run(mapped + QStringList{tmp.path() + "/mapped/mapping.json"}).out);
+    expectOneLineError(run(mapped + QStringList{q(u + "problem.yaml")}),
+                       q(u + "problem.yaml: holds no mapping"));
     // A file with no constraints in it, given as constraints: said so.
     expectOneLineError(run(QStringList{"search"} + design +
                            QStringList{"--searcher", "random", "--budget", "10", "--constraints",

@@ -713,6 +713,8 @@ Network loadNetwork(const std::string& path) {
 }
 
 Mapping loadMapping(const std::string& path, const Problem& p, const Architecture& a) {
+    if (isTimeloopFileName(path))
+        return importTimeloopMapping(path, p, a);
     return withFile(path, [&](const json& j) { return mappingFromJson(j, p, a); });
 }
 

@@ -68,6 +68,8 @@ void writeTextFile(const std::string& path, const std::string& text);
 std::string readTextFile(const std::string& path);
 Architecture loadArchitecture(const std::string& path);
 Network loadNetwork(const std::string& path);
+// Our JSON, or a Timeloop mapping (isTimeloopFileName: mapping.yaml, the
+// mapper's map.yaml) read by level names.
 Mapping loadMapping(const std::string& path, const Problem& p, const Architecture& a);
 
 // The layer of a network by name (or by the name it was imported under, see

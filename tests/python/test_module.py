@@ -50,11 +50,11 @@ def test_evaluate_matches_the_command_line(source, cli):
     assert short["edp"] == ours["edp"] and short["valid"]
 
 
-def test_timeloop_constraints_as_the_command_line_reads_them(source, cli, tmp_path):
-    """Timeloop's constraints YAML where constraints are taken: the same
-    constraints as import-timeloop converts; a Timeloop problem as a network;
-    Timeloop YAML where JSON is read: the command line's one line, saying how
-    to convert it."""
+def test_timeloop_files_where_one_file_is_read(source, cli, tmp_path):
+    """Timeloop's constraints and mapping where those are taken: what
+    import-timeloop converts them to; a Timeloop problem as a network;
+    Timeloop YAML where only JSON is read: the command line's one line,
+    saying how to convert it."""
     user = source / "tests/data/timeloop-user/06-mapper-convlayer-eyeriss"
     imported = tmp_path / "imported"
     subprocess.run([cli, "import-timeloop", user / "arch.yaml", user / "problem.yaml",
@@ -71,6 +71,15 @@ def test_timeloop_constraints_as_the_command_line_reads_them(source, cli, tmp_pa
         same = from_yaml.sample_legal(mw.Rng(seed))
         assert same.timeloop_yaml() == m.timeloop_yaml()
         assert not from_yaml.is_legal(free.sample_legal(mw.Rng(seed)))
+    # The mapper's map.yaml as a mapping of the space: import-timeloop's.
+    tutorial = source / "tests/data/timeloop-tutorial/06-mapper-convlayer-eyeriss"
+    subprocess.run([cli, "import-timeloop", user / "arch.yaml", user / "problem.yaml",
+                    tutorial / "map.yaml", "--out", tmp_path / "mapped"], check=True,
+                   capture_output=True)
+    mapped = mw.MapSpace(mw.load_network(tmp_path / "mapped/workload.json").problem(),
+                         mw.load_architecture(tmp_path / "mapped/arch.json"))
+    assert mapped.mapping(tutorial / "map.yaml") == mapped.mapping(tmp_path / "mapped/mapping.json")
+    assert mapped.evaluate(mapped.mapping(tutorial / "map.yaml"))["cycles"] == 5505024
     # A layer shape as a one-layer network; what its import noted, as a warning.
     with pytest.warns(UserWarning, match="HStride"):
         shape = mw.load_network(

@@ -52,6 +52,19 @@ Problem importTimeloopProblem(const std::string& file, std::vector<std::string>&
     }
 }
 
+Mapping importTimeloopMapping(const std::string& file, const Problem& p, const Architecture& a) {
+    const Spec spec = timeloop_yaml::mergeFiles(readTimeloopFiles({file}));
+    const Spec::Entry* m = spec.find({"mapping"});
+    if (!m || !timeloop_yaml::given(m->node) || m->node.size() == 0)
+        throw InputError(file, "holds no mapping; expected mapping: a list of directives "
+                               "({target, type, factors, permutation})");
+    try {
+        return timeloop_read::readMapping(m->node, m->file, p, a);
+    } catch (const YAML::Exception& e) {
+        throw InputError(file, "unexpected YAML content (" + e.msg + ")");
+    }
+}
+
 Json importTimeloopConstraints(const std::vector<TimeloopText>& files, const Problem& p,
                                const Architecture& a, std::vector<std::string>& notes) {
     Spec spec = timeloop_yaml::mergeFiles(files);
