@@ -43,32 +43,51 @@ void checkSatisfiable(const Spec& spec, const Json& constraints, const Problem& 
 
 } // namespace
 
-Problem importTimeloopProblem(const std::string& file, std::vector<std::string>& notes) {
-    const Spec spec = timeloop_yaml::mergeFiles(readTimeloopFiles({file}));
+namespace {
+
+// f() on one file's spec, its errors located in that file: a YAML exception,
+// or an InputError that names no file (a spec's generic "Timeloop input", a
+// key missing from an empty file), is said of `file`.
+template <typename F> auto inFile(const std::string& file, F&& f) {
     try {
-        return timeloop_read::readProblem(spec, notes);
+        return f();
     } catch (const YAML::Exception& e) {
         throw InputError(file, "unexpected YAML content (" + e.msg + ")");
+    } catch (const InputError& e) {
+        const std::string generic = "Timeloop input";
+        if (e.where().rfind(generic, 0) == 0)
+            throw InputError(file + e.where().substr(generic.size()), e.detail());
+        if (e.where().find(file) == std::string::npos)
+            throw e.within(file);
+        throw;
     }
 }
 
+} // namespace
+
+Problem importTimeloopProblem(const std::string& file, std::vector<std::string>& notes) {
+    return inFile(file, [&] {
+        return timeloop_read::readProblem(timeloop_yaml::mergeFiles(readTimeloopFiles({file})),
+                                          notes);
+    });
+}
+
 Mapping importTimeloopMapping(const std::string& file, const Problem& p, const Architecture& a) {
-    const Spec spec = timeloop_yaml::mergeFiles(readTimeloopFiles({file}));
-    const Spec::Entry* m = spec.find({"mapping"});
-    if (!m || !timeloop_yaml::given(m->node) || m->node.size() == 0)
-        throw InputError(file, "holds no mapping; expected mapping: a list of directives "
-                               "({target, type, factors, permutation})");
-    try {
+    return inFile(file, [&] {
+        const Spec spec = timeloop_yaml::mergeFiles(readTimeloopFiles({file}));
+        const Spec::Entry* m = spec.find({"mapping"});
+        if (!m || !timeloop_yaml::given(m->node) || m->node.size() == 0)
+            throw InputError(file, "holds no mapping; expected mapping: a list of directives "
+                                   "({target, type, factors, permutation})");
         return timeloop_read::readMapping(m->node, m->file, p, a);
-    } catch (const YAML::Exception& e) {
-        throw InputError(file, "unexpected YAML content (" + e.msg + ")");
-    }
+    });
 }
 
 Json importTimeloopConstraints(const std::vector<TimeloopText>& files, const Problem& p,
                                const Architecture& a, std::vector<std::string>& notes) {
-    Spec spec = timeloop_yaml::mergeFiles(files);
-    try {
+    const std::string file = files.size() == 1 ? files.front().name : "Timeloop input";
+    return inFile(file, [&] {
+        Spec spec = timeloop_yaml::mergeFiles(files);
         timeloop_read::expandNodeArchitecture(spec, notes, &p);
         bool constrained = false;
         const Json c = timeloop_read::readConstraints(spec, p, a, constrained, notes);
@@ -78,9 +97,7 @@ Json importTimeloopConstraints(const std::vector<TimeloopText>& files, const Pro
                              "mapspace_constraints with targets");
         checkSatisfiable(spec, c, p, a, notes);
         return c;
-    } catch (const YAML::Exception& e) {
-        throw InputError("Timeloop input", "unexpected YAML content (" + e.msg + ")");
-    }
+    });
 }
 
 std::vector<TimeloopText>
