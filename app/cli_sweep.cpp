@@ -4,7 +4,6 @@
 #include "cli_interrupt.h"
 #include "common/atomic_file.h"
 #include "explore/design_space.h"
-#include "io/timeloop/timeloop.h"
 #include "search/search.h"
 
 #include <chrono>
@@ -37,6 +36,8 @@ mw::SweepSpec sweepFrom(const Args& args) {
         const std::string path = args.get("spec");
         s = mw::sweepSpecFromJson(mw::readJsonFile(path), path,
                                   std::filesystem::path(path).parent_path().string());
+        for (const auto& n : s.notes)
+            std::cerr << "note: " << n << "\n";
         haveArch = haveWorkload = true;
     }
     if (args.has("arch")) {
@@ -70,14 +71,8 @@ mw::SweepSpec sweepFrom(const Args& args) {
     if (args.has("seed"))
         s.seed = static_cast<std::uint64_t>(wholeNumber(args, "seed", 1, 0));
     addParams(args, s.params);
-    if (args.has("constraints")) {
-        const std::string path = args.get("constraints");
-        if (mw::isTimeloopFileName(path))
-            throw InputError(path, "expected mapwright.constraints JSON: a sweep keeps its "
-                                   "constraints in its database, and Timeloop's name one "
-                                   "layer's factors (search and network read them)");
-        s.constraints = mw::readJsonFile(path);
-    }
+    if (args.has("constraints"))
+        s.constraints = mw::readSweepConstraints(args.get("constraints"));
     // Everything checked before any work: searcher, objective, axes, values,
     // constraints against each distinct layer of the base design.
     mw::makeSearcher(s.searcher);

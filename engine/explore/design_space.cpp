@@ -5,6 +5,7 @@
 #include "estimate/estimator.h"
 #include "io/json_files.h"
 #include "io/onnx_import.h"
+#include "io/timeloop/timeloop.h"
 #include "mapspace/mapspace.h" // Rng
 
 #include <algorithm>
@@ -367,6 +368,14 @@ Json toJson(const SweepSpec& s) {
     return j;
 }
 
+Json readSweepConstraints(const std::string& path) {
+    if (isTimeloopFileName(path))
+        throw InputError(path, "expected mapwright.constraints JSON: a sweep keeps its "
+                               "constraints in its database, and Timeloop's name one "
+                               "layer's factors (search and network read them)");
+    return readJsonFile(path);
+}
+
 SweepSpec sweepSpecFromJson(const Json& j, const std::string& where, const std::string& baseDir) {
     checkFormat(j, "mapwright.sweep", where);
     SweepSpec s;
@@ -385,13 +394,14 @@ SweepSpec sweepSpecFromJson(const Json& j, const std::string& where, const std::
         }
     }();
     const Json& work = member(j, "workload", where);
-    s.network = work.is_string() ? loadNetworkFile(resolve(work.get<std::string>())) : [&] {
-        try {
-            return networkFromJson(work);
-        } catch (const InputError& e) {
-            throw e.within(where + ": workload");
-        }
-    }();
+    s.network =
+        work.is_string() ? loadNetworkFile(resolve(work.get<std::string>()), {}, &s.notes) : [&] {
+            try {
+                return networkFromJson(work);
+            } catch (const InputError& e) {
+                throw e.within(where + ": workload");
+            }
+        }();
     const Json& vary = arrayMember(j, "vary", where);
     for (std::size_t i = 0; i < vary.size(); ++i) {
         const std::string at = where + ".vary[" + std::to_string(i) + "]";
@@ -445,7 +455,7 @@ SweepSpec sweepSpecFromJson(const Json& j, const std::string& where, const std::
     }
     if (j.contains("constraints") && !j.at("constraints").is_null()) {
         const Json& c = j.at("constraints");
-        s.constraints = c.is_string() ? readJsonFile(resolve(c.get<std::string>())) : c;
+        s.constraints = c.is_string() ? readSweepConstraints(resolve(c.get<std::string>())) : c;
     }
     return s;
 }

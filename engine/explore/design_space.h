@@ -43,7 +43,15 @@ struct SweepSpec {
     std::uint64_t seed = 1;
     std::map<std::string, double> params;
     Json constraints; // mapwright.constraints for every layer; null: none
+    // What importing its files noted (a Timeloop problem's or ONNX model's
+    // workload); said once, not stored.
+    std::vector<std::string> notes;
 };
+
+// A sweep's constraints file: our JSON only, since a sweep keeps its
+// constraints in its database and Timeloop's name one layer's factors; a
+// Timeloop file (isTimeloopFileName) is refused in one line saying so.
+Json readSweepConstraints(const std::string& path);
 
 // The sweep as a self-contained JSON object (base architecture and network
 // embedded): what a results database stores and --resume compares.
