@@ -140,10 +140,11 @@ mw::Json constraintsJsonFor(const Args& args, const mw::Problem& p, const mw::Ar
 // The same, read.
 mw::MapSpaceConstraints constraintsFor(const Args& args, const mw::Problem& p,
                                        const mw::Architecture& a);
-// --constraints read against each problem a command meets (a network's
-// layers), each note said once; an empty function when not given.
+// --constraints read against each distinct layer of a network, all before
+// any search (an error names the layer), each note said once; then the
+// constraints of a layer's problem. An empty function when not given.
 std::function<mw::MapSpaceConstraints(const mw::Problem&)>
-constraintsPerProblem(const Args& args, const mw::Architecture& a);
+constraintsPerLayer(const Args& args, const mw::Network& net, const mw::Architecture& a);
 // --param NAME=VALUE (repeatable): searcher hyperparameters.
 void addParams(const Args& args, std::map<std::string, double>& params);
 

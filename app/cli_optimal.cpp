@@ -55,7 +55,7 @@ int cmdBenchOptimal(const Args& args) {
     base.objective = mw::SearchObjective::parse(args.opt("objective", "edp"));
     base.seed = static_cast<std::uint64_t>(number(args, "seed", 1.0));
     base.threads = threads;
-    const auto constraintsOf = constraintsPerProblem(args, arch);
+    const auto constraintsOf = constraintsPerLayer(args, net, arch);
 
     std::cout << std::left << std::setw(22) << "layer" << std::right << std::setw(13) << "optimum"
               << std::setw(13) << "proof s";

@@ -43,17 +43,39 @@ mw::MapSpaceConstraints constraintsFor(const Args& args, const mw::Problem& p,
 }
 
 std::function<mw::MapSpaceConstraints(const mw::Problem&)>
-constraintsPerProblem(const Args& args, const mw::Architecture& a) {
+constraintsPerLayer(const Args& args, const mw::Network& net, const mw::Architecture& a) {
     if (!args.has("constraints"))
         return {};
-    auto said = std::make_shared<std::set<std::string>>();
-    return [path = args.get("constraints"), &a, said](const mw::Problem& p) {
+    const std::string path = args.get("constraints");
+    // Read against every distinct layer before any search: constraints a
+    // layer contradicts stop the command at once, naming the layer, not after
+    // the layers before it were searched.
+    using Read = std::vector<std::pair<mw::Problem, mw::MapSpaceConstraints>>;
+    auto read = std::make_shared<Read>();
+    std::set<std::string> said;
+    for (const mw::LayerSpec& layer : net.layers) {
+        const mw::Problem p = mw::buildProblem(layer);
+        if (std::any_of(read->begin(), read->end(),
+                        [&](const auto& r) { return mw::sameShape(r.first, p); }))
+            continue;
         std::vector<std::string> notes;
-        mw::MapSpaceConstraints c = mw::loadConstraints(path, p, a, &notes);
+        try {
+            mw::MapSpaceConstraints c = mw::loadConstraints(path, p, a, &notes);
+            const mw::MapSpace space(p, a, c); // (contradictions the space finds)
+            read->emplace_back(p, std::move(c));
+        } catch (const InputError& e) {
+            const InputError located = e.where().rfind(path, 0) == 0 ? e : e.within(path);
+            throw InputError(located.where(), located.detail() + " (layer " + layer.name + ")");
+        }
         for (const auto& n : notes)
-            if (said->insert(n).second)
+            if (said.insert(n).second)
                 std::cerr << "note: " << path << ": " << n << "\n";
-        return c;
+    }
+    return [read](const mw::Problem& p) {
+        for (const auto& [q, c] : *read)
+            if (mw::sameShape(p, q))
+                return c;
+        return mw::MapSpaceConstraints{}; // (every layer's shape was read above)
     };
 }
 
@@ -448,7 +470,7 @@ int cmdNetwork(const Args& args) {
     mw::makeSearcher(o.searcher);
     o.settings = settingsFrom(args);
     o.warmStart = args.flag("warm-start");
-    o.constraints = constraintsPerProblem(args, arch);
+    o.constraints = constraintsPerLayer(args, net, arch);
     const mw::NetworkOutcome r = mw::searchNetwork(net, arch, o, {}, interruptFlag());
     // Seconds per searched layer: a one-shot searcher (CoSA) is judged by its
     // time per layer, and its other figures go to network.json.

@@ -199,10 +199,16 @@ void TestCli::timeloopFilesWhereJsonIsRead() {
     const QString fromJson = best(in + "/constraints.json");
     QVERIFY2(!fromJson.startsWith("failed"), qPrintable(fromJson));
     QCOMPARE(best(q(u + "constraints.yaml")), fromJson);
-    Run r = run(QStringList{"network"} + design +
-                QStringList{"--searcher", "random-pruned", "--budget", "300", "--constraints",
-                            q(u + "constraints.yaml"), "--out", tmp.path() + "/network"});
-    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    // A network under them: the totals the JSON gives.
+    auto totals = [&](const QString& constraints) {
+        const Run n = run(QStringList{"network"} + design +
+                          QStringList{"--searcher", "random-pruned", "--budget", "300",
+                                      "--constraints", constraints});
+        return n.exitCode == 0 ? n.out.section("totals", 1) : "failed: " + n.err;
+    };
+    QVERIFY(totals(q(u + "constraints.yaml")).contains("cycles"));
+    QCOMPARE(totals(q(u + "constraints.yaml")), totals(in + "/constraints.json"));
+    Run r;
     r = run(QStringList{"export-timeloop"} + design +
             QStringList{"--constraints", q(u + "constraints.yaml"), "--out", tmp.path() + "/tl"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
@@ -623,6 +629,12 @@ void TestCli::searchBadInput() {
                            base),
                        q(bad + ": contradictory constraints: fixed factors of dimension C multiply "
                                "to 3, which does not divide its bound 128"));
+    // A network: read against every distinct layer before any is searched
+    // (ResNet-50's first layer, C = 3, passes; the next does not), the layer named.
+    expectOneLineError(run({"network", "--arch", q(kSamples + "architectures/eyeriss_like.json"),
+                            "--workload", q(kSamples + "networks/resnet50.json"), "--searcher",
+                            "random-pruned", "--budget", "10", "--constraints", q(bad)}),
+                       "which does not divide its bound 64 (layer layer1.0.conv1)");
 }
 
 void TestCli::badInput() {
