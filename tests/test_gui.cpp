@@ -5,6 +5,8 @@
 // (Searches, design points and networks: test_gui_runs.)
 #include "gui_support.h"
 
+#include <QStatusBar>
+
 using namespace mw::gui_test;
 
 class TestGui : public GuiTest {
@@ -224,6 +226,16 @@ class TestGui : public GuiTest {
         QVERIFY2(w.searchPanel()->lastError().contains("contradictory constraints"),
                  qPrintable(w.searchPanel()->lastError()));
         QCOMPARE(w.searchPanel()->constraints(), loaded);
+        // What the import noted reaches the status line: a node design's
+        // constraints read against a GEMM drop the convolution's names.
+        const QString nodes = kSource + "/tests/data/timeloop-exercises/example_designs/"
+                                        "simple_weight_stationary/arch.yaml";
+        QVERIFY(w.openTimeloop(
+            {nodes, kSource + "/tests/data/timeloop-exercises/layer_shapes/MM/ResNet50_repr/"
+                              "M512-K128-N1024.yaml"}));
+        QVERIFY2(w.searchPanel()->loadConstraints(nodes), qPrintable(w.searchPanel()->lastError()));
+        QVERIFY2(w.statusBar()->currentMessage().contains("which the problem does not have"),
+                 qPrintable(w.statusBar()->currentMessage()));
         w.searchPanel()->setConstraints(mw::Json());
         QVERIFY(w.searchPanel()->constraints().is_null());
     }

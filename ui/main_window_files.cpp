@@ -291,13 +291,17 @@ bool MainWindow::importNetwork(const QString& path, qint64 batch, bool interacti
             QStringList skipped;
             for (const auto& [op, count] : result->skipped)
                 skipped << QString("%1 ×%2").arg(QString::fromStdString(op)).arg(count);
-            info(QString("Imported %1: %2 layers (%3 distinct shapes): %4%5")
-                     .arg(QFileInfo(path).fileName())
-                     .arg(result->network.layers.size())
-                     .arg(result->distinctShapes)
-                     .arg(counts.join(", "))
-                     .arg(skipped.isEmpty() ? QString()
-                                            : QString("; skipped %1").arg(skipped.join(", "))));
+            QString text =
+                QString("Imported %1: %2 layers (%3 distinct shapes): %4%5")
+                    .arg(QFileInfo(path).fileName())
+                    .arg(result->network.layers.size())
+                    .arg(result->distinctShapes)
+                    .arg(counts.join(", "))
+                    .arg(skipped.isEmpty() ? QString()
+                                           : QString("; skipped %1").arg(skipped.join(", ")));
+            for (const auto& n : result->notes)
+                text += "; " + QString::fromStdString(n);
+            info(text);
             return true;
         }
         // A dynamic batch: ask for one and read again.

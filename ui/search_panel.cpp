@@ -391,16 +391,16 @@ bool SearchPanel::loadConstraints(const QString& path) {
     mw::Json c;
     std::vector<std::string> notes; // what a Timeloop file's import dropped or doubts
     try {
+        // Read against the current layer (errors located in the file); the
+        // session keeps the result as our JSON, which holds for every layer.
         const std::string file = path.toStdString();
-        if (mw::isTimeloopFileName(file)) {
-            // Timeloop's constraints name one problem's factors: read against the layer.
-            if (layer_ < 0 || layer_ >= int(network_.layers.size()))
-                throw mw::InputError(file, "no layer to read Timeloop constraints against");
+        if (layer_ >= 0 && layer_ < int(network_.layers.size()))
             c = mw::readConstraintsFile(
                 file, mw::buildProblem(network_.layers[std::size_t(layer_)]), arch_, notes);
-        } else {
+        else if (mw::isTimeloopFileName(file)) // (Timeloop's name one problem's factors)
+            throw mw::InputError(file, "no layer to read Timeloop constraints against");
+        else
             c = mw::readJsonFile(file);
-        }
         if (!c.is_null() && !c.contains("description"))
             c["description"] = QFileInfo(path).fileName().toStdString();
     } catch (const mw::InputError& e) {

@@ -80,6 +80,21 @@ def test_timeloop_files_where_one_file_is_read(source, cli, tmp_path):
                          mw.load_architecture(tmp_path / "mapped/arch.json"))
     assert mapped.mapping(tutorial / "map.yaml") == mapped.mapping(tmp_path / "mapped/mapping.json")
     assert mapped.evaluate(mapped.mapping(tutorial / "map.yaml"))["cycles"] == 5505024
+    # A node design's constraints read against a GEMM: rewritten for it, the
+    # convolution's names dropped with a warning (the command line's note).
+    exercises = source / "tests/data/timeloop-exercises"
+    nodes = exercises / "example_designs/simple_weight_stationary/arch.yaml"
+    gemm = exercises / "layer_shapes/MM/ResNet50_repr/M512-K128-N1024.yaml"
+    subprocess.run([cli, "import-timeloop", nodes, gemm, "--out", tmp_path / "gemm"], check=True,
+                   capture_output=True)
+    gemm_problem = mw.load_network(tmp_path / "gemm/workload.json").problem()
+    gemm_arch = mw.load_architecture(tmp_path / "gemm/arch.json")
+    with pytest.warns(UserWarning, match="name 'Outputs', which the problem does not have"):
+        from_nodes = mw.MapSpace(gemm_problem, gemm_arch, nodes)
+    imported_space = mw.MapSpace(gemm_problem, gemm_arch, tmp_path / "gemm/constraints.json")
+    for seed in range(3):
+        assert (from_nodes.sample_legal(mw.Rng(seed)).timeloop_yaml()
+                == imported_space.sample_legal(mw.Rng(seed)).timeloop_yaml())
     # A layer shape as a one-layer network; what its import noted, as a warning.
     with pytest.warns(UserWarning, match="HStride"):
         shape = mw.load_network(
