@@ -45,9 +45,10 @@ void checkSatisfiable(const Spec& spec, const Json& constraints, const Problem& 
 
 namespace {
 
-// f() on one file's spec, its errors located in that file: a YAML exception,
-// or an InputError that names no file (a spec's generic "Timeloop input", a
-// key missing from an empty file), is said of `file`.
+// f() on one file's spec, its errors located in that file where they name
+// none: a YAML exception, or the spec's generic "Timeloop input" (a key
+// missing from an empty file). Others name the file they are in (an
+// included one too) and stay as they are.
 template <typename F> auto inFile(const std::string& file, F&& f) {
     try {
         return f();
@@ -55,11 +56,9 @@ template <typename F> auto inFile(const std::string& file, F&& f) {
         throw InputError(file, "unexpected YAML content (" + e.msg + ")");
     } catch (const InputError& e) {
         const std::string generic = "Timeloop input";
-        if (e.where().rfind(generic, 0) == 0)
-            throw InputError(file + e.where().substr(generic.size()), e.detail());
-        if (e.where().find(file) == std::string::npos)
-            throw e.within(file);
-        throw;
+        if (e.where().rfind(generic, 0) != 0)
+            throw;
+        throw InputError(file + e.where().substr(generic.size()), e.detail());
     }
 }
 
