@@ -42,11 +42,42 @@ mw::MapSpaceConstraints constraintsFor(const Args& args, const mw::Problem& p,
     return c.is_null() ? mw::MapSpaceConstraints{} : mw::constraintsFromJson(c, p, a);
 }
 
+namespace {
+
+// The map space of a problem under the --constraints read for it: constraints
+// the space finds contradictory, or proves empty, are said so, naming the file.
+mw::MapSpace constrainedSpace(const Args& args, const mw::Problem& p, const mw::Architecture& a,
+                              const mw::MapSpaceConstraints& c) {
+    mw::MapSpace space = [&] {
+        try {
+            return mw::MapSpace(p, a, c);
+        } catch (const InputError& e) {
+            if (!args.has("constraints") || e.where() != "constraints")
+                throw;
+            throw InputError(args.get("constraints"), "contradictory constraints: " + e.detail());
+        }
+    }();
+    if (args.has("constraints")) {
+        const mw::EmptySpace empty = mw::whyNoLegalMapping(space, 0);
+        if (empty.proven)
+            throw InputError(args.get("constraints"), "contradictory constraints: " + empty.reason);
+    }
+    return space;
+}
+
+} // namespace
+
 std::function<mw::MapSpaceConstraints(const mw::Problem&)>
 constraintsPerLayer(const Args& args, const mw::Network& net, const mw::Architecture& a) {
     if (!args.has("constraints"))
         return {};
     const std::string path = args.get("constraints");
+    // What is wrong with the file itself (unreadable, not JSON) is said of
+    // the file, before any layer.
+    if (mw::isTimeloopFileName(path))
+        mw::readTextFile(path);
+    else
+        mw::readJsonFile(path);
     // Read against every distinct layer before any search: constraints a
     // layer contradicts stop the command at once, naming the layer, not after
     // the layers before it were searched.
@@ -61,11 +92,10 @@ constraintsPerLayer(const Args& args, const mw::Network& net, const mw::Architec
         std::vector<std::string> notes;
         try {
             mw::MapSpaceConstraints c = mw::loadConstraints(path, p, a, &notes);
-            const mw::MapSpace space(p, a, c); // (contradictions the space finds)
+            constrainedSpace(args, p, a, c);
             read->emplace_back(p, std::move(c));
         } catch (const InputError& e) {
-            const InputError located = e.where().rfind(path, 0) == 0 ? e : e.within(path);
-            throw InputError(located.where(), located.detail() + " (layer " + layer.name + ")");
+            throw InputError(e.where(), e.detail() + " (for layer " + layer.name + ")");
         }
         for (const auto& n : notes)
             if (said.insert(n).second)
@@ -75,7 +105,8 @@ constraintsPerLayer(const Args& args, const mw::Network& net, const mw::Architec
         for (const auto& [q, c] : *read)
             if (mw::sameShape(p, q))
                 return c;
-        return mw::MapSpaceConstraints{}; // (every layer's shape was read above)
+        throw InputError("--constraints", "no constraints read for a layer of shape '" + p.name +
+                                              "' (a layer of another network?)");
     };
 }
 
@@ -276,20 +307,7 @@ int cmdSearch(const Args& args) {
     const mw::SearchSettings settings = settingsFrom(args);
     const std::string out = args.get("out");
     std::filesystem::create_directories(out);
-    const mw::MapSpace space = [&] {
-        try {
-            return mw::MapSpace(problem, arch, target.constraints);
-        } catch (const InputError& e) {
-            if (!args.has("constraints") || e.where() != "constraints")
-                throw;
-            throw InputError(args.get("constraints"), "contradictory constraints: " + e.detail());
-        }
-    }();
-    if (args.has("constraints")) { // a space the constraints provably empty is said so
-        const mw::EmptySpace empty = mw::whyNoLegalMapping(space, 0);
-        if (empty.proven)
-            throw InputError(args.get("constraints"), "contradictory constraints: " + empty.reason);
-    }
+    const mw::MapSpace space = constrainedSpace(args, problem, arch, target.constraints);
     std::cout << target.note;
     const auto lb = mw::lowerBound(problem, arch, settings.objective);
     ProgressLine progressLine;

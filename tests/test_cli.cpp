@@ -5,6 +5,7 @@
 #include "cli_interrupt.h"
 #include "cli_support.h"
 
+#include <QElapsedTimer>
 #include <QRegularExpression>
 
 #include <csignal>
@@ -277,6 +278,17 @@ void TestCli::timeloopFilesWhereJsonIsRead() {
     QCOMPARE(fromYaml.out, run(mapped + QStringList{tmp.path() + "/mapped/mapping.json"}).out);
     expectOneLineError(run(mapped + QStringList{q(u + "problem.yaml")}),
                        q(u + "problem.yaml: holds no mapping"));
+    // An error in a file a template includes names that file, not the template.
+    const std::string inc = tmp.path().toStdString() + "/inc.yaml";
+    mw::writeTextFile(inc, "problem:\n  shape: {name: x, dimensions: [A], data_spaces: 7}\n"
+                           "  instance: {A: 4}\n");
+    mw::writeTextFile(tmp.path().toStdString() + "/top.j2",
+                      "problem: {{include('inc.yaml', 'problem')}}\n");
+    const Run included = run(QStringList{"search"} + eyeriss +
+                             QStringList{"--workload", tmp.path() + "/top.j2", "--searcher",
+                                         "random", "--budget", "10", "--out", tmp.path() + "/x"});
+    expectOneLineError(included, q(inc + ":2: problem.shape.data_spaces"));
+    QVERIFY2(!included.err.contains("top.j2"), qPrintable(included.err));
     // A file with no constraints in it, given as constraints: said so.
     expectOneLineError(run(QStringList{"search"} + design +
                            QStringList{"--searcher", "random", "--budget", "10", "--constraints",
@@ -630,11 +642,32 @@ void TestCli::searchBadInput() {
                        q(bad + ": contradictory constraints: fixed factors of dimension C multiply "
                                "to 3, which does not divide its bound 128"));
     // A network: read against every distinct layer before any is searched
-    // (ResNet-50's first layer, C = 3, passes; the next does not), the layer named.
+    // (ResNet-50's first layer, C = 3, passes; the next does not), the layer
+    // named. (Searched first, the first layer would hold the run its 100 s.)
+    QElapsedTimer clock;
+    clock.start();
+    expectOneLineError(
+        run({"network", "--arch", q(kSamples + "architectures/eyeriss_like.json"), "--workload",
+             q(kSamples + "networks/resnet50.json"), "--searcher", "gamma", "--seconds", "100",
+             "--constraints", q(bad)}),
+        q(bad + ": contradictory constraints: fixed factors of dimension C multiply to 3, which "
+                "does not divide its bound 64 (for layer layer1.0.conv1)"));
+    QVERIFY(clock.elapsed() < 60000);
+    // Provably empty under them (as search says), and a file that cannot be
+    // read: said of the file, not of a layer.
+    mw::writeTextFile(bad,
+                      R"({"format": "mapwright.constraints", "levels": [{"level": "weights_spad",
+        "keep": ["Weights"], "temporal": {"C": 128, "M": 16, "R": 3, "S": 3}}]})");
     expectOneLineError(run({"network", "--arch", q(kSamples + "architectures/eyeriss_like.json"),
-                            "--workload", q(kSamples + "networks/resnet50.json"), "--searcher",
-                            "random-pruned", "--budget", "10", "--constraints", q(bad)}),
-                       "which does not divide its bound 64 (layer layer1.0.conv1)");
+                            "--workload", q(kSamples + "workloads/resnet_conv3x3.json"),
+                            "--searcher", "gamma", "--budget", "10", "--constraints", q(bad)}),
+                       q(bad + ": contradictory constraints: 'weights_spad' must keep Weights"));
+    const Run unreadable =
+        run({"network", "--arch", q(kSamples + "architectures/eyeriss_like.json"), "--workload",
+             q(kSamples + "networks/resnet50.json"), "--searcher", "gamma", "--budget", "10",
+             "--constraints", "/nonexistent.yaml"});
+    expectOneLineError(unreadable, "/nonexistent.yaml: cannot be opened");
+    QVERIFY(!unreadable.err.contains("layer"));
 }
 
 void TestCli::badInput() {
