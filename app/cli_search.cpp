@@ -26,23 +26,13 @@
 
 namespace cli {
 
-mw::Json constraintsJsonFor(const Args& args, const mw::Problem& p, const mw::Architecture& a) {
-    if (!args.has("constraints"))
-        return nullptr;
-    std::vector<std::string> notes;
-    mw::Json c = mw::readConstraintsFile(args.get("constraints"), p, a, notes);
-    for (const auto& n : notes)
-        std::cerr << "note: " << args.get("constraints") << ": " << n << "\n";
-    return c;
-}
-
-mw::MapSpaceConstraints constraintsFor(const Args& args, const mw::Problem& p,
-                                       const mw::Architecture& a) {
-    const mw::Json c = constraintsJsonFor(args, p, a);
-    return c.is_null() ? mw::MapSpaceConstraints{} : mw::constraintsFromJson(c, p, a);
-}
-
 namespace {
+
+// A note of reading the constraints file `path`, the file named once (most
+// notes of a Timeloop import name it already).
+void sayConstraintsNote(const std::string& path, const std::string& note) {
+    std::cerr << "note: " << (note.rfind(path, 0) == 0 ? note : path + ": " + note) << "\n";
+}
 
 // The map space of a problem under the --constraints read for it: constraints
 // the space finds contradictory, or proves empty, are said so, naming the file.
@@ -66,6 +56,22 @@ mw::MapSpace constrainedSpace(const Args& args, const mw::Problem& p, const mw::
 }
 
 } // namespace
+
+mw::Json constraintsJsonFor(const Args& args, const mw::Problem& p, const mw::Architecture& a) {
+    if (!args.has("constraints"))
+        return nullptr;
+    std::vector<std::string> notes;
+    mw::Json c = mw::readConstraintsFile(args.get("constraints"), p, a, notes);
+    for (const auto& n : notes)
+        sayConstraintsNote(args.get("constraints"), n);
+    return c;
+}
+
+mw::MapSpaceConstraints constraintsFor(const Args& args, const mw::Problem& p,
+                                       const mw::Architecture& a) {
+    const mw::Json c = constraintsJsonFor(args, p, a);
+    return c.is_null() ? mw::MapSpaceConstraints{} : mw::constraintsFromJson(c, p, a);
+}
 
 std::function<mw::MapSpaceConstraints(const mw::Problem&)>
 constraintsPerLayer(const Args& args, const mw::Network& net, const mw::Architecture& a) {
@@ -99,7 +105,7 @@ constraintsPerLayer(const Args& args, const mw::Network& net, const mw::Architec
         }
         for (const auto& n : notes)
             if (said.insert(n).second)
-                std::cerr << "note: " << path << ": " << n << "\n";
+                sayConstraintsNote(path, n);
     }
     return [read](const mw::Problem& p) {
         for (const auto& [q, c] : *read)
