@@ -8,8 +8,6 @@
 #include "io/timeloop/yaml.h"
 #include "mapspace/mapspace.h"
 
-#include <algorithm>
-#include <cctype>
 #include <filesystem>
 
 namespace mw {
@@ -124,9 +122,7 @@ readTimeloopFiles(const std::vector<std::string>& files,
 }
 
 bool isTimeloopFileName(const std::string& path) {
-    std::string ext = std::filesystem::path(path).extension().string();
-    std::transform(ext.begin(), ext.end(), ext.begin(),
-                   [](unsigned char c) { return char(std::tolower(c)); });
+    const std::string ext = timeloop_yaml::lower(std::filesystem::path(path).extension().string());
     return ext == ".yaml" || ext == ".yml" || ext == ".jinja" || ext == ".jinja2" || ext == ".j2";
 }
 
