@@ -361,6 +361,21 @@ void TestTimeloop::badInputsAreOneLineErrors() {
     auto [e10, f10] = errorWith("problem.yaml", "problem:\n  shape: [\n");
     EXPECT_CONTAINS(e10, f10 + ":");
     EXPECT_CONTAINS(e10, "malformed YAML");
+    // Aliases of aliases (nine to a list, seven deep: 4.8 million nodes once
+    // walked) are refused at once, even under a key nobody reads.
+    std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n";
+    for (char c = 'b'; c <= 'g'; ++c) {
+        const std::string below(1, char(c - 1));
+        bomb += std::string(1, c) + ": &" + c + " [";
+        for (int i = 0; i < 9; ++i)
+            bomb += (i ? ", *" : "*") + below;
+        bomb += "]\n";
+    }
+    QElapsedTimer clock;
+    clock.start();
+    auto [e11, f11] = errorWith("problem.yaml", readTextFile(kUser + c06 + "/problem.yaml") + bomb);
+    EXPECT_CONTAINS(e11, f11 + ": holds more than 1,000,000 nodes once its aliases are expanded");
+    QVERIFY2(clock.elapsed() < 10000, "the expansion is cut short, not walked to its end");
 }
 
 // Constraints that leave no legal mapping are reported as such, before any search.
