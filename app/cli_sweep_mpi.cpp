@@ -17,6 +17,7 @@
 #include <deque>
 #include <iostream>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #endif
 
@@ -70,8 +71,16 @@ class LocalPool {
   public:
     LocalPool(const mw::SweepSpec& spec, int threads, const std::atomic<bool>* cancel)
         : spec_(spec), cancel_(cancel) {
-        for (int t = 0; t < threads; ++t)
-            threads_.emplace_back([this] { work(); });
+        for (int t = 0; t < threads; ++t) {
+            try {
+                threads_.emplace_back([this] { work(); });
+            } catch (const std::system_error& e) {
+                if (threads_.empty())
+                    throw mw::InputError("--threads",
+                                         std::string("cannot start a thread (") + e.what() + ")");
+                break; // the system's limit: the threads started take the points
+            }
+        }
     }
     ~LocalPool() {
         {

@@ -258,6 +258,21 @@ void TestSearch::badSettings() {
                 SearchObjective::parse("speed");
             }).find("expected edp, energy, cycles or weighted:A,B") != std::string::npos);
     QCOMPARE(SearchObjective::parse("weighted:1,2").cycleExponent, 2.0);
+    QVERIFY(message([&] {
+                SearchObjective::parse("weighted:nan,1");
+            }).find("expected exponents from 0 to 100") != std::string::npos);
+    // Settings the Python module and the GUI pass as given: a thread per
+    // worker (thousands exhaust the process table) and a finite time budget.
+    SearchSettings many = budget(10);
+    many.threads = 100000;
+    QVERIFY(message([&] {
+                runSearch(space, "random", many);
+            }).find("threads: is 100000; expected 1 to 256") != std::string::npos);
+    SearchSettings endless;
+    endless.budget.seconds = std::numeric_limits<double>::quiet_NaN();
+    QVERIFY(message([&] {
+                runSearch(space, "random", endless);
+            }).find("budget: must be a finite number, not negative") != std::string::npos);
     MapSpaceConstraints c;
     c.levels.resize(static_cast<std::size_t>(a.numLevels()));
     c.levels[1].temporal[p.dimIndex("C")] = 3; // 3 does not divide 128

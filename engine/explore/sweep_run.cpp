@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <system_error>
 #include <thread>
 
 namespace mw {
@@ -249,8 +250,16 @@ bool runSweep(const SweepSpec& s, const std::map<int, PointRecord>& finished,
     // `records` is only read by workers for finished points, which never
     // change again; writes happen under the lock.
     std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t)
-        pool.emplace_back(worker);
+    for (int t = 0; t < threads; ++t) {
+        try {
+            pool.emplace_back(worker);
+        } catch (const std::system_error& e) {
+            if (pool.empty())
+                throw InputError("threads",
+                                 std::string("cannot start a thread (") + e.what() + ")");
+            break; // the system's limit: the threads started take the points
+        }
+    }
     {
         std::unique_lock lock(mutex);
         for (;;) {

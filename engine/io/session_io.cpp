@@ -56,9 +56,10 @@ SearchSettings settingsFromJson(const Json& j, const std::string& where) {
     s.objective =
         SearchObjective::parse(optional<std::string>(j, "objective", where, std::string("edp")));
     s.threads = optional<int>(j, "threads", where, 1);
-    if (s.threads < 1 || s.threads > 256)
-        throw InputError(where + ".threads",
-                         "is " + std::to_string(s.threads) + "; expected 1 to 256 threads");
+    if (s.threads < 1 || s.threads > kMaxSearchThreads)
+        throw InputError(where + ".threads", "is " + std::to_string(s.threads) +
+                                                 "; expected 1 to " +
+                                                 std::to_string(kMaxSearchThreads) + " threads");
     if (j.contains("params"))
         for (const auto& [k, v] : j.at("params").items()) {
             if (!v.is_number())

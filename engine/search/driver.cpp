@@ -11,6 +11,7 @@
 #include <ctime>
 #include <limits>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 namespace mw {
@@ -21,10 +22,23 @@ namespace mw {
 class WorkerPool {
   public:
     explicit WorkerPool(int threads) {
-        for (int w = 1; w < threads; ++w)
-            threads_.emplace_back([this, w] { loop(w); });
+        try {
+            for (int w = 1; w < threads; ++w)
+                threads_.emplace_back([this, w] { loop(w); });
+        } catch (const std::system_error& e) {
+            // The system refused a thread (its limit on processes): the
+            // threads started stop and join, and the search is not run.
+            stop();
+            throw InputError("threads", "cannot start " + std::to_string(threads) + " threads (" +
+                                            e.what() +
+                                            "); expected fewer, within the system's limit");
+        }
     }
-    ~WorkerPool() {
+    ~WorkerPool() { stop(); }
+    int size() const { return static_cast<int>(threads_.size()) + 1; }
+
+  private:
+    void stop() {
         {
             std::lock_guard<std::mutex> lock(mutex_);
             quit_ = true;
@@ -34,9 +48,10 @@ class WorkerPool {
         wake_.notify_all();
         for (auto& t : threads_)
             t.join();
+        threads_.clear();
     }
-    int size() const { return static_cast<int>(threads_.size()) + 1; }
 
+  public:
     using Job = std::function<void(std::size_t, std::size_t, int)>;
     void run(std::size_t n, const Job& fn) {
         if (threads_.empty() || n < 2) {
@@ -164,12 +179,14 @@ SearchContext::SearchContext(const MapSpace& space, const SearchSettings& settin
                              ProgressFn progress, const std::atomic<bool>* cancel)
     : space_(space), settings_(settings), progress_(std::move(progress)), cancel_(cancel),
       rng_(settings.seed) {
-    if (settings_.budget.evaluations < 0 || settings_.budget.seconds < 0)
-        throw InputError("budget", "must not be negative");
+    if (settings_.budget.evaluations < 0 || !(settings_.budget.seconds >= 0) ||
+        settings_.budget.seconds == std::numeric_limits<double>::infinity())
+        throw InputError("budget", "must be a finite number, not negative");
     if (settings_.budget.evaluations == 0 && settings_.budget.seconds == 0)
         throw InputError("budget", "set an evaluation budget, a time budget, or both");
-    if (settings_.threads < 1)
-        throw InputError("threads", "expected at least 1");
+    if (settings_.threads < 1 || settings_.threads > kMaxSearchThreads)
+        throw InputError("threads", "is " + std::to_string(settings_.threads) + "; expected 1 to " +
+                                        std::to_string(kMaxSearchThreads));
     if (!settings_.objective.densityTensor.empty()) {
         const int t = space_.problem().tensorIndex(settings_.objective.densityTensor);
         if (t < 0)

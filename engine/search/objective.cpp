@@ -94,8 +94,12 @@ SearchObjective SearchObjective::parse(const std::string& full) {
         } catch (const std::exception&) {
             throw InputError("--objective", "'" + text + "': expected weighted:A,B with numbers");
         }
-        if (o.energyExponent < 0 || o.cycleExponent < 0 || o.energyExponent + o.cycleExponent == 0)
-            throw InputError("--objective", "exponents must be >= 0 and not both 0");
+        // (Negated tests: a NaN exponent fails them too.)
+        if (!(o.energyExponent >= 0 && o.cycleExponent >= 0 && o.energyExponent <= 100 &&
+              o.cycleExponent <= 100) ||
+            o.energyExponent + o.cycleExponent == 0)
+            throw InputError("--objective",
+                             "'" + text + "': expected exponents from 0 to 100, not both 0");
         return o;
     }
     throw InputError("--objective",

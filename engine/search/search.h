@@ -44,11 +44,15 @@ struct SearchBudget {
     double seconds = 0.0;         // 0: no limit
 };
 
+// The most threads one search runs (each is a system thread: more than the
+// machine has only contend, and thousands exhaust the process table).
+inline constexpr int kMaxSearchThreads = 256;
+
 struct SearchSettings {
     SearchBudget budget;
     std::uint64_t seed = 1;
     SearchObjective objective;
-    int threads = 1;
+    int threads = 1;                      // 1 to kMaxSearchThreads
     double progressInterval = 0.05;       // seconds between progress reports
     std::map<std::string, double> params; // searcher hyperparameters (defaults in each searcher)
     std::vector<Mapping> warmStart;       // starting points (network warm start)

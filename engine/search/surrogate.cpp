@@ -13,6 +13,7 @@
 #include <fstream>
 #include <numeric>
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 namespace mw {
@@ -364,8 +365,13 @@ Surrogate Surrogate::train(const Problem& p, const Architecture& a, const Surrog
         }
     };
     std::vector<std::thread> pool;
-    for (int t = 1; t < o.threads; ++t)
-        pool.emplace_back(work, false);
+    for (int t = 1; t < o.threads; ++t) {
+        try {
+            pool.emplace_back(work, false);
+        } catch (const std::system_error&) {
+            break; // the system's limit: the threads started share the shapes
+        }
+    }
     work(true); // the calling thread takes part
 
     for (auto& t : pool)
