@@ -6,6 +6,8 @@
 #include "workload/presets.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <iomanip>
@@ -52,44 +54,127 @@ struct Args {
     }
 };
 
-inline Args parseArgs(int argc, char** argv, int first, const std::vector<std::string>& flagNames,
-                      const std::vector<std::string>& repeatable = {}) {
+// The options a command takes: flags (no value), options taking a value once,
+// and options taking one each time they are given.
+struct CommandOptions {
+    std::string command;
+    std::vector<std::string> flags, values, repeatable;
+};
+
+// The name among `names` nearest to `key` (a typo: at most two letters
+// differ), or "".
+inline std::string nearestName(const std::string& key, const std::vector<std::string>& names) {
+    std::string best;
+    std::size_t bestDistance = 3;
+    for (const std::string& n : names) {
+        // Edit distance, one row at a time.
+        std::vector<std::size_t> row(n.size() + 1);
+        for (std::size_t j = 0; j <= n.size(); ++j)
+            row[j] = j;
+        for (std::size_t i = 1; i <= key.size(); ++i) {
+            std::size_t diagonal = row[0];
+            row[0] = i;
+            for (std::size_t j = 1; j <= n.size(); ++j) {
+                const std::size_t above = row[j];
+                row[j] = std::min(
+                    {row[j] + 1, row[j - 1] + 1, diagonal + (key[i - 1] == n[j - 1] ? 0 : 1)});
+                diagonal = above;
+            }
+        }
+        if (row[n.size()] < bestDistance) {
+            bestDistance = row[n.size()];
+            best = n;
+        }
+    }
+    return best;
+}
+
+// Options given as --name value or --name=value; a name the command does
+// not take is refused (a misspelt --constraint would otherwise search the
+// whole space in silence), and so is a value that is the next option.
+inline Args parseArgs(int argc, char** argv, int first, const CommandOptions& known) {
+    auto has = [](const std::vector<std::string>& names, const std::string& key) {
+        return std::find(names.begin(), names.end(), key) != names.end();
+    };
     Args a;
     for (int i = first; i < argc; ++i) {
         std::string s = argv[i];
-        if (s.rfind("--", 0) == 0) {
-            const std::string key = s.substr(2);
-            if (std::find(flagNames.begin(), flagNames.end(), key) != flagNames.end()) {
-                a.flags.push_back(key);
-                continue;
-            }
-            if (i + 1 >= argc)
-                throw InputError(s, "expects a value");
-            if (std::find(repeatable.begin(), repeatable.end(), key) != repeatable.end())
-                a.repeated[key].push_back(argv[++i]);
-            else
-                a.options[key] = argv[++i];
-        } else {
+        if (s.rfind("--", 0) != 0 || s.size() == 2) {
             a.positional.push_back(s);
+            continue;
         }
+        std::string key = s.substr(2);
+        std::optional<std::string> value;
+        if (const auto eq = key.find('='); eq != std::string::npos) {
+            value = key.substr(eq + 1);
+            key.resize(eq);
+        }
+        if (has(known.flags, key)) {
+            if (value)
+                throw InputError("--" + key, "takes no value");
+            a.flags.push_back(key);
+            continue;
+        }
+        if (!has(known.values, key) && !has(known.repeatable, key)) {
+            std::vector<std::string> all = known.flags;
+            all.insert(all.end(), known.values.begin(), known.values.end());
+            all.insert(all.end(), known.repeatable.begin(), known.repeatable.end());
+            const std::string near = nearestName(key, all);
+            throw InputError("--" + key,
+                             "is not an option of '" + known.command + "'" +
+                                 (near.empty() ? "" : " (did you mean --" + near + "?)") +
+                                 "; see mapwright-cli --help");
+        }
+        if (!value) {
+            if (i + 1 >= argc || std::string(argv[i + 1]).rfind("--", 0) == 0)
+                throw InputError("--" + key, "expects a value");
+            value = argv[++i];
+        }
+        if (has(known.repeatable, key))
+            a.repeated[key].push_back(*value);
+        else
+            a.options[key] = *value;
     }
     return a;
 }
 
-// A number option, with the option named in the error.
+// A number option, with the option named in the error (finite: "nan" and
+// "inf" are refused).
 inline double number(const Args& a, const std::string& key, double fallback) {
     if (!a.has(key))
         return fallback;
     const std::string v = a.get(key);
+    double d = 0.0;
     try {
         std::size_t used = 0;
-        const double d = std::stod(v, &used);
+        d = std::stod(v, &used);
         if (used != v.size())
             throw std::invalid_argument(v);
-        return d;
     } catch (const std::exception&) {
         throw InputError("--" + key, "is '" + v + "'; expected a number");
     }
+    if (!std::isfinite(d))
+        throw InputError("--" + key, "is '" + v + "'; expected a finite number");
+    return d;
+}
+
+// A whole-number option from `least` to `most` ("1e6" is a million), with the
+// option named in the error: counts, seeds and thread numbers, which a cast
+// would otherwise wrap.
+// The largest seed and evaluation budget an option takes: 2^53, the last
+// whole number a double holds exactly.
+inline constexpr std::int64_t kMaxWholeOption = std::int64_t(1) << 53;
+
+inline std::int64_t wholeNumber(const Args& a, const std::string& key, std::int64_t fallback,
+                                std::int64_t least, std::int64_t most) {
+    if (!a.has(key))
+        return fallback;
+    const double v = number(a, key, 0.0);
+    if (!(v >= double(least) && v <= double(most)) || v != std::floor(v))
+        throw InputError("--" + key, "is '" + a.get(key) + "'; expected a whole number from " +
+                                         std::to_string(least) + " to " +
+                                         (most == kMaxWholeOption ? "2^53" : std::to_string(most)));
+    return static_cast<std::int64_t>(v);
 }
 
 // Numbers as the commands print them: fixed digits, or four significant in

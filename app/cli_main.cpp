@@ -151,10 +151,11 @@ int cmdBench(const Args& args) {
         throw InputError("bench", "expected 'bench model', 'bench search' or 'bench optimal'");
     const std::string archPath = args.opt("arch", findSample("architectures/eyeriss_like.json"));
     const mw::Architecture arch = mw::loadArchitecture(archPath);
-    const int runs = std::stoi(args.opt("runs", "7"));
-    const double seconds = std::stod(args.opt("seconds", "0.4"));
-    if (runs <= 0 || seconds <= 0)
-        throw InputError("bench model", "--runs and --seconds must be positive");
+    const int runs = int(wholeNumber(args, "runs", 7, 1, 1000));
+    const double seconds = number(args, "seconds", 0.4);
+    if (seconds <= 0)
+        throw InputError("--seconds",
+                         "is '" + args.get("seconds") + "'; expected a positive number");
     const auto r = mw::benchModel(arch, runs, seconds, interruptFlag());
     if (r.runs == 0) {
         std::cout << "interrupted  before a run finished; nothing measured\n";
@@ -204,32 +205,95 @@ int main(int argc, char** argv) {
     const std::string cmd = argv[1];
     cli::installInterruptHandler();
     try {
+        // Each command's options (a workload may be an ONNX model: --batch).
+        using Opts = CommandOptions;
+        const std::vector<std::string> workload = {"workload", "layer", "batch"};
+        auto with = [](std::vector<std::string> a, const std::vector<std::string>& b) {
+            a.insert(a.end(), b.begin(), b.end());
+            return a;
+        };
+        const std::vector<std::string> search = {
+            "arch",        "searcher",  "budget",          "seconds",
+            "seed",        "objective", "threads",         "model-dir",
+            "constraints", "intrinsic", "intrinsic-level", "intrinsic-match",
+            "out"};
         if (cmd == "evaluate")
-            return cmdEvaluate(parseArgs(argc, argv, 2, {"json"}));
+            return cmdEvaluate(parseArgs(
+                argc, argv, 2, Opts{cmd, {"json"}, with({"arch", "mapping"}, workload), {}}));
         if (cmd == "import-timeloop")
-            return cmdImportTimeloop(parseArgs(argc, argv, 2, {}, {"set"}));
+            return cmdImportTimeloop(parseArgs(argc, argv, 2, Opts{cmd, {}, {"out"}, {"set"}}));
         if (cmd == "export-timeloop")
-            return cmdExportTimeloop(parseArgs(argc, argv, 2, {}));
+            return cmdExportTimeloop(
+                parseArgs(argc, argv, 2,
+                          Opts{cmd,
+                               {},
+                               with({"arch", "mapping", "constraints", "objective", "victory",
+                                     "timeout", "threads", "out"},
+                                    workload),
+                               {}}));
         if (cmd == "import-onnx")
-            return cmdImportOnnx(parseArgs(argc, argv, 2, {}));
+            return cmdImportOnnx(parseArgs(argc, argv, 2, Opts{cmd, {}, {"out", "batch"}, {}}));
         if (cmd == "estimate")
-            return cmdEstimate(parseArgs(argc, argv, 2, {}, {"reference"}));
-        if (cmd == "bench")
-            return cmdBench(parseArgs(argc, argv, 2, {"json"}, {"param"}));
+            return cmdEstimate(
+                parseArgs(argc, argv, 2, Opts{cmd, {}, {"arch", "tolerance"}, {"reference"}}));
+        if (cmd == "bench") // (model, search and optimal)
+            return cmdBench(parseArgs(
+                argc, argv, 2,
+                Opts{cmd,
+                     {"json"},
+                     {"arch", "runs", "seconds", "searchers", "workload", "batch", "constraints",
+                      "early", "prove-seconds", "threads", "objective", "seed", "out"},
+                     {"param"}}));
         if (cmd == "search")
-            return cmdSearch(parseArgs(argc, argv, 2, {"list"}, {"param"}));
+            return cmdSearch(
+                parseArgs(argc, argv, 2, Opts{cmd, {"list"}, with(search, workload), {"param"}}));
         if (cmd == "intrinsic")
-            return cmdIntrinsic(parseArgs(argc, argv, 2, {}));
+            return cmdIntrinsic(
+                parseArgs(argc, argv, 2, Opts{cmd, {}, with({"intrinsic"}, workload), {}}));
         if (cmd == "train-surrogate")
-            return cmdTrainSurrogate(parseArgs(argc, argv, 2, {"paper-layers"}));
+            return cmdTrainSurrogate(
+                parseArgs(argc, argv, 2,
+                          Opts{cmd,
+                               {"paper-layers"},
+                               with({"arch", "samples", "epochs", "width-divisor", "threads",
+                                     "seed", "model-dir", "out"},
+                                    workload),
+                               {}}));
         if (cmd == "compare")
-            return cmdCompare(parseArgs(argc, argv, 2, {}, {"param"}));
-        if (cmd == "sweep")
-            return cmdSweep(parseArgs(argc, argv, 2, {"resume"}, {"param", "vary"}));
+            return cmdCompare(
+                parseArgs(argc, argv, 2,
+                          Opts{cmd,
+                               {},
+                               with({"arch", "searchers", "seeds", "budget", "seconds", "seed",
+                                     "objective", "threads", "model-dir", "constraints", "out"},
+                                    workload),
+                               {"param"}}));
+        if (cmd == "sweep") // (a sweep, report and merge)
+            return cmdSweep(
+                parseArgs(argc, argv, 2,
+                          Opts{cmd,
+                               {"resume"},
+                               {"spec", "arch", "workload", "batch", "sample", "sample-seed",
+                                "searcher", "seconds", "budget", "objective", "seed", "constraints",
+                                "db", "shard", "threads", "metrics", "csv", "plot"},
+                               {"param", "vary"}}));
         if (cmd == "network")
-            return cmdNetwork(parseArgs(argc, argv, 2, {"warm-start"}, {"param"}));
+            return cmdNetwork(
+                parseArgs(argc, argv, 2,
+                          Opts{cmd,
+                               {"warm-start"},
+                               {"arch", "workload", "batch", "searcher", "budget", "seconds",
+                                "seed", "objective", "threads", "model-dir", "constraints", "out"},
+                               {"param"}}));
         if (cmd == "parity-cases")
-            return cmdParityCases(parseArgs(argc, argv, 2, {}));
+            return cmdParityCases(
+                parseArgs(argc, argv, 2,
+                          Opts{cmd,
+                               {},
+                               with({"arch", "random", "raw", "invalid", "searchers", "budget",
+                                     "constraints", "model-dir", "seed", "threads", "out"},
+                                    workload),
+                               {}}));
         std::cerr << "error: unknown command '" << cmd
                   << "'; expected evaluate, import-timeloop, export-timeloop, import-onnx, "
                      "estimate, search, "

@@ -31,13 +31,8 @@ std::string shapeSummary(const mw::LayerSpec& l) {
 
 mw::OnnxImportOptions onnxOptions(const Args& args) {
     mw::OnnxImportOptions options;
-    if (args.has("batch")) {
-        const double b = number(args, "batch", 0);
-        if (!(b >= 1 && b <= 1e6) || b != double(std::int64_t(b)))
-            throw InputError("--batch",
-                             "is '" + args.get("batch") + "'; expected a whole number >= 1");
-        options.batch = static_cast<std::int64_t>(b);
-    }
+    if (args.has("batch"))
+        options.batch = wholeNumber(args, "batch", 1, 1, 1000000);
     return options;
 }
 

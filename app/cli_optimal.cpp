@@ -47,13 +47,12 @@ int cmdBenchOptimal(const Args& args) {
     const double seconds = number(args, "seconds", 10.0);
     const double early = std::min(seconds, number(args, "early", 1.0));
     const double prove = number(args, "prove-seconds", 60.0);
-    const int threads = int(number(args, "threads", 1.0));
-    if (seconds <= 0 || prove <= 0 || threads < 1)
-        throw InputError("bench optimal",
-                         "--seconds, --prove-seconds and --threads must be positive");
+    const int threads = int(wholeNumber(args, "threads", 1, 1, mw::kMaxSearchThreads));
+    if (seconds <= 0 || prove <= 0)
+        throw InputError("bench optimal", "--seconds and --prove-seconds must be positive");
     mw::SearchSettings base;
     base.objective = mw::SearchObjective::parse(args.opt("objective", "edp"));
-    base.seed = static_cast<std::uint64_t>(number(args, "seed", 1.0));
+    base.seed = std::uint64_t(wholeNumber(args, "seed", 1, 0, kMaxWholeOption));
     base.threads = threads;
     const auto constraintsOf = constraintsPerLayer(args, net, arch);
 

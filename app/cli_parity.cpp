@@ -131,14 +131,9 @@ int cmdParityCases(const Args& args) {
     const mw::Architecture arch = mw::loadArchitecture(args.get("arch"));
     const mw::Problem problem = loadProblem(args);
     const std::string out = args.get("out");
-    const auto count = [&](const char* key) {
-        const double v = number(args, key, 0);
-        if (v < 0 || v != double(std::int64_t(v)))
-            throw mw::InputError("--" + std::string(key), "expected a whole number of cases");
-        return static_cast<int>(v);
-    };
+    const auto count = [&](const char* key) { return int(wholeNumber(args, key, 0, 0, 1000000)); };
     const int random = count("random"), raw = count("raw"), invalid = count("invalid");
-    const auto seed = static_cast<std::uint64_t>(number(args, "seed", 1));
+    const auto seed = std::uint64_t(wholeNumber(args, "seed", 1, 0, kMaxWholeOption));
     // Constraints narrow the searchers' space (row-stationary Eyeriss, say);
     // random and invalid cases are drawn from the whole space as before.
     const mw::MapSpace space(problem, arch);
@@ -190,9 +185,9 @@ int cmdParityCases(const Args& args) {
     }
     if (args.has("searchers")) {
         mw::SearchSettings settings;
-        settings.budget.evaluations = static_cast<std::int64_t>(number(args, "budget", 2000));
+        settings.budget.evaluations = wholeNumber(args, "budget", 2000, 1, kMaxWholeOption);
         settings.seed = seed;
-        settings.threads = static_cast<int>(number(args, "threads", 1));
+        settings.threads = int(wholeNumber(args, "threads", 1, 1, mw::kMaxSearchThreads));
         if (args.has("model-dir"))
             settings.modelDir = args.get("model-dir");
         std::stringstream names(args.get("searchers"));

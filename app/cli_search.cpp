@@ -121,11 +121,19 @@ void addParams(const Args& args, std::map<std::string, double>& params) {
         const auto eq = kv.find('=');
         if (eq == std::string::npos || eq == 0)
             throw InputError("--param", "'" + kv + "': expected NAME=VALUE");
+        double value = 0.0;
         try {
-            params[kv.substr(0, eq)] = std::stod(kv.substr(eq + 1));
+            std::size_t used = 0;
+            const std::string text = kv.substr(eq + 1);
+            value = std::stod(text, &used);
+            if (used != text.size())
+                throw std::invalid_argument(text);
         } catch (const std::exception&) {
             throw InputError("--param", "'" + kv + "': the value is not a number");
         }
+        if (!std::isfinite(value))
+            throw InputError("--param", "'" + kv + "': expected a finite number");
+        params[kv.substr(0, eq)] = value;
     }
 }
 
@@ -133,25 +141,16 @@ namespace {
 
 mw::SearchSettings settingsFrom(const Args& args) {
     mw::SearchSettings s;
-    const double budget = number(args, "budget", 0.0);
     const double seconds = number(args, "seconds", 0.0);
-    if (budget < 0 || budget != std::floor(budget))
-        throw InputError("--budget", "expected a whole number of evaluations");
     if (seconds < 0)
         throw InputError("--seconds", "expected a positive number of seconds");
-    s.budget.evaluations = static_cast<std::int64_t>(budget);
+    s.budget.evaluations = wholeNumber(args, "budget", 0, 0, kMaxWholeOption);
     s.budget.seconds = seconds;
     if (s.budget.evaluations == 0 && s.budget.seconds == 0)
         throw InputError("--budget", "give --budget N (evaluations), --seconds S, or both");
-    const double seed = number(args, "seed", 1.0);
-    if (seed < 0 || seed != std::floor(seed))
-        throw InputError("--seed", "expected a non-negative integer");
-    s.seed = static_cast<std::uint64_t>(seed);
+    s.seed = std::uint64_t(wholeNumber(args, "seed", 1, 0, kMaxWholeOption));
     s.objective = mw::SearchObjective::parse(args.opt("objective", "edp"));
-    const double threads = number(args, "threads", 1.0);
-    if (threads < 1 || threads != std::floor(threads))
-        throw InputError("--threads", "expected a whole number >= 1");
-    s.threads = static_cast<int>(threads);
+    s.threads = int(wholeNumber(args, "threads", 1, 1, mw::kMaxSearchThreads));
     s.modelDir = args.opt("model-dir", "");
     addParams(args, s.params);
     return s;
@@ -380,9 +379,7 @@ int cmdCompare(const Args& args) {
     const mw::Architecture arch = mw::loadArchitecture(args.get("arch"));
     const mw::Problem problem = loadProblem(args);
     std::vector<std::string> searchers = searcherList(args);
-    const double seeds = number(args, "seeds", 5.0);
-    if (seeds < 1 || seeds != std::floor(seeds))
-        throw InputError("--seeds", "expected a whole number >= 1");
+    const int seeds = int(wholeNumber(args, "seeds", 5, 1, 100000));
     mw::SearchSettings base = settingsFrom(args);
     const std::string out = args.opt("out", "");
     if (!out.empty())
@@ -581,15 +578,14 @@ int cmdTrainSurrogate(const Args& args) {
     const mw::Architecture arch = mw::loadArchitecture(args.get("arch"));
     const mw::Problem problem = loadProblem(args);
     mw::SurrogateOptions o;
-    o.samples = int(number(args, "samples", o.samples));
-    o.epochs = int(number(args, "epochs", o.epochs));
-    o.widthDivisor = int(number(args, "width-divisor", o.widthDivisor));
+    o.samples = int(wholeNumber(args, "samples", o.samples, 100, 100000000));
+    o.epochs = int(wholeNumber(args, "epochs", o.epochs, 1, 100000));
+    o.widthDivisor = int(wholeNumber(args, "width-divisor", o.widthDivisor, 1, 1024));
     o.paperLayers = args.flag("paper-layers");
-    o.threads = int(number(args, "threads", std::max(1u, std::thread::hardware_concurrency())));
-    o.seed = std::uint64_t(number(args, "seed", 1));
-    if (o.samples < 100 || o.epochs < 1 || o.widthDivisor < 1)
-        throw InputError("train-surrogate",
-                         "--samples >= 100, --epochs >= 1, --width-divisor >= 1");
+    const int hardware = int(std::max(1u, std::thread::hardware_concurrency()));
+    o.threads = int(wholeNumber(args, "threads", std::min(hardware, mw::kMaxSearchThreads), 1,
+                                mw::kMaxSearchThreads));
+    o.seed = std::uint64_t(wholeNumber(args, "seed", 1, 0, kMaxWholeOption));
     mw::SurrogateReport report;
     double shown = -1;
     ProgressLine progressLine(false);

@@ -19,14 +19,6 @@ namespace cli {
 
 namespace {
 
-int wholeNumber(const Args& args, const std::string& key, int fallback, int least) {
-    const double v = number(args, key, fallback);
-    if (v < least || v != std::floor(v) || v > 1e9)
-        throw InputError("--" + key, "is '" + args.get(key) +
-                                         "'; expected a whole number >= " + std::to_string(least));
-    return static_cast<int>(v);
-}
-
 // The sweep from --spec (a mapwright.sweep file) and the options, which
 // override or add to it.
 mw::SweepSpec sweepFrom(const Args& args) {
@@ -58,18 +50,18 @@ mw::SweepSpec sweepFrom(const Args& args) {
     for (const auto& v : vary)
         s.axes.push_back(mw::parseSweepAxis(v));
     if (args.has("sample")) {
-        s.sample = wholeNumber(args, "sample", 0, 1);
-        s.sampleSeed = static_cast<std::uint64_t>(wholeNumber(args, "sample-seed", 1, 0));
+        s.sample = int(wholeNumber(args, "sample", 0, 1, 1000000000));
+        s.sampleSeed = std::uint64_t(wholeNumber(args, "sample-seed", 1, 0, kMaxWholeOption));
     }
     s.searcher = args.opt("searcher", s.searcher);
     if (args.has("seconds"))
         throw InputError("--seconds", "a sweep's budget is evaluations (--budget N per layer), so "
                                       "that its results do not depend on the machine's speed");
     if (args.has("budget"))
-        s.budget = wholeNumber(args, "budget", 0, 1);
+        s.budget = int(wholeNumber(args, "budget", 0, 1, 1000000000));
     s.objective = args.opt("objective", s.objective);
     if (args.has("seed"))
-        s.seed = static_cast<std::uint64_t>(wholeNumber(args, "seed", 1, 0));
+        s.seed = std::uint64_t(wholeNumber(args, "seed", 1, 0, kMaxWholeOption));
     addParams(args, s.params);
     if (args.has("constraints"))
         s.constraints = mw::readSweepConstraints(args.get("constraints"));
@@ -245,7 +237,8 @@ int cmdSweep(const Args& args) {
     int hardware = std::max(1, int(std::thread::hardware_concurrency()));
     if (const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"))
         hardware = std::max(1, hardware / std::max(1, std::atoi(local)));
-    run.threads = wholeNumber(args, "threads", hardware, 1);
+    run.threads = int(wholeNumber(args, "threads", std::min(hardware, mw::kMaxSearchThreads), 1,
+                                  mw::kMaxSearchThreads));
     if (launchedByMpi())
         return runSweepMpi(run);
 

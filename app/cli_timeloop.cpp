@@ -93,9 +93,10 @@ int cmdExportTimeloop(const Args& args) {
     mw::TimeloopMapper mapper;
     mapper.objective = args.opt("objective", "edp");
     mw::SearchObjective::parse(mapper.objective); // an unknown objective is an error
-    mapper.victoryCondition = static_cast<std::int64_t>(number(args, "victory", 500));
-    mapper.timeout = static_cast<std::int64_t>(number(args, "timeout", 1000));
-    mapper.threads = static_cast<int>(number(args, "threads", 0));
+    // (Timeloop's mapper: 0 victory or timeout is no limit; 0 threads, all.)
+    mapper.victoryCondition = wholeNumber(args, "victory", 500, 0, kMaxWholeOption);
+    mapper.timeout = wholeNumber(args, "timeout", 1000, 0, kMaxWholeOption);
+    mapper.threads = int(wholeNumber(args, "threads", 0, 0, mw::kMaxSearchThreads));
     try {
         mw::exportTimeloop(problem, arch, mapping ? &*mapping : nullptr, out,
                            constraints.is_null() ? nullptr : &constraints, mapper);

@@ -611,7 +611,52 @@ void TestCli::searchBadInput() {
         "unknown searcher 'hillclimb'");
     expectOneLineError(run(QStringList{"search", "--searcher", "gamma"} + base), "give --budget N");
     expectOneLineError(run(QStringList{"search", "--searcher", "gamma", "--budget", "-5"} + base),
-                       "--budget: expected a whole number");
+                       "--budget: is '-5'; expected a whole number from 0 to 2^53");
+    // Numbers a cast would wrap, and numbers that are not finite.
+    expectOneLineError(run(QStringList{"search", "--searcher", "gamma", "--budget", "1e23"} + base),
+                       "--budget: is '1e23'; expected a whole number from 0 to 2^53");
+    expectOneLineError(run(QStringList{"search", "--searcher", "gamma", "--budget", "10", "--seed",
+                                       "99999999999999999999"} +
+                           base),
+                       "--seed: is '99999999999999999999'; expected a whole number");
+    expectOneLineError(run(QStringList{"search", "--searcher", "gamma", "--seconds", "nan"} + base),
+                       "--seconds: is 'nan'; expected a finite number");
+    expectOneLineError(
+        run(QStringList{"search", "--searcher", "gamma", "--budget", "10", "--threads", "100000"} +
+            base),
+        "--threads: is '100000'; expected a whole number from 1 to 256");
+    expectOneLineError(run(QStringList{"compare", "--searchers", "gamma", "--budget", "10",
+                                       "--seeds", "2147483648"} +
+                           base),
+                       "--seeds: is '2147483648'; expected a whole number from 1 to 100000");
+    expectOneLineError(run(QStringList{"search", "--searcher", "gamma", "--budget", "10",
+                                       "--objective", "weighted:nan,1"} +
+                           base),
+                       "expected exponents from 0 to 100, not both 0");
+    expectOneLineError(run(QStringList{"search", "--searcher", "gamma", "--budget", "10", "--param",
+                                       "population=nan"} +
+                           base),
+                       "'population=nan': expected a finite number");
+    expectOneLineError(run({"bench", "model", "--runs", "x"}), "--runs: is 'x'; expected a number");
+    // Options the command does not take are refused, a misspelling named
+    // (--constraint would otherwise search the whole space, unconstrained).
+    expectOneLineError(run(QStringList{"search", "--searcher", "gamma", "--budget", "10",
+                                       "--constraint", "c.json"} +
+                           base),
+                       "--constraint: is not an option of 'search' (did you mean --constraints?)");
+    expectOneLineError(
+        run(QStringList{"network", "--searcher", "gamma", "--budget", "10", "--layer", "x"} + base),
+        "--layer: is not an option of 'network'");
+    expectOneLineError(run(QStringList{"search", "--searcher", "--budget", "10"} + base),
+                       "--searcher: expects a value");
+    expectOneLineError(run(QStringList{"search", "--list=yes"}), "--list: takes no value");
+    // --name=value is --name value.
+    const Run joined =
+        run({"evaluate", "--arch=" + q(kSamples + "architectures/eyeriss_like.json"),
+             "--workload=" + q(kSamples + "workloads/eyeriss_tutorial_conv.json"),
+             "--mapping=" + q(kSamples + "mappings/eyeriss_tutorial_conv_timeloop.json")});
+    QCOMPARE(joined.exitCode, 0);
+    QCOMPARE(joined.out, run(QStringList{"evaluate"} + eyerissArgs()).out);
     expectOneLineError(
         run(QStringList{"search", "--searcher", "gamma", "--budget", "10", "--objective", "speed"} +
             base),
