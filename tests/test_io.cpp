@@ -257,6 +257,27 @@ void TestIo::badWorkloadFields() {
     const std::string extra =
         writeTemp(tmp, "extra.json", R"({"layers":[{"name":"l","kind":"gemm","Q":3}]})");
     EXPECT_CONTAINS(errorOf([&] { loadNetwork(extra); }), "Q: is not a parameter of gemm");
+    // A shape parameter left out is missing, not the editor's default; one of
+    // 1 (a stride) may be left out.
+    const std::string noC = writeTemp(tmp, "noC.json", R"({"layers":[{"name":"l","kind":"conv2d",
+        "M":8,"P":7,"Q":7,"R":3,"S":3}]})");
+    EXPECT_CONTAINS(errorOf([&] { loadNetwork(noC); }),
+                    "$.layers[0]: has no 'C'; expected the conv2d layer's C");
+    const std::string noStride = writeTemp(tmp, "noStride.json", R"({"layers":[{"name":"l",
+        "kind":"conv2d","C":4,"M":8,"P":7,"Q":7,"R":3,"S":3}]})");
+    QCOMPARE(buildProblem(loadNetwork(noStride).layers.at(0)).computes(),
+             std::int64_t(4 * 8 * 7 * 7 * 3 * 3));
+    // Problems the model's integers cannot count.
+    const std::string huge = writeTemp(tmp, "huge.json", R"({"layers":[{"name":"g","kind":"gemm",
+        "M":2097152,"N":2097152,"K":2097152}]})");
+    EXPECT_CONTAINS(errorOf([&] { loadNetwork(huge); }),
+                    "problem 'g': has 9.22e+18 computes (the product of its bounds); at most 2^50");
+    const std::string wide = writeTemp(tmp, "wide.json", R"({"layers":[{"name":"w","kind":"custom",
+        "dimensions":[{"name":"I","bound":2048}],
+        "tensors":[{"name":"A","ranks":[[{"dim":"I","coef":1000000000000}]]},
+                   {"name":"Z","read_write":true,"ranks":[[{"dim":"I"}]]}]}]})");
+    EXPECT_CONTAINS(errorOf([&] { loadNetwork(wide); }),
+                    "tensors.A: spans 2.05e+15 words over the whole problem; at most 2^50");
 }
 
 void TestIo::badMappingFields() {

@@ -403,15 +403,6 @@ Network networkFromJson(const json& j) {
                 throw InputError(path + ".kind", "is '" + l.kind +
                                                      "'; expected conv2d, depthwise, gemm, "
                                                      "bgemm, mttkrp or custom");
-            for (const auto& [key, fallback] : info->params) {
-                if (!lj.contains(key))
-                    continue;
-                const std::int64_t v = as<std::int64_t>(lj.at(key), path + "." + key);
-                if (v <= 0)
-                    throw InputError(path + "." + key,
-                                     "is " + std::to_string(v) + "; expected a positive integer");
-                l.params.emplace_back(key, v);
-            }
             for (const auto& [key, value] : lj.items()) {
                 if (key == "name" || key == "kind" || key == "densities" || key == "source")
                     continue;
@@ -420,6 +411,23 @@ Network networkFromJson(const json& j) {
                     known = known || pr.first == key;
                 if (!known)
                     throw InputError(path + "." + key, "is not a parameter of " + l.kind);
+            }
+            for (const auto& [key, fallback] : info->params) {
+                // A shape parameter must be given: only those whose default
+                // is 1 (batch, groups, strides, dilations) may be left out
+                // (a file missing C took the editor's default, 64, in silence).
+                if (!lj.contains(key) && fallback != 1)
+                    throw InputError(path, "has no '" + key + "'; expected the " + l.kind +
+                                               " layer's " + key +
+                                               " (only parameters of 1 "
+                                               "may be left out)");
+                if (!lj.contains(key))
+                    continue;
+                const std::int64_t v = as<std::int64_t>(lj.at(key), path + "." + key);
+                if (v <= 0)
+                    throw InputError(path + "." + key,
+                                     "is " + std::to_string(v) + "; expected a positive integer");
+                l.params.emplace_back(key, v);
             }
         }
         n.layers.push_back(std::move(l));

@@ -634,8 +634,13 @@ void countOnLanes(const Problem& p, const Architecture& a, const Mapping& m, con
                 }
             }
             // (Divisions cost tens of cycles each: skipped where the ratio is 1.)
+            // (Tiles stay below 2^50 (finalizeProblem), so the product of
+            // two may pass 2^63: then it is taken in 128 bits.)
+            i64 product = 0;
             partition[l] = denom == tiles.size[l][t] ? partition[l - 1]
-                                                     : partition[l - 1] * tiles.size[l][t] / denom;
+                           : !__builtin_mul_overflow(partition[l - 1], tiles.size[l][t], &product)
+                               ? product / denom
+                               : i64(__int128(partition[l - 1]) * tiles.size[l][t] / denom);
         }
     }
     for (int l = L - 1; l >= 1; --l) {

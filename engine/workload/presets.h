@@ -36,7 +36,9 @@ struct Network {
 // The preset kinds and, for each, its parameter names and defaults.
 struct PresetInfo {
     std::string kind;
-    std::vector<std::pair<std::string, std::int64_t>> params; // name, default
+    // name, default (in a new layer; a file gives every parameter but those
+    // whose default is 1)
+    std::vector<std::pair<std::string, std::int64_t>> params;
     std::string description;
 };
 const std::vector<PresetInfo>& presetCatalog();

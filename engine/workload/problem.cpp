@@ -3,6 +3,8 @@
 #include "common/error.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <vector>
 
@@ -154,10 +156,41 @@ void finalizeProblem(Problem& p) {
     if (p.numTensors() > kMaxTensors)
         throw InputError(where, "has " + std::to_string(p.numTensors()) + " data spaces; at most " +
                                     std::to_string(kMaxTensors) + " are supported");
+    // The model counts in 64-bit integers and in doubles exact below 2^53:
+    // computes, and each tensor's words (a tile over the whole problem, the
+    // largest a level can hold), stay below 2^50, where no product of the
+    // counts overflows or rounds. (A GEMM of 2^21 in each dimension counted
+    // a negative number of cycles.)
+    constexpr double kMaxCount = double(std::int64_t(1) << 50);
+    auto approx = [](double v) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.3g", v);
+        return std::string(text);
+    };
+    double computes = 1.0;
+    for (const Dimension& dim : p.dims)
+        computes *= double(dim.bound);
+    if (computes > kMaxCount)
+        throw InputError(where, "has " + approx(computes) +
+                                    " computes (the product of its bounds); at most 2^50 are "
+                                    "supported");
     for (auto& ds : p.tensors) {
         const std::string tw = where + ".tensors." + ds.name;
         if (ds.name.empty())
             throw InputError(where, "a data space has an empty name");
+        double words = 1.0;
+        for (int r = 0; r < ds.numRanks; ++r) {
+            double extent = 1.0;
+            for (int i = 0; i < ds.ranks[r].numTerms; ++i) {
+                const auto& term = ds.ranks[r].terms[i];
+                if (term.dim >= 0 && term.dim < p.numDims())
+                    extent += std::abs(double(term.coef)) * double(p.dims[term.dim].bound - 1);
+            }
+            words *= extent;
+        }
+        if (words > kMaxCount)
+            throw InputError(tw, "spans " + approx(words) +
+                                     " words over the whole problem; at most 2^50 are supported");
         if (!(ds.density > 0.0 && ds.density <= 1.0))
             throw InputError(tw + ".density",
                              "is " + std::to_string(ds.density) + "; expected a value in (0, 1]");
