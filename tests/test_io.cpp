@@ -231,6 +231,17 @@ void TestIo::badArchitectureFields() {
     EXPECT_CONTAINS(errorOf([&] { loadArchitecture(writeTemp(tmp, "m.json", badMesh.dump())); }),
                     "does not divide the mesh of its child");
 
+    // Counts are ints: 2^32 + 14 was read as 14.
+    Json wrapped = a;
+    wrapped["levels"][4]["mesh_x"] = (std::int64_t(1) << 32) + 14;
+    EXPECT_CONTAINS(errorOf([&] { loadArchitecture(writeTemp(tmp, "w.json", wrapped.dump())); }),
+                    "$.levels[4].mesh_x: is 4294967310; expected a whole number up to 2^24");
+    Json wrappedBits = a;
+    wrappedBits["compute"]["word_bits"] = (std::int64_t(1) << 32) + 16;
+    EXPECT_CONTAINS(
+        errorOf([&] { loadArchitecture(writeTemp(tmp, "wb.json", wrappedBits.dump())); }),
+        "$.compute.word_bits: is 4294967312; expected a whole number up to 2^24");
+
     Json wrongFormat = a;
     wrongFormat["format"] = "mapwright.mapping";
     EXPECT_CONTAINS(

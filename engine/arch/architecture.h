@@ -39,6 +39,10 @@ struct StorageSources {
     ValueSource area = ValueSource::Estimated;
 };
 
+// The largest mesh side, block, word width, bank or cluster count an
+// architecture file may give (they are ints: a larger number would wrap).
+inline constexpr int kMaxArchitectureCount = 1 << 24;
+
 struct StorageLevel {
     std::string name;
     LevelClass cls = LevelClass::SRAM;

@@ -70,7 +70,7 @@ double nonNegative(const std::string& value, const std::string& where) {
 
 int intField(const std::string& value, const std::string& where) {
     const std::int64_t v = positiveInteger(value, where);
-    if (v > (1 << 24))
+    if (v > kMaxArchitectureCount)
         throw InputError(where, "is too large; expected at most 2^24");
     return static_cast<int>(v);
 }

@@ -54,6 +54,15 @@ std::int64_t optPositive(const json& j, const char* key, const std::string& path
     return getPositive(j, key, path);
 }
 
+// A count of an architecture (mesh side, block, word bits, banks, cluster).
+int optCount(const json& j, const char* key, const std::string& path, int fallback) {
+    const std::int64_t v = optPositive(j, key, path, fallback);
+    if (v > kMaxArchitectureCount)
+        throw InputError(path + "." + key,
+                         "is " + std::to_string(v) + "; expected a whole number up to 2^24");
+    return static_cast<int>(v);
+}
+
 double optNumber(const json& j, const char* key, const std::string& path, double fallback) {
     if (!j.contains(key) || j.at(key).is_null())
         return fallback;
@@ -187,16 +196,16 @@ Architecture architectureFromJson(const json& j) {
             s.capacityWords = 0;
         else
             s.capacityWords = getPositive(lj, "capacity_words", path);
-        s.wordBits = static_cast<int>(optPositive(lj, "word_bits", path, 16));
-        s.blockSize = static_cast<int>(optPositive(lj, "block_size", path, 1));
-        s.meshX = static_cast<int>(optPositive(lj, "mesh_x", path, 1));
-        s.meshY = static_cast<int>(optPositive(lj, "mesh_y", path, 1));
+        s.wordBits = optCount(lj, "word_bits", path, 16);
+        s.blockSize = optCount(lj, "block_size", path, 1);
+        s.meshX = optCount(lj, "mesh_x", path, 1);
+        s.meshY = optCount(lj, "mesh_y", path, 1);
         s.readBandwidth = optNumber(lj, "read_bandwidth", path, 0.0);
         s.writeBandwidth = optNumber(lj, "write_bandwidth", path, 0.0);
         s.multipleBuffering = optNumber(lj, "multiple_buffering", path, 1.0);
         s.component = optString(lj, "component", path, "");
-        s.numBanks = static_cast<int>(optPositive(lj, "banks", path, 1));
-        s.clusterSize = static_cast<int>(optPositive(lj, "cluster_size", path, 1));
+        s.numBanks = optCount(lj, "banks", path, 1);
+        s.clusterSize = optCount(lj, "cluster_size", path, 1);
         s.technologyNm = optNumber(lj, "technology_nm", path, 0.0);
         s.dramType = optString(lj, "dram_type", path, "LPDDR4");
         bool given[4] = {false, false, false, false};
@@ -232,15 +241,14 @@ Architecture architectureFromJson(const json& j) {
     if (!c.is_object())
         throw InputError(cp, "expected an object, got " + typeName(c));
     a.compute.name = optString(c, "name", cp, "MAC");
-    a.compute.meshX = static_cast<int>(optPositive(c, "mesh_x", cp, 1));
-    a.compute.meshY = static_cast<int>(optPositive(c, "mesh_y", cp, 1));
-    a.compute.wordBits = static_cast<int>(optPositive(c, "word_bits", cp, 16));
+    a.compute.meshX = optCount(c, "mesh_x", cp, 1);
+    a.compute.meshY = optCount(c, "mesh_y", cp, 1);
+    a.compute.wordBits = optCount(c, "word_bits", cp, 16);
     const std::string arith = optString(c, "arithmetic", cp, "int");
     if (!parseArithmetic(arith, a.compute.arithmetic))
         throw InputError(cp + ".arithmetic", "is '" + arith + "'; expected int, fp or bf");
-    a.compute.multiplierBits =
-        static_cast<int>(optPositive(c, "multiplier_bits", cp, a.compute.wordBits));
-    a.compute.adderBits = static_cast<int>(optPositive(c, "adder_bits", cp, a.compute.wordBits));
+    a.compute.multiplierBits = optCount(c, "multiplier_bits", cp, a.compute.wordBits);
+    a.compute.adderBits = optCount(c, "adder_bits", cp, a.compute.wordBits);
     a.compute.macEnergy = optNumber(c, "energy_pJ", cp, 0.0);
     a.compute.leak = optNumber(c, "leak_pJ", cp, 0.0);
     a.compute.area = optNumber(c, "area_um2", cp, 0.0);
