@@ -29,10 +29,17 @@ Request: {"jobs": [{"file": PATH, "data": {NAME: VALUE, ...}} |
 Reply:   {"jobs": [{"files": {PATH: TEXT, ...}, "top": PATH} |
                    {"variables": [NAME, ...]} | {"error": TEXT, "file": PATH}, ...]}
 """
+import errno
 import glob
 import json
 import os
+import stat
 import sys
+
+try:
+    import resource
+except ImportError:  # (not on every platform: then no cap)
+    resource = None
 
 try:
     import jinja2
@@ -43,6 +50,11 @@ except ImportError:  # reported as a reply, so the caller names the fix
 
 # A file pulled in more often than this is an include loop.
 MAX_FILES = 10000
+# Files read and text rendered are at most this large (include_text('/dev/zero')
+# read until the system killed the helper), and the helper's memory is capped
+# (the sandbox does not bound "a" * 4000000000).
+MAX_TEXT_BYTES = 64 << 20
+MAX_MEMORY_BYTES = 2 << 30
 
 
 class TemplateError(Exception):
@@ -68,8 +80,13 @@ class Compiled:
 
     def text(self, path):
         if path not in self.texts:
-            with open(path, encoding="utf-8") as f:
-                self.texts[path] = f.read()
+            with open(path, "rb") as f:
+                if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                    raise OSError(errno.EINVAL, "not a regular file")
+                data = f.read(MAX_TEXT_BYTES + 1)
+            if len(data) > MAX_TEXT_BYTES:
+                raise OSError(errno.EFBIG, "larger than 64 MiB")
+            self.texts[path] = data.decode("utf-8")
         return self.texts[path]
 
     def template(self, path):
@@ -161,8 +178,14 @@ class Renderer:
                                 % e.message)
         except jinja2.exceptions.SecurityError as e:
             raise TemplateError(path, "refused by the sandbox: %s" % e)
+        except MemoryError:
+            raise TemplateError(path, "rendering needs more than 2 GiB of memory; expected a "
+                                "smaller template")
         except Exception as e:  # anything the template's own logic raises
-            raise TemplateError(path, "template error: %s" % e)
+            raise TemplateError(path, "template error: %s" % (e or type(e).__name__))
+        if len(rendered) > MAX_TEXT_BYTES:
+            raise TemplateError(path, "renders to more than 64 MiB of text; expected a smaller "
+                                "template")
         self.files[path] = rendered
         return rendered
 
@@ -198,6 +221,10 @@ def run_job(job, compiled):
 
 
 def main():
+    if resource is not None:
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard == resource.RLIM_INFINITY or hard > MAX_MEMORY_BYTES:
+            resource.setrlimit(resource.RLIMIT_AS, (MAX_MEMORY_BYTES, hard))
     request = json.loads(sys.stdin.buffer.read().decode("utf-8"))
     if jinja2 is None:
         reply = {"jobs": [{"error": "Jinja2 is not installed (Debian: python3-jinja2)",

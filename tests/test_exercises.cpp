@@ -525,6 +525,15 @@ void TestExercises::badNodeFilesAndTemplatesAreOneLineErrors() {
     const std::string evil = dir.filePath("evil.yaml.jinja2").toStdString();
     mw::writeTextFile(evil, "x: {{ cwd.__globals__ }}\n");
     expect(errorOf([&] { mw::importTimeloop({evil}); }), "evil.yaml.jinja2");
+    // Templates that would read or build without end: a device for a file,
+    // and a string of 4 GB (the helper's memory is capped).
+    const std::string endless = dir.filePath("endless.yaml.jinja2").toStdString();
+    mw::writeTextFile(endless, "x: {{ include_text('/dev/zero') }}\n");
+    expect(errorOf([&] { mw::importTimeloop({endless}); }),
+           "cannot read '/dev/zero' (not a regular file)");
+    mw::writeTextFile(endless, "x: {{ ('a' * 4000000000) | length }}\n");
+    expect(errorOf([&] { mw::importTimeloop({endless}); }),
+           "rendering needs more than 2 GiB of memory; expected a smaller template");
     expect(errorOf([] { mw::parseTemplateSetting("architecture", "--set"); }),
            "--set: 'architecture': expected NAME=VALUE");
 }
