@@ -376,6 +376,20 @@ void TestTimeloop::badInputsAreOneLineErrors() {
     auto [e11, f11] = errorWith("problem.yaml", readTextFile(kUser + c06 + "/problem.yaml") + bomb);
     EXPECT_CONTAINS(e11, f11 + ": holds more than 1,000,000 nodes once its aliases are expanded");
     QVERIFY2(clock.elapsed() < 10000, "the expansion is cut short, not walked to its end");
+    // Merges of merges: each level merges the last and holds it twice more
+    // (ten levels took over 30 s).
+    std::string merges = "x0: &x0 {a: 1}\n";
+    for (int level = 1; level <= 10; ++level) {
+        const std::string below = "*x" + std::to_string(level - 1);
+        merges += "x" + std::to_string(level) + ": &x" + std::to_string(level) + " {<<: " + below +
+                  ", l" + std::to_string(level) + ": " + below + ", r" + std::to_string(level) +
+                  ": " + below + "}\n";
+    }
+    clock.restart();
+    auto [e12, f12] =
+        errorWith("problem.yaml", readTextFile(kUser + c06 + "/problem.yaml") + merges);
+    EXPECT_CONTAINS(e12, f12 + ": merges (<<, <<<) more than 20,000 nodes");
+    QVERIFY2(clock.elapsed() < 10000, "the merges are cut short");
 }
 
 // Constraints that leave no legal mapping are reported as such, before any search.

@@ -80,12 +80,41 @@ std::vector<YAML::Node> mergedMaps(const YAML::Node& value, const std::string& w
 // seven deep: 4.8 million nodes) would take seconds per level; the exercises'
 // files visit fewer than 1,000 each.
 constexpr long kMaxVisitedNodes = 1'000'000;
+// Nodes the merge keys may copy (<< and <<<): yaml-cpp's cost per copied node
+// grows with the document, so a file of merges of merges (each level merging
+// the last three times) took 0.7 s at eight levels and over 30 s at ten; a
+// merge of problem_base.yaml, the exercises' largest, copies about 40.
+constexpr long kMaxMergedNodes = 20'000;
+
+// The nodes of n's tree (aliases counted each time they occur), counting
+// stopped once past `limit`.
+long treeSize(const YAML::Node& n, long limit) {
+    long size = 1;
+    if (n.IsMap()) {
+        for (const auto& kv : n)
+            if ((size += treeSize(kv.second, limit - size)) > limit)
+                break;
+    } else if (n.IsSequence()) {
+        for (const auto& v : n)
+            if ((size += treeSize(v, limit - size)) > limit)
+                break;
+    }
+    return size;
+}
 
 struct Expander {
     const TimeloopText& top;
     std::map<std::string, YAML::Node> loaded; // included files, expanded, by path
     int depth = 0;
-    long visited = 0;
+    long visited = 0, merged = 0;
+
+    // Counts what a merge key copies of m (see kMaxMergedNodes).
+    void countMerged(const YAML::Node& m, const std::string& name) {
+        merged += treeSize(m, kMaxMergedNodes - merged + 1);
+        if (merged > kMaxMergedNodes)
+            throw InputError(name, "merges (<<, <<<) more than 20,000 nodes; expected a "
+                                   "smaller file (merges of merges?)");
+    }
 
     // The included file, parsed and expanded once.
     YAML::Node file(const std::string& path, const std::string& where) {
@@ -198,14 +227,16 @@ struct Expander {
             out[k.Scalar()] = v;
         if (hasShallow)
             for (const YAML::Node& m : mergedMaps(shallow, where, "<<"))
-                for (const auto& kv : m)
+                for (const auto& kv : (countMerged(m, name), m))
                     if (!std::as_const(out)[kv.first.Scalar()].IsDefined())
                         out[kv.first.Scalar()] = copyOf(kv.second);
         if (hasDeep) {
             // A list of maps is combined first, earlier entries winning.
             YAML::Node base(YAML::NodeType::Map);
-            for (const YAML::Node& m : mergedMaps(deep, where, "<<<"))
+            for (const YAML::Node& m : mergedMaps(deep, where, "<<<")) {
+                countMerged(m, name);
                 base.reset(deepMerge(base, m));
+            }
             out.reset(deepMerge(out, base));
         }
         return out;
