@@ -86,6 +86,7 @@ class TestExercises : public QObject {
     void designsReproduceTheirReferenceOutputs();
     void nodeFormatReadsAsTheDump_data() { designsReproduceTheirReferenceOutputs_data(); }
     void nodeFormatReadsAsTheDump();
+    void mappingFileJoinsTheNodesConstraints();
     void clusterSizeAsTimeloop();
     void compoundClassesPriceAsTheirErts();
     void everyLayerShapeImports();
@@ -158,6 +159,33 @@ void TestExercises::nodeFormatReadsAsTheDump() {
                                  mw::constraintsFromJson(c->constraints, c->problem, c->arch));
         QVERIFY2(space.meetsConstraints(mapped.mapping), (d + ": the mapper's mapping").c_str());
     }
+}
+
+// A design's mapping.yaml, which the top file gives as extra constraints, and
+// the front end's constraints.targets are merged into the nodes' own targets
+// (the unit loops put innermost after): a permutation of Buffer was refused as
+// given twice, against the hidden one that puts M (bound 1) innermost.
+void TestExercises::mappingFileJoinsTheNodesConstraints() {
+    const std::string d = "sparseloop/01.2.1-DUDU-dot-product";
+    const mw::TimeloopCase top = mw::importTimeloop({kTop.string()}, {{"architecture", d}});
+    const mw::TimeloopCase dump = mw::importTimeloop({ref(d, "parsed-processed-input.yaml")});
+    QVERIFY(top.hasConstraints && dump.hasConstraints);
+    QCOMPARE(top.constraints.dump(1), dump.constraints.dump(1));
+    QVERIFY(top.constraints.dump().find(R"("order":["M","K"])") != std::string::npos);
+
+    // The same as constraints.targets beside a node list: the node's own
+    // factors of other dimensions stay, the target's win.
+    QTemporaryDir dir;
+    const std::string arch = dir.filePath("arch.yaml").toStdString();
+    mw::writeTextFile(arch, mw::readTextFile((kDesigns / d / "arch.yaml").string()) +
+                                "constraints:\n  targets:\n"
+                                "  - {target: Buffer, type: temporal, factors: K=16 M=1, "
+                                "permutation: KM}\n");
+    const mw::TimeloopCase given =
+        mw::importTimeloop({arch, (kDesigns / d / "problem.yaml").string()});
+    QCOMPARE(given.constraints.at("levels").dump(), dump.constraints.at("levels").dump());
+    for (const std::string& note : given.notes)
+        QVERIFY2(note.find("'constraints'") == std::string::npos, note.c_str());
 }
 
 // Simba's weight registers: cluster_size 64 over a 512-bit row of 8-bit words

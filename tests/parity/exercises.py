@@ -42,6 +42,9 @@ SOURCE = os.path.join(ROOT, "..", "shared", "reference", "timeloop-exercises")
 DATA = os.path.join(ROOT, "tests", "data", "timeloop-exercises")
 DESIGNS = ["eyeriss_like", "simba_like", "simple_output_stationary", "simple_weight_stationary"]
 SPARSE = ["sparse_tensor_core_like"]
+# A dense design with a mapping.yaml, which the top file turns into constraints
+# that join the nodes' own (test_exercises: mappingFileJoinsTheNodesConstraints).
+MAPPED = "sparseloop/01.2.1-DUDU-dot-product"
 REF = "ref_outputs/default_problem"
 REF_FILES = ["parsed-processed-input.yaml", "timeloop-mapper.ERT.yaml",
              "timeloop-mapper.ART.yaml", "timeloop-mapper.map.yaml", "timeloop-mapper.stats.txt"]
@@ -147,6 +150,12 @@ def copy_tree():
             figures = parse_stats(f.read())
         with open(os.path.join(out, REF, "expected.json"), "w") as f:
             json.dump(figures, f, indent=1, sort_keys=True)
+    out = os.path.join(dst_designs, MAPPED)
+    os.makedirs(os.path.join(out, REF))
+    for f in ["arch.yaml", "problem.yaml", "mapping.yaml"]:
+        shutil.copy(os.path.join(designs, MAPPED, f), out)
+    shutil.copy(os.path.join(designs, MAPPED, REF, "parsed-processed-input.yaml"),
+                os.path.join(out, REF))
     shutil.copytree(os.path.join(src, "layer_shapes"), os.path.join(DATA, "layer_shapes"))
     layers = {}
     root = os.path.join(DATA, "layer_shapes")

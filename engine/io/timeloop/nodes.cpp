@@ -142,6 +142,13 @@ class NodeWalker {
     YAML::Node locals{YAML::NodeType::Sequence};
     YAML::Node targets{YAML::NodeType::Sequence};
     std::string topName;
+    // Targets given apart from the nodes (the front end's constraints.targets,
+    // the top file's extra_mapping_constraints): one on a node's own target
+    // and type is merged into it, as the front end merges them (its keys win,
+    // factors by dimension), before the unit loops go innermost; `merged`
+    // says which were.
+    std::vector<YAML::Node> apart;
+    std::vector<bool> merged;
 
     struct State {
         std::int64_t meshX = 1, meshY = 1;
@@ -229,6 +236,38 @@ class NodeWalker {
                 t[k] = v;
             }
             any = true;
+        }
+        for (std::size_t i = 0; i < apart.size(); ++i) {
+            const YAML::Node& e = apart[i];
+            if (!e.IsMap() || child(e, "target").as<std::string>("") != target ||
+                child(e, "type").as<std::string>("") != type)
+                continue;
+            merged[i] = true;
+            for (const auto& kv : e) {
+                const std::string key = kv.first.Scalar();
+                if (key == "target" || key == "type")
+                    continue;
+                if ((key == "factors" || key == "permutation") && !names_.dims.empty()) {
+                    // As lists (the unit loops are put into the permutation
+                    // below), with the node's factors of dimensions the
+                    // target leaves out.
+                    YAML::Node list(YAML::NodeType::Sequence);
+                    const std::vector<std::string> tokens = tokensOf(kv.second, names_);
+                    std::set<std::string> dims;
+                    for (const auto& tok : tokens)
+                        dims.insert(factorDim(tok));
+                    if (key == "factors" && t["factors"].IsDefined())
+                        for (const auto& tok : t["factors"])
+                            if (!dims.count(factorDim(tok.Scalar())))
+                                list.push_back(tok.Scalar());
+                    for (const auto& tok : tokens)
+                        list.push_back(tok);
+                    t[key] = list;
+                } else {
+                    t[key] = kv.second;
+                }
+                any = true;
+            }
         }
         if (unitLoopsFirst && !names_.dims.empty()) {
             std::vector<std::string> perm;
@@ -459,6 +498,16 @@ void expandNodeArchitecture(Spec& spec, std::vector<std::string>& notes, const P
         return;
     const std::string& file = entry->file;
     NodeWalker walker(file, problem ? problemNames(*problem) : problemNames(spec), notes);
+    // Targets given apart: the front end's constraints.targets and the top
+    // file's extra_mapping_constraints (a design's mapping.yaml).
+    for (const char* key : {"constraints", "extra_mapping_constraints"})
+        if (const Spec::Entry* extra = spec.find({key})) {
+            const YAML::Node list = firstChild(extra->node, {"targets", "constraints"});
+            if (given(list) && list.IsSequence())
+                for (const auto& t : list)
+                    walker.apart.push_back(t);
+        }
+    walker.merged.assign(walker.apart.size(), false);
     NodeWalker::State state;
     // The variables are the outermost attributes (technology, cycle time).
     if (const Spec::Entry* v = spec.find({"variables"}); v && given(v->node) && v->node.IsMap())
@@ -475,14 +524,10 @@ void expandNodeArchitecture(Spec& spec, std::vector<std::string>& notes, const P
     arch["subtree"] = subtrees;
     entry->node.reset(arch);
 
-    // The nodes' constraints join any given apart (the front end's
-    // constraints.targets and the top file's extra_mapping_constraints).
-    if (const Spec::Entry* extra = spec.find({"extra_mapping_constraints"})) {
-        const YAML::Node list = firstChild(extra->node, {"targets", "constraints"});
-        if (given(list) && list.IsSequence())
-            for (const auto& t : list)
-                walker.targets.push_back(t);
-    }
+    // Targets given apart on a target and type no node constrains join the list.
+    for (std::size_t i = 0; i < walker.apart.size(); ++i)
+        if (!walker.merged[i])
+            walker.targets.push_back(walker.apart[i]);
     if (walker.targets.size() == 0)
         return;
     Spec::Entry& cons = spec.keys["architecture_constraints"];

@@ -175,9 +175,14 @@ TimeloopCase importTimeloopTexts(const std::vector<TimeloopText>& files) {
     Spec spec = timeloop_yaml::mergeFiles(files);
     TimeloopCase c;
     refuseSparse(spec);
+    // The front end's constraints.targets join a node list's constraints.
+    const Spec::Entry* archEntry = spec.find({"architecture", "arch"});
+    const bool nodeList = archEntry && given(timeloop_yaml::child(archEntry->node, "nodes"));
     for (const auto& [key, entry] : spec.keys) {
         if (key == "compound_components" || key == "components")
             continue; // read where they price a component (components.cpp notes which)
+        if (key == "constraints" && nodeList)
+            continue;
         if (key.find("ignore") != std::string::npos)
             continue; // the front end's convention: a key to hold anchors, not read
         else if (key != "architecture" && key != "arch" && key != "problem" && key != "mapping" &&
