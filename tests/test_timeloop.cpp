@@ -361,6 +361,13 @@ void TestTimeloop::badInputsAreOneLineErrors() {
     auto [e10, f10] = errorWith("problem.yaml", "problem:\n  shape: [\n");
     EXPECT_CONTAINS(e10, f10 + ":");
     EXPECT_CONTAINS(e10, "malformed YAML");
+    // A term of three entries, which Timeloop refuses (it was read as a product).
+    const std::string problem = readTextFile(kUser + c06 + "/problem.yaml");
+    auto [e13, f13] =
+        errorWith("problem.yaml", replaced(problem, "[P, Wstride] ]", "[P, Wstride, Hstride] ]"));
+    EXPECT_CONTAINS(e13, f13 + ":");
+    EXPECT_CONTAINS(e13, "projection: a term of 3 entries; expected [dimension] or [dimension, "
+                         "coefficient]");
     // Aliases of aliases (nine to a list, seven deep: 4.8 million nodes once
     // walked) are refused at once, even under a key nobody reads.
     std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n";

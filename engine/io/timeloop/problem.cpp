@@ -121,18 +121,21 @@ Problem readProblem(const Spec& spec, std::vector<std::string>& notes) {
                         terms.emplace_back(t.Scalar(), 1);
                         return;
                     }
-                    if (!t.IsSequence() || t.size() == 0)
-                        throw InputError(rwhere,
-                                         "expected [dimension] or [dimension, coefficient]");
+                    // (Timeloop asserts on a term of three entries or more:
+                    // refused, not read as a product.)
+                    if (!t.IsSequence() || t.size() == 0 || t.size() > 2)
+                        throw InputError(rwhere, "a term of " + std::to_string(t.size()) +
+                                                     " entries; expected [dimension] or "
+                                                     "[dimension, coefficient]");
                     const std::string dim = text(t[0], rwhere);
                     std::int64_t c = 1;
-                    for (std::size_t k = 1; k < t.size(); ++k) {
-                        const std::string cn = text(t[k], rwhere);
+                    if (t.size() == 2) {
+                        const std::string cn = text(t[1], rwhere);
                         const auto it = coef.find(cn);
                         if (it == coef.end())
                             throw InputError(rwhere, "unknown coefficient '" + cn +
                                                          "'; expected one of shape.coefficients");
-                        c *= it->second;
+                        c = it->second;
                     }
                     terms.emplace_back(dim, c);
                 };
