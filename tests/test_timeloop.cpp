@@ -361,6 +361,11 @@ void TestTimeloop::badInputsAreOneLineErrors() {
     auto [e10, f10] = errorWith("problem.yaml", "problem:\n  shape: [\n");
     EXPECT_CONTAINS(e10, f10 + ":");
     EXPECT_CONTAINS(e10, "malformed YAML");
+    // A mapping that is not a list (it was read as every factor 1, or as none).
+    auto [e14, f14] = errorWith("mapping.yaml", "mapping: {target: DRAM}\n");
+    EXPECT_CONTAINS(e14, f14 + ":1: mapping: expected a list of directives");
+    auto [e15, f15] = errorWith("mapping.yaml", "mapping: hello\n");
+    EXPECT_CONTAINS(e15, f15 + ": mapping: expected a list of directives");
     // A term of three entries, which Timeloop refuses (it was read as a product).
     const std::string problem = readTextFile(kUser + c06 + "/problem.yaml");
     auto [e13, f13] =

@@ -227,6 +227,11 @@ std::vector<std::pair<YAML::Node, YAML::Node>> directives(const YAML::Node& sect
 Mapping readMapping(const YAML::Node& list, const std::string& file, const Problem& p,
                     const Architecture& a) {
     Mapping m = makeTrivialMapping(p, a);
+    // (A map holds the list under targets; one without it is not a mapping:
+    // `mapping: {target: DRAM}` read as every factor 1.)
+    if (list.IsMap() && !given(firstChild(list, {"targets", "constraints"})))
+        throw InputError(at(file, list) + ": mapping",
+                         "expected a list of directives (target, type, ...)");
     for (const auto& [holder, dir] : directives(list, file + ": mapping")) {
         const std::string where = at(file, dir) + ": mapping";
         const int l = targetLevel(holder, where, a);

@@ -73,7 +73,7 @@ Mapping importTimeloopMapping(const std::string& file, const Problem& p, const A
     return inFile(file, [&] {
         const Spec spec = timeloop_yaml::mergeFiles(readTimeloopFiles({file}));
         const Spec::Entry* m = spec.find({"mapping"});
-        if (!m || !timeloop_yaml::given(m->node) || m->node.size() == 0)
+        if (!m || !timeloop_yaml::given(m->node) || (!m->node.IsScalar() && m->node.size() == 0))
             throw InputError(file, "holds no mapping; expected mapping: a list of directives "
                                    "({target, type, factors, permutation})");
         return timeloop_read::readMapping(m->node, m->file, p, a);
@@ -198,7 +198,8 @@ TimeloopCase importTimeloopTexts(const std::vector<TimeloopText>& files) {
         c.problem = readProblem(spec, c.notes);
         c.mapping = makeTrivialMapping(c.problem, c.arch);
         if (const Spec::Entry* m = spec.find({"mapping"});
-            m && given(m->node) && m->node.size() > 0) {
+            // (A scalar is not a mapping, and is read to say so.)
+            m && given(m->node) && (m->node.IsScalar() || m->node.size() > 0)) {
             c.mapping = readMapping(m->node, m->file, c.problem, c.arch);
             c.hasMapping = true;
         }
