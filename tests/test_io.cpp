@@ -202,6 +202,9 @@ void TestIo::malformedJson() {
     EXPECT_CONTAINS(msg, path + ":3:");
     EXPECT_CONTAINS(msg, "malformed JSON");
     EXPECT_CONTAINS(errorOf([&] { loadArchitecture(path + ".missing"); }), "cannot be opened");
+    // A folder for a file was "malformed JSON (unexpected end of input)".
+    EXPECT_CONTAINS(errorOf([&] { loadArchitecture(tmp.path().toStdString()); }),
+                    tmp.path().toStdString() + ": is a folder; expected a file");
 }
 
 void TestIo::badArchitectureFields() {

@@ -9,6 +9,7 @@
 #include "io/timeloop/timeloop.h"
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -695,12 +696,23 @@ Evaluation evaluationFromJson(const json& j, const Problem& p, const Architectur
 // ------------------------------------------------------------------------ files
 
 std::string readTextFile(const std::string& path) {
+    // At most 512 MiB (a session with its traces is tens of MiB): given
+    // /dev/zero, reading grew until the system killed the program.
+    constexpr std::size_t kMaxBytes = std::size_t(512) << 20;
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw InputError(path, "is a folder; expected a file");
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw InputError(path, "cannot be opened for reading");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    std::string text;
+    char chunk[1 << 16];
+    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+        text.append(chunk, std::size_t(in.gcount()));
+        if (text.size() > kMaxBytes)
+            throw InputError(path, "is larger than 512 MiB; expected a smaller file");
+    }
+    return text;
 }
 
 void writeTextFile(const std::string& path, const std::string& text) {
