@@ -234,6 +234,12 @@ void TestIo::badArchitectureFields() {
     EXPECT_CONTAINS(errorOf([&] { loadArchitecture(writeTemp(tmp, "m.json", badMesh.dump())); }),
                     "does not divide the mesh of its child");
 
+    // An energy no access costs made every energy infinite.
+    Json costly = a;
+    costly["levels"][1]["energy_pJ"]["read"] = 1e308;
+    EXPECT_CONTAINS(errorOf([&] { loadArchitecture(writeTemp(tmp, "e.json", costly.dump())); }),
+                    "(shared_glb).energy_pJ: has an energy that is negative or beyond 1e12 pJ");
+
     // Counts are ints: 2^32 + 14 was read as 14.
     Json wrapped = a;
     wrapped["levels"][4]["mesh_x"] = (std::int64_t(1) << 32) + 14;

@@ -111,10 +111,16 @@ void validateArchitecture(const Architecture& a) {
     if (a.compute.meshX <= 0 || a.compute.meshY <= 0)
         throw InputError(where + ".compute", "has no compute units; expected a compute level "
                                              "with a positive mesh");
-    if (a.compute.macEnergy < 0)
-        throw InputError(where + ".compute.energy_pJ", "is negative; expected >= 0");
-    if (a.compute.leak < 0 || a.compute.area < 0)
-        throw InputError(where + ".compute", "has a negative leak or area; expected >= 0");
+    // Energies, areas and bandwidths from 0 to a bound no design reaches (a
+    // joule an access): NaN and infinity fail too (a read of 1e308 pJ made
+    // every energy infinite, and a NaN bandwidth read as unlimited).
+    auto sane = [](double v, double most) { return v >= 0.0 && v <= most; };
+    constexpr double kMostPj = 1e12, kMostArea = 1e15, kMostBandwidth = 1e12;
+    if (!sane(a.compute.macEnergy, kMostPj))
+        throw InputError(where + ".compute.energy_pJ", "expected 0 to 1e12 pJ");
+    if (!sane(a.compute.leak, kMostPj) || !sane(a.compute.area, kMostArea))
+        throw InputError(where + ".compute",
+                         "has a leak or area that is negative or not finite; expected >= 0");
     if (a.compute.wordBits <= 0 || a.compute.wordBits > 1024 || a.compute.multiplierBits < 0 ||
         a.compute.multiplierBits > 1024 || a.compute.adderBits < 0 || a.compute.adderBits > 1024)
         throw InputError(where + ".compute",
@@ -157,14 +163,18 @@ void validateArchitecture(const Architecture& a) {
                                                     "(or none: the architecture's)");
         if (s.meshX <= 0 || s.meshY <= 0)
             throw InputError(lw + ".mesh", "expected positive mesh_x and mesh_y");
-        if (s.readBandwidth < 0 || s.writeBandwidth < 0)
-            throw InputError(lw + ".bandwidth", "is negative; expected >= 0 (0 = unlimited)");
-        if (s.multipleBuffering < 1.0)
-            throw InputError(lw + ".multiple_buffering", "expected a value >= 1");
-        if (s.energy.read < 0 || s.energy.write < 0 || s.energy.update < 0 || s.energy.leak < 0)
-            throw InputError(lw + ".energy_pJ", "has a negative energy; expected >= 0");
-        if (s.area < 0)
-            throw InputError(lw + ".area_um2", "is negative; expected >= 0");
+        if (!sane(s.readBandwidth, kMostBandwidth) || !sane(s.writeBandwidth, kMostBandwidth))
+            throw InputError(lw + ".bandwidth",
+                             "is negative or not finite; expected >= 0 (0 = unlimited)");
+        if (!(s.multipleBuffering >= 1.0 && s.multipleBuffering <= 1e6))
+            throw InputError(lw + ".multiple_buffering", "expected a value from 1 to 1e6");
+        if (!sane(s.energy.read, kMostPj) || !sane(s.energy.write, kMostPj) ||
+            !sane(s.energy.update, kMostPj) || !sane(s.energy.leak, kMostPj))
+            throw InputError(lw + ".energy_pJ",
+                             "has an energy that is negative or beyond 1e12 pJ; expected 0 to "
+                             "1e12 pJ an access");
+        if (!sane(s.area, kMostArea))
+            throw InputError(lw + ".area_um2", "is negative or not finite; expected >= 0");
         if (s.numBanks <= 0)
             throw InputError(lw + ".banks", "expected a positive number of banks");
         const int childX = (l + 1 < a.numLevels()) ? a.levels[l + 1].meshX : a.compute.meshX;
