@@ -61,34 +61,6 @@ struct CommandOptions {
     std::vector<std::string> flags, values, repeatable;
 };
 
-// The name among `names` nearest to `key` (a typo: at most two letters
-// differ), or "".
-inline std::string nearestName(const std::string& key, const std::vector<std::string>& names) {
-    std::string best;
-    std::size_t bestDistance = 3;
-    for (const std::string& n : names) {
-        // Edit distance, one row at a time.
-        std::vector<std::size_t> row(n.size() + 1);
-        for (std::size_t j = 0; j <= n.size(); ++j)
-            row[j] = j;
-        for (std::size_t i = 1; i <= key.size(); ++i) {
-            std::size_t diagonal = row[0];
-            row[0] = i;
-            for (std::size_t j = 1; j <= n.size(); ++j) {
-                const std::size_t above = row[j];
-                row[j] = std::min(
-                    {row[j] + 1, row[j - 1] + 1, diagonal + (key[i - 1] == n[j - 1] ? 0 : 1)});
-                diagonal = above;
-            }
-        }
-        if (row[n.size()] < bestDistance) {
-            bestDistance = row[n.size()];
-            best = n;
-        }
-    }
-    return best;
-}
-
 // Options given as --name value or --name=value; a name the command does
 // not take is refused (a misspelt --constraint would otherwise search the
 // whole space in silence), and so is a value that is the next option.
@@ -119,7 +91,7 @@ inline Args parseArgs(int argc, char** argv, int first, const CommandOptions& kn
             std::vector<std::string> all = known.flags;
             all.insert(all.end(), known.values.begin(), known.values.end());
             all.insert(all.end(), known.repeatable.begin(), known.repeatable.end());
-            const std::string near = nearestName(key, all);
+            const std::string near = mw::nearestName(key, all);
             throw InputError("--" + key,
                              "is not an option of '" + known.command + "'" +
                                  (near.empty() ? "" : " (did you mean --" + near + "?)") +

@@ -462,6 +462,17 @@ void TestIo::constraintsFile() {
     bad = readJsonFile(kSamples + "constraints/eyeriss_row_stationary.json");
     bad["min_spatial_utilization"] = 2;
     EXPECT_CONTAINS(errorOf([&] { constraintsFromJson(bad, p, a); }), "from 0 to 1");
+    // A misspelt field was dropped, and the constraint with it.
+    bad = readJsonFile(kSamples + "constraints/eyeriss_row_stationary.json");
+    bad["levels"][1]["kep"] = bad["levels"][1]["keep"];
+    bad["levels"][1].erase("keep");
+    EXPECT_CONTAINS(errorOf([&] { constraintsFromJson(bad, p, a); }),
+                    "$.levels[1].kep: is not a field here (did you mean 'keep'?); expected one "
+                    "of level, temporal");
+    bad = readJsonFile(kSamples + "constraints/eyeriss_row_stationary.json");
+    bad["min_spatial_utilisation"] = 0.5;
+    EXPECT_CONTAINS(errorOf([&] { constraintsFromJson(bad, p, a); }),
+                    "(did you mean 'min_spatial_utilization'?)");
 }
 
 void TestIo::timeloopMapperCaseNeedsMapping() {

@@ -1,5 +1,7 @@
 #include "common/error.h"
 
+#include <algorithm>
+
 namespace mw {
 
 namespace {
@@ -36,6 +38,32 @@ InputError InputError::within(const std::string& outer) const {
     if (outer.empty())
         return *this;
     return InputError(where_.empty() ? outer : outer + ": " + where_, detail_);
+}
+
+std::string nearestName(const std::string& key, const std::vector<std::string>& names) {
+    std::string best;
+    std::size_t bestDistance = 3;
+    for (const std::string& n : names) {
+        // Edit distance, one row at a time.
+        std::vector<std::size_t> row(n.size() + 1);
+        for (std::size_t j = 0; j <= n.size(); ++j)
+            row[j] = j;
+        for (std::size_t i = 1; i <= key.size(); ++i) {
+            std::size_t diagonal = row[0];
+            row[0] = i;
+            for (std::size_t j = 1; j <= n.size(); ++j) {
+                const std::size_t above = row[j];
+                row[j] = std::min(
+                    {row[j] + 1, row[j - 1] + 1, diagonal + (key[i - 1] == n[j - 1] ? 0 : 1)});
+                diagonal = above;
+            }
+        }
+        if (row[n.size()] < bestDistance) {
+            bestDistance = row[n.size()];
+            best = n;
+        }
+    }
+    return best;
 }
 
 } // namespace mw

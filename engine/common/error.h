@@ -3,6 +3,7 @@
 // line, field) and what was expected, so every front end can print one line.
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace mw {
 
@@ -19,5 +20,9 @@ class InputError : public std::runtime_error {
     std::string where_;
     std::string detail_;
 };
+
+// The name among `names` a misspelt `key` probably meant (at most two letters
+// differ), or "" (for "did you mean ...?").
+std::string nearestName(const std::string& key, const std::vector<std::string>& names);
 
 } // namespace mw

@@ -9,14 +9,41 @@
 
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace mw::json_fields {
 
 inline std::string typeName(const Json& j) {
     return j.is_null() ? "null" : std::string(j.type_name());
+}
+
+// Refuses a key of object j that is not among `known`: a misspelt key would
+// otherwise be dropped in silence (a constraint's "kep"), so the error names
+// the key it probably meant.
+inline void onlyKeys(const Json& j, const std::string& path,
+                     std::initializer_list<const char*> known) {
+    if (!j.is_object())
+        return;
+    for (const auto& item : j.items()) {
+        bool found = false;
+        for (const char* k : known)
+            found = found || item.key() == k;
+        if (found)
+            continue;
+        const std::vector<std::string> names(known.begin(), known.end());
+        const std::string near = nearestName(item.key(), names);
+        std::string all;
+        for (const std::string& n : names)
+            all += (all.empty() ? "" : ", ") + n;
+        throw InputError(path + "." + item.key(),
+                         "is not a field here" +
+                             (near.empty() ? std::string() : " (did you mean '" + near + "'?)") +
+                             "; expected one of " + all);
+    }
 }
 
 inline const Json& member(const Json& j, const char* key, const std::string& path) {

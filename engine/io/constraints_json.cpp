@@ -103,6 +103,9 @@ void factorsOf(const Json& obj, const std::string& path, const Problem& p,
 MapSpaceConstraints constraintsFromJson(const Json& j, const Problem& p, const Architecture& a) {
     const std::string root = "$";
     checkFormat(j, "mapwright.constraints", root);
+    json_fields::onlyKeys(
+        j, root,
+        {"format", "version", "description", "architecture", "levels", "min_spatial_utilization"});
     MapSpaceConstraints c;
     c.levels.resize(static_cast<std::size_t>(a.numLevels()));
     c.minSpatialUtilization =
@@ -116,6 +119,10 @@ MapSpaceConstraints constraintsFromJson(const Json& j, const Problem& p, const A
     for (std::size_t i = 0; i < levels.size(); ++i) {
         const std::string path = root + ".levels[" + std::to_string(i) + "]";
         const Json& lj = levels[i];
+        json_fields::onlyKeys(lj, path,
+                              {"level", "temporal", "spatial_x", "spatial_y", "order",
+                               "spatial_order", "keep", "bypass", "spatial_dims", "spatial_dims_x",
+                               "spatial_dims_y"});
         const std::string name = required<std::string>(lj, "level", path);
         const int l = a.levelIndex(name);
         if (l < 0)
