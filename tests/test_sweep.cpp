@@ -142,6 +142,13 @@ void TestSweep::badSweepsAreOneLineErrors() {
          "--shard: is '3/2'; expected I/N with 0 <= I < N"},
         {errorOf([] { parseSweepMetrics("energy,joy", "--metrics"); }),
          "--metrics: has 'joy'; expected energy, cycles, edp or area"},
+        // A misspelt field of a spec ran with the default in silence.
+        {errorOf([&] {
+             Json j = toJson(good);
+             j["budgett"] = 5;
+             sweepSpecFromJson(j, "spec.json", "");
+         }),
+         "spec.json.budgett: is not a field here (did you mean 'budget'?)"},
     };
     for (const auto& [msg, expected] : cases) {
         QVERIFY2(msg.find(expected) != std::string::npos, (msg + " lacks " + expected).c_str());

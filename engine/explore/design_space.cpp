@@ -378,6 +378,10 @@ Json readSweepConstraints(const std::string& path) {
 
 SweepSpec sweepSpecFromJson(const Json& j, const std::string& where, const std::string& baseDir) {
     checkFormat(j, "mapwright.sweep", where);
+    json_fields::onlyKeys(j, where,
+                          {"format", "version", "description", "architecture", "workload", "vary",
+                           "points", "sample", "searcher", "budget", "objective", "seed", "params",
+                           "constraints"});
     SweepSpec s;
     auto resolve = [&](const std::string& p) {
         const std::filesystem::path path(p);
@@ -406,6 +410,7 @@ SweepSpec sweepSpecFromJson(const Json& j, const std::string& where, const std::
     for (std::size_t i = 0; i < vary.size(); ++i) {
         const std::string at = where + ".vary[" + std::to_string(i) + "]";
         SweepAxis axis;
+        json_fields::onlyKeys(vary[i], at, {"parameter", "values"});
         axis.parameter = required<std::string>(vary[i], "parameter", at);
         const Json& values = arrayMember(vary[i], "values", at);
         for (std::size_t k = 0; k < values.size(); ++k)
@@ -437,6 +442,7 @@ SweepSpec sweepSpecFromJson(const Json& j, const std::string& where, const std::
     }
     if (j.contains("sample")) {
         const Json& sm = j.at("sample");
+        json_fields::onlyKeys(sm, where + ".sample", {"count", "seed"});
         s.sample = required<int>(sm, "count", where + ".sample");
         if (s.sample < 1)
             throw InputError(where + ".sample.count", "expected a count >= 1");
