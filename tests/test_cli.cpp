@@ -650,6 +650,14 @@ void TestCli::searchBadInput() {
     expectOneLineError(run(QStringList{"search", "--searcher", "--budget", "10"} + base),
                        "--searcher: expects a value");
     expectOneLineError(run(QStringList{"search", "--list=yes"}), "--list: takes no value");
+    // A parameter the searcher never reads runs, and is said to have changed nothing.
+    const QTemporaryDir unreadDir;
+    const Run unread = run(QStringList{"search", "--searcher", "random", "--budget", "20",
+                                       "--param", "frob=1", "--out", unreadDir.path()} +
+                           base.mid(0, 4));
+    QCOMPARE(unread.exitCode, 0);
+    QVERIFY2(unread.out.contains("parameter 'frob' was not read by this run"),
+             qPrintable(unread.out));
     // --name=value is --name value.
     const Run joined =
         run({"evaluate", "--arch=" + q(kSamples + "architectures/eyeriss_like.json"),

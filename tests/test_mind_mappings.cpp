@@ -146,6 +146,8 @@ void TestMindMappings::mindMappingsRetrainsRefusedSurrogate() {
     Surrogate::train(gemmProblem("g", 64, 64, 64), a, o, report).save(path);
     SearchSettings s = budget(50);
     s.modelDir = dir.path().toStdString();
+    // Only the parameters Mind Mappings reads (the others are noted as unread).
+    s.params = {{"samples", 2000}, {"epochs", 2}};
     const SearchResult r = runSearch(space, "mind-mappings", s);
     QVERIFY2(r.found, r.stopReason.c_str());
     QCOMPARE(r.notes.size(), std::size_t(1));
@@ -156,7 +158,11 @@ void TestMindMappings::mindMappingsRetrainsRefusedSurrogate() {
     QVERIFY(r.stats.count("surrogate_trained_seconds"));
     Surrogate::load(path, conv, a); // retrained for this family, in its place
     const SearchResult again = runSearch(space, "mind-mappings", s);
-    QVERIFY(again.notes.empty() && !again.stats.count("surrogate_trained_seconds"));
+    QVERIFY(!again.stats.count("surrogate_trained_seconds"));
+    // Loaded, not trained: the training parameters were not read, and said so.
+    QCOMPARE(again.notes.size(), std::size_t(2));
+    for (const std::string& note : again.notes)
+        QVERIFY2(note.find("was not read by this run") != std::string::npos, note.c_str());
 }
 
 // Mind Mappings descends two chains at once by default, the second on its

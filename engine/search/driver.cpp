@@ -177,8 +177,9 @@ constexpr bool kCheckNotedHash = true;
 
 SearchContext::SearchContext(const MapSpace& space, const SearchSettings& settings,
                              ProgressFn progress, const std::atomic<bool>* cancel)
-    : space_(space), settings_(settings), progress_(std::move(progress)), cancel_(cancel),
-      rng_(settings.seed) {
+    : space_(space), settings_(settings),
+      paramRead_(new std::atomic<bool>[settings.params.size()]()), progress_(std::move(progress)),
+      cancel_(cancel), rng_(settings.seed) {
     if (settings_.budget.evaluations < 0 || !(settings_.budget.seconds >= 0) ||
         settings_.budget.seconds == std::numeric_limits<double>::infinity())
         throw InputError("budget", "must be a finite number, not negative");
@@ -215,7 +216,11 @@ SearchContext::~SearchContext() = default;
 
 double SearchContext::param(const std::string& name, double fallback) const {
     const auto it = settings_.params.find(name);
-    return it == settings_.params.end() ? fallback : it->second;
+    if (it == settings_.params.end())
+        return fallback;
+    paramRead_[std::size_t(std::distance(settings_.params.begin(), it))].store(
+        true, std::memory_order_relaxed);
+    return it->second;
 }
 
 double SearchContext::elapsed() const {
@@ -599,6 +604,13 @@ double SearchContext::evaluate(const Mapping& m) {
 
 SearchResult SearchContext::finish() {
     result_.seconds = elapsed();
+    std::size_t k = 0;
+    for (const auto& [name, value] : settings_.params)
+        if (!paramRead_[k++].load(std::memory_order_relaxed))
+            result_.notes.push_back(
+                "parameter '" + name +
+                "' was not read by this run (misspelt, or another searcher's); it "
+                "changed nothing");
     // How much of the model's work neighbouring candidates shared.
     std::int64_t reused = 0, counted = 0;
     for (const WorkerScratch& w : workerScratch_) {

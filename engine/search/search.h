@@ -275,6 +275,8 @@ class SearchContext {
     // in progress callbacks is left out, see ProgressFn).
     double elapsed() const;
 
+    // Ends the run: its result, with a note for each parameter the run never
+    // read (a misspelt --param changes nothing, and says so).
     SearchResult finish();
 
     static constexpr double kInfinity = 1e300;
@@ -292,6 +294,9 @@ class SearchContext {
 
     const MapSpace& space_;
     SearchSettings settings_;
+    // Per parameter (settings_.params in order), whether param() read it
+    // (from any thread).
+    std::unique_ptr<std::atomic<bool>[]> paramRead_;
     ProgressFn progress_;
     const std::atomic<bool>* cancel_;
     Rng rng_;
