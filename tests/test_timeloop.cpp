@@ -361,6 +361,12 @@ void TestTimeloop::badInputsAreOneLineErrors() {
     auto [e10, f10] = errorWith("problem.yaml", "problem:\n  shape: [\n");
     EXPECT_CONTAINS(e10, f10 + ":");
     EXPECT_CONTAINS(e10, "malformed YAML");
+    // An empty file is named (it was "Timeloop input: missing 'architecture'").
+    QTemporaryDir emptyDir;
+    const std::string empty = emptyDir.filePath("empty.yaml").toStdString();
+    writeTextFile(empty, "# nothing yet\n");
+    EXPECT_CONTAINS(errorOf([&] { importTimeloop({empty}); }),
+                    empty + ": holds no YAML keys; expected Timeloop's architecture");
     // A mapping that is not a list (it was read as every factor 1, or as none).
     auto [e14, f14] = errorWith("mapping.yaml", "mapping: {target: DRAM}\n");
     EXPECT_CONTAINS(e14, f14 + ":1: mapping: expected a list of directives");

@@ -173,6 +173,14 @@ TimeloopCase importTimeloopTexts(const std::vector<TimeloopText>& files) {
     using namespace timeloop_read;
     using timeloop_yaml::given;
     Spec spec = timeloop_yaml::mergeFiles(files);
+    if (spec.keys.empty()) { // (empty files, or only comments: named, not "Timeloop input")
+        std::string names;
+        for (const TimeloopText& f : files)
+            names += (names.empty() ? "" : ", ") + f.name;
+        throw InputError(names, std::string(files.size() == 1 ? "holds" : "hold") +
+                                    " no YAML keys; expected Timeloop's architecture, problem, "
+                                    "mapping, ...");
+    }
     TimeloopCase c;
     refuseSparse(spec);
     // The front end's constraints.targets join a node list's constraints.
