@@ -361,6 +361,11 @@ void TestTimeloop::badInputsAreOneLineErrors() {
     auto [e10, f10] = errorWith("problem.yaml", "problem:\n  shape: [\n");
     EXPECT_CONTAINS(e10, f10 + ":");
     EXPECT_CONTAINS(e10, "malformed YAML");
+    // An expression that does not evaluate shows its text (it said "expected a
+    // number" of a division by zero).
+    auto [e16, f16] = errorWith("arch.yaml", replaced(arch, "depth: 16384", "depth: 16384 / 0"));
+    EXPECT_CONTAINS(e16, "component 'shared_glb'.depth: is '16384 / 0'; expected a number, or an "
+                         "expression");
     // An empty file is named (it was "Timeloop input: missing 'architecture'").
     QTemporaryDir emptyDir;
     const std::string empty = emptyDir.filePath("empty.yaml").toStdString();

@@ -256,7 +256,19 @@ Architecture readArchitecture(const Spec& spec, std::vector<std::string>& notes)
             const YAML::Node n = attr(keys);
             if (!given(n))
                 return fallback;
-            return scalarAs<double>(n, where + "." + *keys.begin(), "a number");
+            try {
+                return scalarAs<double>(n, where + "." + *keys.begin(), "a number");
+            } catch (const InputError&) {
+                if (!n.IsScalar())
+                    throw;
+                // (An expression that did not evaluate stays its text: shown,
+                // its start if long.)
+                const std::string& text = n.Scalar();
+                throw InputError(where + "." + *keys.begin(),
+                                 "is '" + (text.size() > 60 ? text.substr(0, 57) + "..." : text) +
+                                     "'; expected a number, or an expression of numbers and the "
+                                     "variables and attributes above it");
+            }
         };
         // A whole-number attribute in [lo, hi]; outside it, an error naming the key.
         auto whole = [&](std::initializer_list<const char*> keys, double fallback, double lo,
