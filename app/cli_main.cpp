@@ -195,6 +195,82 @@ int cmdBench(const Args& args) {
     return 0;
 }
 
+// Each command and the options it takes (a workload may be an ONNX model:
+// --batch; bench and sweep take those of their subcommands).
+struct Command {
+    int (*run)(const Args&);
+    CommandOptions options;
+};
+
+const std::vector<Command>& commands() {
+    auto with = [](std::vector<std::string> a, const std::vector<std::string>& b) {
+        a.insert(a.end(), b.begin(), b.end());
+        return a;
+    };
+    const std::vector<std::string> workload = {"workload", "layer", "batch"};
+    const std::vector<std::string> settings = {"budget",  "seconds",   "seed",        "objective",
+                                               "threads", "model-dir", "constraints", "out"};
+    static const std::vector<Command> table = {
+        {cmdEvaluate, {"evaluate", {"json"}, with({"arch", "mapping"}, workload), {}}},
+        {cmdImportTimeloop, {"import-timeloop", {}, {"out"}, {"set"}}},
+        {cmdExportTimeloop,
+         {"export-timeloop",
+          {},
+          with({"arch", "mapping", "constraints", "objective", "victory", "timeout", "threads",
+                "out"},
+               workload),
+          {}}},
+        {cmdImportOnnx, {"import-onnx", {}, {"out", "batch"}, {}}},
+        {cmdEstimate, {"estimate", {}, {"arch", "tolerance"}, {"reference"}}},
+        {cmdBench,
+         {"bench",
+          {"json"},
+          {"arch", "runs", "seconds", "searchers", "workload", "batch", "constraints", "early",
+           "prove-seconds", "threads", "objective", "seed", "out"},
+          {"param"}}},
+        {cmdSearch,
+         {"search",
+          {"list"},
+          with(with({"arch", "searcher", "intrinsic", "intrinsic-level", "intrinsic-match"},
+                    settings),
+               workload),
+          {"param"}}},
+        {cmdIntrinsic, {"intrinsic", {}, with({"intrinsic"}, workload), {}}},
+        {cmdTrainSurrogate,
+         {"train-surrogate",
+          {"paper-layers"},
+          with(
+              {"arch", "samples", "epochs", "width-divisor", "threads", "seed", "model-dir", "out"},
+              workload),
+          {}}},
+        {cmdCompare,
+         {"compare",
+          {},
+          with(with({"arch", "searchers", "seeds"}, settings), workload),
+          {"param"}}},
+        {cmdSweep,
+         {"sweep",
+          {"resume"},
+          {"spec", "arch", "workload", "batch", "sample", "sample-seed", "searcher", "seconds",
+           "budget", "objective", "seed", "constraints", "db", "shard", "threads", "metrics", "csv",
+           "plot"},
+          {"param", "vary"}}},
+        {cmdNetwork,
+         {"network",
+          {"warm-start"},
+          with({"arch", "workload", "batch", "searcher"}, settings),
+          {"param"}}},
+        {cmdParityCases,
+         {"parity-cases",
+          {},
+          with({"arch", "random", "raw", "invalid", "searchers", "budget", "constraints",
+                "model-dir", "seed", "threads", "out"},
+               workload),
+          {}}},
+    };
+    return table;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -205,99 +281,14 @@ int main(int argc, char** argv) {
     const std::string cmd = argv[1];
     cli::installInterruptHandler();
     try {
-        // Each command's options (a workload may be an ONNX model: --batch).
-        using Opts = CommandOptions;
-        const std::vector<std::string> workload = {"workload", "layer", "batch"};
-        auto with = [](std::vector<std::string> a, const std::vector<std::string>& b) {
-            a.insert(a.end(), b.begin(), b.end());
-            return a;
-        };
-        const std::vector<std::string> search = {
-            "arch",        "searcher",  "budget",          "seconds",
-            "seed",        "objective", "threads",         "model-dir",
-            "constraints", "intrinsic", "intrinsic-level", "intrinsic-match",
-            "out"};
-        if (cmd == "evaluate")
-            return cmdEvaluate(parseArgs(
-                argc, argv, 2, Opts{cmd, {"json"}, with({"arch", "mapping"}, workload), {}}));
-        if (cmd == "import-timeloop")
-            return cmdImportTimeloop(parseArgs(argc, argv, 2, Opts{cmd, {}, {"out"}, {"set"}}));
-        if (cmd == "export-timeloop")
-            return cmdExportTimeloop(
-                parseArgs(argc, argv, 2,
-                          Opts{cmd,
-                               {},
-                               with({"arch", "mapping", "constraints", "objective", "victory",
-                                     "timeout", "threads", "out"},
-                                    workload),
-                               {}}));
-        if (cmd == "import-onnx")
-            return cmdImportOnnx(parseArgs(argc, argv, 2, Opts{cmd, {}, {"out", "batch"}, {}}));
-        if (cmd == "estimate")
-            return cmdEstimate(
-                parseArgs(argc, argv, 2, Opts{cmd, {}, {"arch", "tolerance"}, {"reference"}}));
-        if (cmd == "bench") // (model, search and optimal)
-            return cmdBench(parseArgs(
-                argc, argv, 2,
-                Opts{cmd,
-                     {"json"},
-                     {"arch", "runs", "seconds", "searchers", "workload", "batch", "constraints",
-                      "early", "prove-seconds", "threads", "objective", "seed", "out"},
-                     {"param"}}));
-        if (cmd == "search")
-            return cmdSearch(
-                parseArgs(argc, argv, 2, Opts{cmd, {"list"}, with(search, workload), {"param"}}));
-        if (cmd == "intrinsic")
-            return cmdIntrinsic(
-                parseArgs(argc, argv, 2, Opts{cmd, {}, with({"intrinsic"}, workload), {}}));
-        if (cmd == "train-surrogate")
-            return cmdTrainSurrogate(
-                parseArgs(argc, argv, 2,
-                          Opts{cmd,
-                               {"paper-layers"},
-                               with({"arch", "samples", "epochs", "width-divisor", "threads",
-                                     "seed", "model-dir", "out"},
-                                    workload),
-                               {}}));
-        if (cmd == "compare")
-            return cmdCompare(
-                parseArgs(argc, argv, 2,
-                          Opts{cmd,
-                               {},
-                               with({"arch", "searchers", "seeds", "budget", "seconds", "seed",
-                                     "objective", "threads", "model-dir", "constraints", "out"},
-                                    workload),
-                               {"param"}}));
-        if (cmd == "sweep") // (a sweep, report and merge)
-            return cmdSweep(
-                parseArgs(argc, argv, 2,
-                          Opts{cmd,
-                               {"resume"},
-                               {"spec", "arch", "workload", "batch", "sample", "sample-seed",
-                                "searcher", "seconds", "budget", "objective", "seed", "constraints",
-                                "db", "shard", "threads", "metrics", "csv", "plot"},
-                               {"param", "vary"}}));
-        if (cmd == "network")
-            return cmdNetwork(
-                parseArgs(argc, argv, 2,
-                          Opts{cmd,
-                               {"warm-start"},
-                               {"arch", "workload", "batch", "searcher", "budget", "seconds",
-                                "seed", "objective", "threads", "model-dir", "constraints", "out"},
-                               {"param"}}));
-        if (cmd == "parity-cases")
-            return cmdParityCases(
-                parseArgs(argc, argv, 2,
-                          Opts{cmd,
-                               {},
-                               with({"arch", "random", "raw", "invalid", "searchers", "budget",
-                                     "constraints", "model-dir", "seed", "threads", "out"},
-                                    workload),
-                               {}}));
-        std::cerr << "error: unknown command '" << cmd
-                  << "'; expected evaluate, import-timeloop, export-timeloop, import-onnx, "
-                     "estimate, search, "
-                     "compare, network, bench or parity-cases (see --help)\n";
+        for (const Command& c : commands())
+            if (cmd == c.options.command)
+                return c.run(parseArgs(argc, argv, 2, c.options));
+        std::string names;
+        for (const Command& c : commands())
+            names += (names.empty() ? "" : ", ") + c.options.command;
+        std::cerr << "error: unknown command '" << cmd << "'; expected one of " << names
+                  << " (see --help)\n";
         return 2;
     } catch (const InputError& e) {
         std::cerr << "error: " << e.what() << "\n";
