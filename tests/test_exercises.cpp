@@ -186,6 +186,22 @@ void TestExercises::mappingFileJoinsTheNodesConstraints() {
     QCOMPARE(given.constraints.at("levels").dump(), dump.constraints.at("levels").dump());
     for (const std::string& note : given.notes)
         QVERIFY2(note.find("'constraints'") == std::string::npos, note.c_str());
+
+    // The front end's keep targets are of type dataspace (their lists join the
+    // node's), and a container's spatial target is its fan-out's dummy level.
+    const std::string apart = dir.filePath("apart.yaml").toStdString();
+    mw::writeTextFile(apart, "constraints:\n  targets:\n"
+                             "  - {target: pe_spad, type: dataspace, keep: [Weights]}\n"
+                             "  - {target: PE, type: spatial, factors: [C=3]}\n");
+    const mw::TimeloopCase ws =
+        mw::importTimeloop({(kDesigns / "simple_weight_stationary" / "arch.yaml").string(),
+                            (kDesigns / "_include" / "default_problem.yaml").string(), apart});
+    for (const auto& level : ws.constraints.at("levels")) {
+        if (level.at("level") == "pe_spad")
+            QCOMPARE(level.at("keep").dump(), std::string(R"(["Weights"])"));
+        if (level.at("level") == "inter_PE_spatial")
+            QCOMPARE(level.at("spatial_y").at("C").get<int>(), 3);
+    }
 }
 
 // Simba's weight registers: cluster_size 64 over a 512-bit row of 8-bit words

@@ -239,14 +239,27 @@ class NodeWalker {
         }
         for (std::size_t i = 0; i < apart.size(); ++i) {
             const YAML::Node& e = apart[i];
-            if (!e.IsMap() || child(e, "target").as<std::string>("") != target ||
-                child(e, "type").as<std::string>("") != type)
+            if (!e.IsMap() || !sameTarget(child(e, "target").as<std::string>(""), target) ||
+                !sameType(child(e, "type").as<std::string>(""), type))
                 continue;
             merged[i] = true;
             for (const auto& kv : e) {
                 const std::string key = kv.first.Scalar();
                 if (key == "target" || key == "type")
                     continue;
+                if ((key == "keep" || key == "bypass") && t[key].IsDefined() &&
+                    kv.second.IsSequence()) {
+                    // Lists of data spaces join.
+                    YAML::Node list(YAML::NodeType::Sequence);
+                    std::set<std::string> in;
+                    for (const auto& node : {t[key], kv.second})
+                        for (const auto& space : node)
+                            if (space.IsScalar() && in.insert(space.Scalar()).second)
+                                list.push_back(space.Scalar());
+                    t[key] = list;
+                    any = true;
+                    continue;
+                }
                 if ((key == "factors" || key == "permutation") && !names_.dims.empty()) {
                     // As lists (the unit loops are put into the permutation
                     // below), with the node's factors of dimensions the
@@ -303,6 +316,31 @@ class NodeWalker {
         targets.push_back(t);
     }
 
+    // A target given apart names a node: a container's spatial constraints
+    // are those of its fan-out's dummy level.
+    static bool sameTarget(const std::string& given, const std::string& target) {
+        return given == target || "inter_" + given + "_spatial" == target;
+    }
+    // The front end's keep and bypass targets are of type dataspace.
+    static bool sameType(const std::string& given, const std::string& type) {
+        return given == type || (type == "bypass" && given == "dataspace");
+    }
+
+  public:
+    // A target given apart that no node's target took: on a container, its
+    // fan-out's dummy level (when it has one).
+    YAML::Node unmerged(const YAML::Node& e) const {
+        const std::string target = e.IsMap() ? child(e, "target").as<std::string>("") : "";
+        if (!dummies_.count(target))
+            return e;
+        YAML::Node copy = YAML::Clone(e);
+        copy["target"] = "inter_" + target + "_spatial";
+        return copy;
+    }
+
+  private:
+    std::set<std::string> dummies_; // containers with a fan-out's dummy level
+
     void dropped(const std::string& target, const std::string& name) {
         if (droppedNames_.insert(name).second)
             notes_.push_back(file_ + ": the design's constraints (on " + target +
@@ -315,6 +353,7 @@ class NodeWalker {
     // spatial constraints (and none of its own: no tiles, no temporal loops).
     void spatialLevel(const std::string& name, const YAML::Node& constraints, const State& state) {
         const std::string dummy = "inter_" + name + "_spatial";
+        dummies_.insert(name);
         YAML::Node c(YAML::NodeType::Map);
         c["name"] = dummy;
         c["class"] = "dummy_storage";
@@ -527,7 +566,7 @@ void expandNodeArchitecture(Spec& spec, std::vector<std::string>& notes, const P
     // Targets given apart on a target and type no node constrains join the list.
     for (std::size_t i = 0; i < walker.apart.size(); ++i)
         if (!walker.merged[i])
-            walker.targets.push_back(walker.apart[i]);
+            walker.targets.push_back(walker.unmerged(walker.apart[i]));
     if (walker.targets.size() == 0)
         return;
     Spec::Entry& cons = spec.keys["architecture_constraints"];
