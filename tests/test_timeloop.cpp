@@ -366,6 +366,13 @@ void TestTimeloop::badInputsAreOneLineErrors() {
     auto [e16, f16] = errorWith("arch.yaml", replaced(arch, "depth: 16384", "depth: 16384 / 0"));
     EXPECT_CONTAINS(e16, "component 'shared_glb'.depth: is '16384 / 0'; expected a number, or an "
                          "expression");
+    // A mesh the JSON reader would refuse is refused here too (it was imported
+    // and could not be read back).
+    std::string wide = replaced(arch, "PE_column[0..13]", "PE_column[0..33554431]");
+    for (std::size_t at = 0; (at = wide.find("meshX: 14")) != std::string::npos;)
+        wide.replace(at, 9, "meshX: 33554432");
+    auto [e17, f17] = errorWith("arch.yaml", wide);
+    EXPECT_CONTAINS(e17, "mesh: expected mesh_x and mesh_y from 1 to 2^24");
     // An empty file is named (it was "Timeloop input: missing 'architecture'").
     QTemporaryDir emptyDir;
     const std::string empty = emptyDir.filePath("empty.yaml").toStdString();

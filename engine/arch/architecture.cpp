@@ -111,6 +111,11 @@ void validateArchitecture(const Architecture& a) {
     if (a.compute.meshX <= 0 || a.compute.meshY <= 0)
         throw InputError(where + ".compute", "has no compute units; expected a compute level "
                                              "with a positive mesh");
+    // (Every reader's bound, the JSON reader's and Timeloop's import alike: a
+    // mesh past it could be imported but not read back.)
+    auto count = [](int v) { return v >= 1 && v <= kMaxArchitectureCount; };
+    if (!count(a.compute.meshX) || !count(a.compute.meshY))
+        throw InputError(where + ".compute.mesh", "expected mesh_x and mesh_y from 1 to 2^24");
     // Energies, areas and bandwidths from 0 to a bound no design reaches (a
     // joule an access): NaN and infinity fail too (a read of 1e308 pJ made
     // every energy infinite, and a NaN bandwidth read as unlimited).
@@ -161,8 +166,10 @@ void validateArchitecture(const Architecture& a) {
         if (s.technologyNm < 0)
             throw InputError(lw + ".technology_nm", "expected a positive process node in nm "
                                                     "(or none: the architecture's)");
-        if (s.meshX <= 0 || s.meshY <= 0)
-            throw InputError(lw + ".mesh", "expected positive mesh_x and mesh_y");
+        if (!count(s.meshX) || !count(s.meshY))
+            throw InputError(lw + ".mesh", "expected mesh_x and mesh_y from 1 to 2^24");
+        if (!count(s.wordBits) || !count(s.blockSize) || !count(s.numBanks))
+            throw InputError(lw, "has a word width, block size or bank count outside 1 to 2^24");
         if (!sane(s.readBandwidth, kMostBandwidth) || !sane(s.writeBandwidth, kMostBandwidth))
             throw InputError(lw + ".bandwidth",
                              "is negative or not finite; expected >= 0 (0 = unlimited)");
