@@ -195,9 +195,11 @@ int cmdBench(const Args& args) {
     return 0;
 }
 
-// Each command and the options it takes (a workload may be an ONNX model:
-// --batch; bench and sweep take those of their subcommands).
+// Each command (and subcommand: bench's, sweep's) and the options it takes
+// (a workload may be an ONNX model: --batch).
 struct Command {
+    const char* name;
+    const char* sub; // its first word, or none (sweep: the sweep itself)
     int (*run)(const Args&);
     CommandOptions options;
 };
@@ -211,56 +213,82 @@ const std::vector<Command>& commands() {
     const std::vector<std::string> settings = {"budget",  "seconds",   "seed",        "objective",
                                                "threads", "model-dir", "constraints", "out"};
     static const std::vector<Command> table = {
-        {cmdEvaluate, {"evaluate", {"json"}, with({"arch", "mapping"}, workload), {}}},
-        {cmdImportTimeloop, {"import-timeloop", {}, {"out"}, {"set"}}},
-        {cmdExportTimeloop,
+        {"evaluate",
+         nullptr,
+         cmdEvaluate,
+         {"evaluate", {"json"}, with({"arch", "mapping"}, workload), {}}},
+        {"import-timeloop", nullptr, cmdImportTimeloop, {"import-timeloop", {}, {"out"}, {"set"}}},
+        {"export-timeloop",
+         nullptr,
+         cmdExportTimeloop,
          {"export-timeloop",
           {},
           with({"arch", "mapping", "constraints", "objective", "victory", "timeout", "threads",
                 "out"},
                workload),
           {}}},
-        {cmdImportOnnx, {"import-onnx", {}, {"out", "batch"}, {}}},
-        {cmdEstimate, {"estimate", {}, {"arch", "tolerance"}, {"reference"}}},
-        {cmdBench,
-         {"bench",
-          {"json"},
-          {"arch", "runs", "seconds", "searchers", "workload", "batch", "constraints", "early",
+        {"import-onnx", nullptr, cmdImportOnnx, {"import-onnx", {}, {"out", "batch"}, {}}},
+        {"estimate", nullptr, cmdEstimate, {"estimate", {}, {"arch", "tolerance"}, {"reference"}}},
+        {"bench", "model", cmdBench, {"bench model", {"json"}, {"arch", "runs", "seconds"}, {}}},
+        {"bench",
+         "search",
+         cmdBench,
+         {"bench search", {"json"}, {"arch", "searchers", "seconds"}, {"param"}}},
+        {"bench",
+         "optimal",
+         cmdBench,
+         {"bench optimal",
+          {},
+          {"arch", "workload", "batch", "constraints", "searchers", "seconds", "early",
            "prove-seconds", "threads", "objective", "seed", "out"},
-          {"param"}}},
-        {cmdSearch,
+          {}}},
+        {"bench", nullptr, cmdBench, {"bench", {}, {}, {}}}, // (says what it expects)
+        {"search",
+         nullptr,
+         cmdSearch,
          {"search",
           {"list"},
           with(with({"arch", "searcher", "intrinsic", "intrinsic-level", "intrinsic-match"},
                     settings),
                workload),
           {"param"}}},
-        {cmdIntrinsic, {"intrinsic", {}, with({"intrinsic"}, workload), {}}},
-        {cmdTrainSurrogate,
+        {"intrinsic", nullptr, cmdIntrinsic, {"intrinsic", {}, with({"intrinsic"}, workload), {}}},
+        {"train-surrogate",
+         nullptr,
+         cmdTrainSurrogate,
          {"train-surrogate",
           {"paper-layers"},
           with(
               {"arch", "samples", "epochs", "width-divisor", "threads", "seed", "model-dir", "out"},
               workload),
           {}}},
-        {cmdCompare,
+        {"compare",
+         nullptr,
+         cmdCompare,
          {"compare",
           {},
           with(with({"arch", "searchers", "seeds"}, settings), workload),
           {"param"}}},
-        {cmdSweep,
+        {"sweep", "report", cmdSweep, {"sweep report", {}, {"metrics", "csv", "plot"}, {}}},
+        {"sweep", "merge", cmdSweep, {"sweep merge", {}, {}, {}}},
+        {"sweep",
+         nullptr,
+         cmdSweep,
          {"sweep",
           {"resume"},
           {"spec", "arch", "workload", "batch", "sample", "sample-seed", "searcher", "seconds",
-           "budget", "objective", "seed", "constraints", "db", "shard", "threads", "metrics", "csv",
-           "plot"},
+           "budget", "objective", "seed", "constraints", "db", "shard", "threads"},
           {"param", "vary"}}},
-        {cmdNetwork,
+        {"network",
+         nullptr,
+         cmdNetwork,
          {"network",
           {"warm-start"},
           with({"arch", "workload", "batch", "searcher"}, settings),
           {"param"}}},
-        {cmdParityCases,
+        {"parity-cases",
+         nullptr,
+         cmdParityCases,
          {"parity-cases",
           {},
           with({"arch", "random", "raw", "invalid", "searchers", "budget", "constraints",
@@ -281,12 +309,15 @@ int main(int argc, char** argv) {
     const std::string cmd = argv[1];
     cli::installInterruptHandler();
     try {
+        // (A subcommand's entry first, then the command's own.)
+        const std::string first = argc > 2 ? argv[2] : "";
         for (const Command& c : commands())
-            if (cmd == c.options.command)
+            if (cmd == c.name && (!c.sub || first == c.sub))
                 return c.run(parseArgs(argc, argv, 2, c.options));
         std::string names;
         for (const Command& c : commands())
-            names += (names.empty() ? "" : ", ") + c.options.command;
+            if (!c.sub)
+                names += (names.empty() ? "" : ", ") + std::string(c.name);
         std::cerr << "error: unknown command '" << cmd << "'; expected one of " << names
                   << " (see --help)\n";
         return 2;

@@ -637,7 +637,7 @@ int cmdBenchSearch(const Args& args) {
     const mw::Problem problem = mw::conv2dProblem("conv3_x", 1, 1, 128, 128, 28, 28, 3, 3);
     const mw::MapSpace space(problem, arch);
     const double seconds = number(args, "seconds", 2.0);
-    const int all = std::max(1, int(std::thread::hardware_concurrency()));
+    const int all = std::clamp(int(std::thread::hardware_concurrency()), 1, mw::kMaxSearchThreads);
     json rows = json::array();
     const bool asJson = args.flag("json"); // then only the JSON, as bench model does
     if (!asJson)

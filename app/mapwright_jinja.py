@@ -182,7 +182,7 @@ class Renderer:
             raise TemplateError(path, "rendering needs more than 2 GiB of memory; expected a "
                                 "smaller template")
         except Exception as e:  # anything the template's own logic raises
-            raise TemplateError(path, "template error: %s" % (e or type(e).__name__))
+            raise TemplateError(path, "template error: %s" % (str(e) or type(e).__name__))
         if len(rendered) > MAX_TEXT_BYTES:
             raise TemplateError(path, "renders to more than 64 MiB of text; expected a smaller "
                                 "template")

@@ -650,6 +650,9 @@ void TestCli::searchBadInput() {
     expectOneLineError(run(QStringList{"search", "--searcher", "--budget", "10"} + base),
                        "--searcher: expects a value");
     expectOneLineError(run(QStringList{"search", "--list=yes"}), "--list: takes no value");
+    // A subcommand takes its own options only.
+    expectOneLineError(run({"bench", "model", "--threads", "4"}),
+                       "--threads: is not an option of 'bench model'");
     // A parameter the searcher never reads runs, and is said to have changed nothing.
     const QTemporaryDir unreadDir;
     const Run unread = run(QStringList{"search", "--searcher", "random", "--budget", "20",

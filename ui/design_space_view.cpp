@@ -124,7 +124,8 @@ DesignSpaceView::DesignSpaceView(QWidget* parent) : QWidget(parent) {
     budget_->setValue(1000);
     budget_->setSuffix(" evaluations / layer");
     threads_ = new QSpinBox;
-    threads_->setRange(1, std::max(1, int(std::thread::hardware_concurrency())));
+    threads_->setRange(
+        1, std::clamp(int(std::thread::hardware_concurrency()), 1, mw::kMaxSearchThreads));
     threads_->setValue(threads_->maximum());
     threads_->setPrefix("threads ");
     database_ = new QLineEdit;

@@ -48,7 +48,8 @@ NetworkView::NetworkView(QWidget* parent) : QWidget(parent) {
     budget_->setValue(20'000); // a whole network in seconds, its progress visible
     budget_->setSuffix(" evaluations / layer");
     threads_ = new QSpinBox;
-    threads_->setRange(1, std::max(1, int(std::thread::hardware_concurrency())));
+    threads_->setRange(
+        1, std::clamp(int(std::thread::hardware_concurrency()), 1, mw::kMaxSearchThreads));
     threads_->setValue(threads_->maximum());
     threads_->setPrefix("threads ");
     warm_ = new QCheckBox("Warm start");

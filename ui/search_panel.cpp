@@ -190,7 +190,8 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     firstSeed_->setRange(1, 1'000'000);
     firstSeed_->setValue(1);
     threads_ = new QSpinBox;
-    threads_->setRange(1, std::max(1, int(std::thread::hardware_concurrency())));
+    threads_->setRange(
+        1, std::clamp(int(std::thread::hardware_concurrency()), 1, mw::kMaxSearchThreads));
     threads_->setValue(1);
     xAxis_ = new QComboBox;
     xAxis_->addItems({"Evaluations", "Wall time"});

@@ -695,10 +695,9 @@ Evaluation evaluationFromJson(const json& j, const Problem& p, const Architectur
 
 // ------------------------------------------------------------------------ files
 
-std::string readTextFile(const std::string& path) {
-    // At most 512 MiB (a session with its traces is tens of MiB): given
-    // /dev/zero, reading grew until the system killed the program.
-    constexpr std::size_t kMaxBytes = std::size_t(512) << 20;
+std::string readTextFile(const std::string& path, std::size_t maxBytes) {
+    // Bounded (a session with its traces is tens of MiB): given /dev/zero,
+    // reading grew until the system killed the program.
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
         throw InputError(path, "is a folder; expected a file");
@@ -706,11 +705,15 @@ std::string readTextFile(const std::string& path) {
     if (!in)
         throw InputError(path, "cannot be opened for reading");
     std::string text;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec && size <= maxBytes)
+        text.reserve(std::size_t(size)); // (a regular file: no doubling as it is read)
     char chunk[1 << 16];
     while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
         text.append(chunk, std::size_t(in.gcount()));
-        if (text.size() > kMaxBytes)
-            throw InputError(path, "is larger than 512 MiB; expected a smaller file");
+        if (text.size() > maxBytes)
+            throw InputError(path, "is larger than " + std::to_string(maxBytes >> 20) +
+                                       " MiB; expected a smaller file");
     }
     return text;
 }

@@ -8,6 +8,7 @@
 #include "model/evaluation.h"
 #include "workload/presets.h"
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -65,7 +66,12 @@ Json readJsonFile(const std::string& path);
 // (JSON text: parseJsonText, common/json.h.)
 // Written atomically (common/atomic_file.h): the old file stays if writing fails.
 void writeTextFile(const std::string& path, const std::string& text);
-std::string readTextFile(const std::string& path);
+// A file whole, of at most maxBytes (a folder, or more, is an InputError).
+// 512 MiB serves every text format; an ONNX model may hold its weights, up
+// to protobuf's 2 GiB.
+inline constexpr std::size_t kMaxTextFileBytes = std::size_t(512) << 20;
+inline constexpr std::size_t kMaxOnnxFileBytes = std::size_t(2) << 30;
+std::string readTextFile(const std::string& path, std::size_t maxBytes = kMaxTextFileBytes);
 Architecture loadArchitecture(const std::string& path);
 Network loadNetwork(const std::string& path);
 // Our JSON, or a Timeloop mapping (isTimeloopFileName: mapping.yaml, the

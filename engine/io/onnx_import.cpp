@@ -464,7 +464,7 @@ Network loadNetworkFile(const std::string& path, const OnnxImportOptions& option
 }
 
 OnnxImport importOnnx(const std::string& path, const OnnxImportOptions& options) {
-    return importOnnxBytes(readTextFile(path), path, options);
+    return importOnnxBytes(readTextFile(path, kMaxOnnxFileBytes), path, options);
 }
 
 OnnxImport importOnnxBytes(const std::string& bytes, const std::string& name,

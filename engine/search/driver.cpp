@@ -22,6 +22,7 @@ namespace mw {
 class WorkerPool {
   public:
     explicit WorkerPool(int threads) {
+        threads_.reserve(std::size_t(std::max(0, threads - 1))); // (no reallocation below)
         try {
             for (int w = 1; w < threads; ++w)
                 threads_.emplace_back([this, w] { loop(w); });
