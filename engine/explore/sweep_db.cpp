@@ -171,6 +171,12 @@ SweepDatabase SweepDatabase::open(const std::string& path, bool writable) {
 
 SweepDatabase SweepDatabase::create(const std::string& path, const Json& spec,
                                     const std::string& shard, bool resume) {
+    // An empty file holds nothing a sweep wrote (one that failed before its
+    // first write leaves it): it is begun anew, not refused.
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) == 0 &&
+        !ec)
+        std::filesystem::remove(path, ec);
     if (std::filesystem::exists(path)) {
         SweepDatabase d = open(path, true);
         const bool holdsPoints = !d.points().empty();
