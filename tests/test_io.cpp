@@ -256,6 +256,29 @@ void TestIo::badArchitectureFields() {
     EXPECT_CONTAINS(
         errorOf([&] { loadArchitecture(writeTemp(tmp, "f.json", wrongFormat.dump())); }),
         "$.format: is 'mapwright.mapping'; expected 'mapwright.architecture'");
+
+    // A misspelt key kept its default in silence (a 16-word buffer read as
+    // unbounded capacity would have been refused, but a word width not).
+    Json misspelt = a;
+    misspelt["levels"][1]["word_bit"] = 8;
+    EXPECT_CONTAINS(
+        errorOf([&] { loadArchitecture(writeTemp(tmp, "k.json", misspelt.dump())); }),
+        "$.levels[1].word_bit: is not a field here (did you mean 'word_bits'?)");
+    Json misspeltEnergy = a;
+    misspeltEnergy["levels"][0]["energy_pJ"]["reads"] = 3.0;
+    EXPECT_CONTAINS(
+        errorOf([&] { loadArchitecture(writeTemp(tmp, "ke.json", misspeltEnergy.dump())); }),
+        "$.levels[0].energy_pJ.reads: is not a field here (did you mean 'read'?)");
+    Json misspeltCompute = a;
+    misspeltCompute["compute"]["energy"] = 0.5;
+    EXPECT_CONTAINS(
+        errorOf([&] { loadArchitecture(writeTemp(tmp, "kc.json", misspeltCompute.dump())); }),
+        "$.compute.energy: is not a field here");
+    Json misspeltSource = a;
+    misspeltSource["compute"]["sources"] = {{"energi", "typed"}};
+    EXPECT_CONTAINS(
+        errorOf([&] { loadArchitecture(writeTemp(tmp, "ks.json", misspeltSource.dump())); }),
+        "$.compute.sources.energi: is not a field here (did you mean 'energy'?)");
 }
 
 void TestIo::badWorkloadFields() {
@@ -298,6 +321,30 @@ void TestIo::badWorkloadFields() {
                    {"name":"Z","read_write":true,"ranks":[[{"dim":"I"}]]}]}]})");
     EXPECT_CONTAINS(errorOf([&] { loadNetwork(wide); }),
                     "tensors.A: spans 2.05e+15 words over the whole problem; at most 2^50");
+    // Misspelt keys of a custom layer and of the file.
+    const std::string readWrite =
+        writeTemp(tmp, "rw.json", R"({"layers":[{"name":"l","kind":"custom",
+        "dimensions":[{"name":"I","bound":4}],
+        "tensors":[{"name":"A","ranks":[[{"dim":"I"}]]},
+                   {"name":"Z","readwrite":true,"ranks":[[{"dim":"I"}]]}]}]})");
+    EXPECT_CONTAINS(errorOf([&] { loadNetwork(readWrite); }),
+                    "$.layers[0].tensors[1].readwrite: is not a field here (did you mean "
+                    "'read_write'?)");
+    const std::string coef = writeTemp(tmp, "coef.json", R"({"layers":[{"name":"l",
+        "kind":"custom","dimensions":[{"name":"I","bound":4}],
+        "tensors":[{"name":"A","ranks":[[{"dim":"I","coeff":2}]]}]}]})");
+    EXPECT_CONTAINS(errorOf([&] { loadNetwork(coef); }),
+                    "$.layers[0].tensors[0].ranks[0][0].coeff: is not a field here (did you "
+                    "mean 'coef'?)");
+    const std::string coefficients = writeTemp(tmp, "cs.json", R"({"layers":[{"name":"l",
+        "kind":"custom","dimensions":[{"name":"I","bound":4}],"coefficients":[2],
+        "tensors":[{"name":"A","ranks":[[{"dim":"I"}]]}]}]})");
+    EXPECT_CONTAINS(errorOf([&] { loadNetwork(coefficients); }),
+                    "$.layers[0].coefficients: expected an object of name: integer, got array");
+    const std::string root = writeTemp(
+        tmp, "root.json", R"({"layer":[{"name":"l","kind":"gemm","M":2,"N":2,"K":2}]})");
+    EXPECT_CONTAINS(errorOf([&] { loadNetwork(root); }),
+                    "$.layer: is not a field here (did you mean 'layers'?)");
 }
 
 void TestIo::badMappingFields() {
@@ -323,6 +370,16 @@ void TestIo::badMappingFields() {
     axis["levels"][2]["spatial"][0]["axis"] = "Z";
     EXPECT_CONTAINS(errorOf([&] { mappingFromJson(axis, c.problem, c.arch); }),
                     "axis: is 'Z'; expected X or Y");
+    // A misspelt "temporal" left the level's loops at 1 in silence.
+    Json misspelt = m;
+    misspelt["levels"][0]["temporl"] = misspelt["levels"][0]["temporal"];
+    misspelt["levels"][0].erase("temporal");
+    EXPECT_CONTAINS(errorOf([&] { mappingFromJson(misspelt, c.problem, c.arch); }),
+                    "$.levels[0].temporl: is not a field here (did you mean 'temporal'?)");
+    Json factors = m;
+    factors["levels"][0]["temporal"][0]["factors"] = 2;
+    EXPECT_CONTAINS(errorOf([&] { mappingFromJson(factors, c.problem, c.arch); }),
+                    "$.levels[0].temporal[0].factors: is not a field here");
     // A mapping whose factors do not multiply to the bounds loads, and the model names it.
     Json wrong = m;
     wrong["levels"][0]["temporal"][0]["factor"] = 5;

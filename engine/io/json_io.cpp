@@ -23,6 +23,7 @@ using json_fields::arrayMember;
 using json_fields::as;
 using json_fields::checkFormat;
 using json_fields::member;
+using json_fields::onlyKeys;
 using json_fields::typeName;
 using json_fields::withFile;
 
@@ -177,6 +178,10 @@ ValueSource sourceOf(const json& obj, const char* key, bool valueGiven, const st
 Architecture architectureFromJson(const json& j) {
     const std::string root = "$";
     checkFormat(j, "mapwright.architecture", root);
+    // Every key is checked: a misspelt one ("capacity_word") would otherwise
+    // leave its default in silence.
+    onlyKeys(j, root,
+             {"format", "version", "name", "description", "technology_nm", "levels", "compute"});
     Architecture a;
     a.name = optString(j, "name", root, "");
     a.description = optString(j, "description", root, "");
@@ -185,6 +190,14 @@ Architecture architectureFromJson(const json& j) {
     for (std::size_t i = 0; i < levels.size(); ++i) {
         const std::string path = root + ".levels[" + std::to_string(i) + "]";
         const json& lj = levels[i];
+        onlyKeys(lj, path,
+                 {"name", "class", "capacity_words", "word_bits", "block_size", "mesh_x", "mesh_y",
+                  "read_bandwidth", "write_bandwidth", "multiple_buffering", "component", "banks",
+                  "cluster_size", "technology_nm", "dram_type", "energy_pJ", "area_um2",
+                  "sources"});
+        if (lj.contains("sources"))
+            onlyKeys(lj.at("sources"), path + ".sources",
+                     {"read", "write", "update", "leak", "area"});
         StorageLevel s;
         s.name = getString(lj, "name", path);
         const std::string cls = optString(lj, "class", path, "SRAM");
@@ -215,6 +228,7 @@ Architecture architectureFromJson(const json& j) {
             const std::string ep = path + ".energy_pJ";
             if (!e.is_object())
                 throw InputError(ep, "expected an object with read, write, update, leak");
+            onlyKeys(e, ep, {"read", "write", "update", "leak"});
             s.energy.read = optNumber(e, "read", ep, 0.0);
             s.energy.write = optNumber(e, "write", ep, s.energy.read);
             s.energy.update = optNumber(e, "update", ep, s.energy.write);
@@ -241,6 +255,11 @@ Architecture architectureFromJson(const json& j) {
     const std::string cp = root + ".compute";
     if (!c.is_object())
         throw InputError(cp, "expected an object, got " + typeName(c));
+    onlyKeys(c, cp,
+             {"name", "mesh_x", "mesh_y", "word_bits", "arithmetic", "multiplier_bits",
+              "adder_bits", "energy_pJ", "leak_pJ", "area_um2", "sources", "technology_nm"});
+    if (c.contains("sources"))
+        onlyKeys(c.at("sources"), cp + ".sources", {"energy", "leak", "area"});
     a.compute.name = optString(c, "name", cp, "MAC");
     a.compute.meshX = optCount(c, "mesh_x", cp, 1);
     a.compute.meshY = optCount(c, "mesh_y", cp, 1);
@@ -295,6 +314,7 @@ Problem problemFromJson(const json& j, const std::string& where) {
     const json& dj = arrayMember(j, "dimensions", where);
     for (std::size_t i = 0; i < dj.size(); ++i) {
         const std::string path = where + ".dimensions[" + std::to_string(i) + "]";
+        onlyKeys(dj[i], path, {"name", "bound"});
         Dimension d;
         d.name = getString(dj[i], "name", path);
         d.bound = getPositive(dj[i], "bound", path);
@@ -304,6 +324,7 @@ Problem problemFromJson(const json& j, const std::string& where) {
     const json& tj = arrayMember(j, "tensors", where);
     for (std::size_t i = 0; i < tj.size(); ++i) {
         const std::string path = where + ".tensors[" + std::to_string(i) + "]";
+        onlyKeys(tj[i], path, {"name", "read_write", "ranks"});
         TensorSpec spec;
         spec.name = getString(tj[i], "name", path);
         if (tj[i].contains("read_write")) {
@@ -319,6 +340,7 @@ Problem problemFromJson(const json& j, const std::string& where) {
             std::vector<std::pair<std::string, std::int64_t>> terms;
             for (std::size_t k = 0; k < rj[r].size(); ++k) {
                 const std::string kp = rp + "[" + std::to_string(k) + "]";
+                onlyKeys(rj[r][k], kp, {"dim", "coef"});
                 const std::string dim = getString(rj[r][k], "dim", kp);
                 if (std::find_if(dims.begin(), dims.end(),
                                  [&](const Dimension& d) { return d.name == dim; }) == dims.end())
@@ -333,7 +355,11 @@ Problem problemFromJson(const json& j, const std::string& where) {
         specs.push_back(spec);
     }
     std::vector<std::pair<std::string, std::int64_t>> coefs;
-    if (j.contains("coefficients") && j.at("coefficients").is_object())
+    if (j.contains("coefficients") && !j.at("coefficients").is_object())
+        throw InputError(where + ".coefficients",
+                         "expected an object of name: integer, got " +
+                             typeName(j.at("coefficients")));
+    if (j.contains("coefficients"))
         for (const auto& [k, v] : j.at("coefficients").items())
             coefs.emplace_back(k, as<std::int64_t>(v, where + ".coefficients." + k));
     try {
@@ -379,6 +405,9 @@ json toJson(const Network& n) {
 Network networkFromJson(const json& j) {
     const std::string root = "$";
     checkFormat(j, "mapwright.workload", root);
+    // ("note": free text some shared files carry; read by no one.)
+    onlyKeys(j, root,
+             {"format", "version", "name", "network", "description", "source", "note", "layers"});
     Network n;
     n.name = optString(j, "name", root, optString(j, "network", root, ""));
     n.description = optString(j, "description", root, optString(j, "source", root, ""));
@@ -404,6 +433,9 @@ Network networkFromJson(const json& j) {
             }
         }
         if (l.kind == "custom") {
+            onlyKeys(lj, path,
+                     {"name", "kind", "source", "densities", "dimensions", "tensors",
+                      "coefficients"});
             l.custom = problemFromJson(lj, path);
             l.custom.name = l.name;
         } else {
@@ -490,12 +522,15 @@ json toJson(const Mapping& m, const Problem& p, const Architecture& a) {
 Mapping mappingFromJson(const json& j, const Problem& p, const Architecture& a) {
     const std::string root = "$";
     checkFormat(j, "mapwright.mapping", root);
+    onlyKeys(j, root, {"format", "version", "problem", "architecture", "levels"});
     Mapping m = makeTrivialMapping(p, a);
     const json& levels = arrayMember(j, "levels", root);
     std::vector<bool> seen(static_cast<std::size_t>(a.numLevels()), false);
     for (std::size_t i = 0; i < levels.size(); ++i) {
         const std::string path = root + ".levels[" + std::to_string(i) + "]";
         const json& lj = levels[i];
+        // (A misspelt "temporl" would leave the level's loops at 1.)
+        onlyKeys(lj, path, {"level", "temporal", "spatial", "spatial_order", "keep"});
         const int l = levelOf(lj, path, a);
         if (seen[static_cast<std::size_t>(l)])
             throw InputError(path + ".level", "level '" + a.levels[l].name + "' appears twice");
@@ -522,6 +557,7 @@ Mapping mappingFromJson(const json& j, const Problem& p, const Architecture& a) 
             std::vector<int> order;
             for (std::size_t k = 0; k < tj.size(); ++k) {
                 const std::string ep = path + ".temporal[" + std::to_string(k) + "]";
+                onlyKeys(tj[k], ep, {"dim", "factor"});
                 const int d = dimOf(tj[k], ep);
                 if (std::find(order.begin(), order.end(), d) != order.end())
                     throw InputError(ep + ".dim", "dimension '" + p.dims[d].name +
@@ -541,6 +577,7 @@ Mapping mappingFromJson(const json& j, const Problem& p, const Architecture& a) 
             std::vector<int> order;
             for (std::size_t k = 0; k < sj.size(); ++k) {
                 const std::string ep = path + ".spatial[" + std::to_string(k) + "]";
+                onlyKeys(sj[k], ep, {"dim", "factor", "axis"});
                 const int d = dimOf(sj[k], ep);
                 const auto f = factorOf(sj[k], ep, d);
                 const std::string axis = optString(sj[k], "axis", ep, "X");
