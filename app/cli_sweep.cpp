@@ -58,7 +58,7 @@ mw::SweepSpec sweepFrom(const Args& args) {
         throw InputError("--seconds", "a sweep's budget is evaluations (--budget N per layer), so "
                                       "that its results do not depend on the machine's speed");
     if (args.has("budget"))
-        s.budget = int(wholeNumber(args, "budget", 0, 1, 1000000000));
+        s.budget = wholeNumber(args, "budget", 0, 1, mw::kMaxSweepBudget);
     s.objective = args.opt("objective", s.objective);
     if (args.has("seed"))
         s.seed = std::uint64_t(wholeNumber(args, "seed", 1, 0, kMaxWholeOption));

@@ -261,9 +261,8 @@ void TestIo::badArchitectureFields() {
     // unbounded capacity would have been refused, but a word width not).
     Json misspelt = a;
     misspelt["levels"][1]["word_bit"] = 8;
-    EXPECT_CONTAINS(
-        errorOf([&] { loadArchitecture(writeTemp(tmp, "k.json", misspelt.dump())); }),
-        "$.levels[1].word_bit: is not a field here (did you mean 'word_bits'?)");
+    EXPECT_CONTAINS(errorOf([&] { loadArchitecture(writeTemp(tmp, "k.json", misspelt.dump())); }),
+                    "$.levels[1].word_bit: is not a field here (did you mean 'word_bits'?)");
     Json misspeltEnergy = a;
     misspeltEnergy["levels"][0]["energy_pJ"]["reads"] = 3.0;
     EXPECT_CONTAINS(
@@ -341,8 +340,8 @@ void TestIo::badWorkloadFields() {
         "tensors":[{"name":"A","ranks":[[{"dim":"I"}]]}]}]})");
     EXPECT_CONTAINS(errorOf([&] { loadNetwork(coefficients); }),
                     "$.layers[0].coefficients: expected an object of name: integer, got array");
-    const std::string root = writeTemp(
-        tmp, "root.json", R"({"layer":[{"name":"l","kind":"gemm","M":2,"N":2,"K":2}]})");
+    const std::string root =
+        writeTemp(tmp, "root.json", R"({"layer":[{"name":"l","kind":"gemm","M":2,"N":2,"K":2}]})");
     EXPECT_CONTAINS(errorOf([&] { loadNetwork(root); }),
                     "$.layer: is not a field here (did you mean 'layers'?)");
 }

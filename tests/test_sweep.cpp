@@ -148,12 +148,55 @@ void TestSweep::badSweepsAreOneLineErrors() {
              j["budgett"] = 5;
              sweepSpecFromJson(j, "spec.json", "");
          }),
-         "spec.json.budgett: is not a field here (did you mean 'budget'?)"},
+         "spec.json: $.budgett: is not a field here (did you mean 'budget'?)"},
+        // The spec's own values are named at their paths in the file; the
+        // command line's checks named options the user never gave.
+        {errorOf([&] {
+             Json j = toJson(good);
+             j["budget"] = -5;
+             sweepSpecFromJson(j, "spec.json", "");
+         }),
+         "spec.json: $.budget: is -5; expected evaluations per layer from 1 to 1e9"},
+        {errorOf([&] {
+             Json j = toJson(good);
+             j["searcher"] = "gama";
+             sweepSpecFromJson(j, "spec.json", "");
+         }),
+         "spec.json: $.searcher: unknown searcher 'gama'"},
+        {errorOf([&] {
+             Json j = toJson(good);
+             j["objective"] = "edpp";
+             sweepSpecFromJson(j, "spec.json", "");
+         }),
+         "spec.json: $.objective: is 'edpp'"},
+        {errorOf([&] {
+             Json j = toJson(good);
+             j["vary"][1]["parameter"] = "DRAM.clas";
+             checkSweep(sweepSpecFromJson(j, "spec.json", ""));
+         }),
+         "spec.json: $.vary[1]: DRAM.clas: is not a field a sweep varies (did you mean 'class'?)"},
+        {errorOf([&] {
+             Json j = toJson(good);
+             j["constraints"] = "missing.json";
+             sweepSpecFromJson(j, "spec.json", "");
+         }),
+         "spec.json: $.constraints: missing.json: cannot be opened"},
+        {errorOf([&] {
+             Json j = toJson(good);
+             j["points"] = Json::array({Json::array({"32768"})});
+             sweepSpecFromJson(j, "spec.json", "");
+         }),
+         "spec.json: $.points[0]: gives 1 values; expected one per axis of vary (2)"},
     };
     for (const auto& [msg, expected] : cases) {
         QVERIFY2(msg.find(expected) != std::string::npos, (msg + " lacks " + expected).c_str());
         QVERIFY2(msg.find('\n') == std::string::npos, msg.c_str());
     }
+    // An axis added on the command line is named as given there, not in the file.
+    SweepSpec added = sweepSpecFromJson(toJson(good), "spec.json", "");
+    added.axes.push_back(parseSweepAxis("pe_mesh=16"));
+    const std::string addedMsg = errorOf([&] { checkSweep(added); });
+    QVERIFY2(addedMsg.rfind("pe_mesh=16: expected X x Y", 0) == 0, addedMsg.c_str());
     SweepSpec points = good;
     points.points = {{"32768"}};
     const std::string msg = errorOf([&] { checkSweep(points); });
@@ -393,7 +436,7 @@ void TestSweep::sweepFileFormat() {
             R"(architectures/eyeriss_like.json", "workload": ")" + kSamples +
             R"(workloads/resnet_conv3x3.json", "vary": [{"parameter": "pe_mesh", "values": [[1]]}]})");
     const std::string msg = errorOf([&] { sweepSpecFromJson(readJsonFile(bad), bad, ""); });
-    QVERIFY2(msg == bad + ".vary[0].values[0]: expected a number or a string, got array",
+    QVERIFY2(msg == bad + ": $.vary[0].values[0]: expected a number or a string, got array",
              msg.c_str());
 }
 

@@ -7,6 +7,7 @@
 #include "io/onnx_import.h"
 #include "io/timeloop/timeloop.h"
 #include "mapspace/mapspace.h" // Rng
+#include "search/search.h"     // makeSearcher, SearchObjective
 
 #include <algorithm>
 #include <cmath>
@@ -39,6 +40,12 @@ std::string joined(const std::vector<std::string>& v) {
     for (const auto& x : v)
         s += (s.empty() ? "" : ", ") + x;
     return s;
+}
+
+// " (did you mean 'x'?)" when a misspelt name is near one of `names`.
+std::string meant(const std::string& name, const std::vector<std::string>& names) {
+    const std::string near = nearestName(name, names);
+    return near.empty() ? "" : " (did you mean '" + near + "'?)";
 }
 
 // A whole number >= 1 (what every counted field takes).
@@ -157,7 +164,8 @@ void applySweepParameter(Architecture& a, const std::string& parameter, const st
             if (!parseArithmetic(value, c.arithmetic))
                 throw InputError(where, "expected int, fp or bf");
         } else
-            throw InputError(parameter, "is not a field a sweep varies; expected one of " +
+            throw InputError(parameter, "is not a field a sweep varies" +
+                                            meant(field, computeFields()) + "; expected one of " +
                                             joined(computeFields()));
         unpinCompute(c);
         return;
@@ -204,8 +212,8 @@ void applySweepParameter(Architecture& a, const std::string& parameter, const st
         s.cls = c;
         s.component.clear(); // priced by its new class
     } else
-        throw InputError(parameter,
-                         "is not a field a sweep varies; expected one of " + joined(levelFields()));
+        throw InputError(parameter, "is not a field a sweep varies" + meant(field, levelFields()) +
+                                        "; expected one of " + joined(levelFields()));
     unpinLevel(s);
 }
 
@@ -230,30 +238,44 @@ SweepAxis parseSweepAxis(const std::string& text) {
     return axis;
 }
 
+namespace {
+
+// One axis of checkSweep: named once, with values, each valid on the base.
+void checkAxis(const SweepSpec& s, const SweepAxis& axis, std::set<std::string>& seen) {
+    if (!seen.insert(axis.parameter).second)
+        throw InputError(axis.parameter, "is varied twice; expected each parameter once");
+    if (axis.values.empty())
+        throw InputError(axis.parameter, "has no values; expected at least one");
+    std::set<std::string> values;
+    for (const auto& v : axis.values) {
+        if (!values.insert(v).second)
+            throw InputError(axis.parameter + "=" + v, "is given twice");
+        Architecture a = s.base;
+        applySweepParameter(a, axis.parameter, v);
+        try {
+            validateArchitecture(a);
+            applyEstimates(a);
+        } catch (const InputError& e) {
+            throw InputError(axis.parameter + "=" + v,
+                             "makes the base architecture invalid (" + std::string(e.what()) + ")");
+        }
+    }
+}
+
+} // namespace
+
 void checkSweep(const SweepSpec& s) {
     if (s.axes.empty())
         throw InputError("sweep", "varies nothing; expected at least one --vary PARAMETER=V1,...");
     std::set<std::string> seen;
-    for (const auto& axis : s.axes) {
-        if (!seen.insert(axis.parameter).second)
-            throw InputError(axis.parameter, "is varied twice; expected each parameter once");
-        if (axis.values.empty())
-            throw InputError(axis.parameter, "has no values; expected at least one");
-        std::set<std::string> values;
-        for (const auto& v : axis.values) {
-            if (!values.insert(v).second)
-                throw InputError(axis.parameter + "=" + v, "is given twice");
-            Architecture a = s.base;
-            applySweepParameter(a, axis.parameter, v);
-            try {
-                validateArchitecture(a);
-                applyEstimates(a);
-            } catch (const InputError& e) {
-                throw InputError(axis.parameter + "=" + v, "makes the base architecture invalid (" +
-                                                               std::string(e.what()) + ")");
-            }
+    for (std::size_t i = 0; i < s.axes.size(); ++i)
+        try {
+            checkAxis(s, s.axes[i], seen);
+        } catch (const InputError& e) {
+            if (i >= s.specAxes)
+                throw;
+            throw e.within(s.specFile + ": $.vary[" + std::to_string(i) + "]");
         }
-    }
     for (std::size_t i = 0; i < s.points.size(); ++i)
         if (s.points[i].size() != s.axes.size())
             throw InputError("points[" + std::to_string(i) + "]",
@@ -262,8 +284,9 @@ void checkSweep(const SweepSpec& s) {
                                  std::to_string(s.axes.size()) + ")");
     if (s.network.layers.empty())
         throw InputError("sweep", "has no layers to search; expected a network");
-    if (s.budget <= 0)
-        throw InputError("budget", "expected evaluations per layer >= 1");
+    if (s.budget < 1 || s.budget > kMaxSweepBudget)
+        throw InputError("budget", "is " + std::to_string(s.budget) +
+                                       "; expected evaluations per layer from 1 to 1e9");
     planSweep(s); // no points is an error
 }
 
@@ -376,7 +399,10 @@ Json readSweepConstraints(const std::string& path) {
     return readJsonFile(path);
 }
 
-SweepSpec sweepSpecFromJson(const Json& j, const std::string& where, const std::string& baseDir) {
+namespace {
+
+SweepSpec sweepSpecFromJsonAt(const Json& j, const std::string& file, const std::string& baseDir) {
+    const std::string where = "$";
     checkFormat(j, "mapwright.sweep", where);
     json_fields::onlyKeys(j, where,
                           {"format", "version", "description", "architecture", "workload", "vary",
@@ -389,23 +415,25 @@ SweepSpec sweepSpecFromJson(const Json& j, const std::string& where, const std::
                    ? p
                    : (std::filesystem::path(baseDir) / p).string();
     };
-    const Json& arch = member(j, "architecture", where);
-    s.base = arch.is_string() ? loadArchitecture(resolve(arch.get<std::string>())) : [&] {
+    // A field's file, or its embedded object, read with errors placed at the
+    // field ("sweep.json: $.architecture: eyeriss.json: ...").
+    auto within = [](const std::string& at, auto read) {
         try {
-            return architectureFromJson(arch);
+            return read();
         } catch (const InputError& e) {
-            throw e.within(where + ": architecture");
+            throw e.within(at);
         }
-    }();
+    };
+    const Json& arch = member(j, "architecture", where);
+    s.base = within(where + ".architecture", [&] {
+        return arch.is_string() ? loadArchitecture(resolve(arch.get<std::string>()))
+                                : architectureFromJson(arch);
+    });
     const Json& work = member(j, "workload", where);
-    s.network =
-        work.is_string() ? loadNetworkFile(resolve(work.get<std::string>()), {}, &s.notes) : [&] {
-            try {
-                return networkFromJson(work);
-            } catch (const InputError& e) {
-                throw e.within(where + ": workload");
-            }
-        }();
+    s.network = within(where + ".workload", [&] {
+        return work.is_string() ? loadNetworkFile(resolve(work.get<std::string>()), {}, &s.notes)
+                                : networkFromJson(work);
+    });
     const Json& vary = arrayMember(j, "vary", where);
     for (std::size_t i = 0; i < vary.size(); ++i) {
         const std::string at = where + ".vary[" + std::to_string(i) + "]";
@@ -417,6 +445,8 @@ SweepSpec sweepSpecFromJson(const Json& j, const std::string& where, const std::
             axis.values.push_back(valueText(values[k], at + ".values[" + std::to_string(k) + "]"));
         s.axes.push_back(axis);
     }
+    s.specFile = file;
+    s.specAxes = s.axes.size();
     if (j.contains("points")) {
         const Json& pts = arrayMember(j, "points", where);
         for (std::size_t i = 0; i < pts.size(); ++i) {
@@ -437,6 +467,10 @@ SweepSpec sweepSpecFromJson(const Json& j, const std::string& where, const std::
             } else {
                 throw InputError(at, "expected an object {parameter: value} or an array of values");
             }
+            if (values.size() != s.axes.size())
+                throw InputError(at, "gives " + std::to_string(values.size()) +
+                                         " values; expected one per axis of vary (" +
+                                         std::to_string(s.axes.size()) + ")");
             s.points.push_back(values);
         }
     }
@@ -448,9 +482,22 @@ SweepSpec sweepSpecFromJson(const Json& j, const std::string& where, const std::
             throw InputError(where + ".sample.count", "expected a count >= 1");
         s.sampleSeed = optional<std::uint64_t>(sm, "seed", where + ".sample", 1);
     }
+    // Checked at their paths: the command line's checks would name its options.
+    auto checkedAt = [](const std::string& at, auto check) {
+        try {
+            check();
+        } catch (const InputError& e) {
+            throw InputError(at, e.detail());
+        }
+    };
     s.searcher = optional<std::string>(j, "searcher", where, s.searcher);
+    checkedAt(where + ".searcher", [&] { makeSearcher(s.searcher); });
     s.budget = optional<std::int64_t>(j, "budget", where, s.budget);
+    if (s.budget < 1 || s.budget > kMaxSweepBudget)
+        throw InputError(where + ".budget", "is " + std::to_string(s.budget) +
+                                                "; expected evaluations per layer from 1 to 1e9");
     s.objective = optional<std::string>(j, "objective", where, s.objective);
+    checkedAt(where + ".objective", [&] { SearchObjective::parse(s.objective); });
     s.seed = optional<std::uint64_t>(j, "seed", where, s.seed);
     if (j.contains("params")) {
         const Json& p = j.at("params");
@@ -461,9 +508,23 @@ SweepSpec sweepSpecFromJson(const Json& j, const std::string& where, const std::
     }
     if (j.contains("constraints") && !j.at("constraints").is_null()) {
         const Json& c = j.at("constraints");
-        s.constraints = c.is_string() ? readSweepConstraints(resolve(c.get<std::string>())) : c;
+        s.constraints =
+            c.is_string()
+                ? within(where + ".constraints",
+                         [&] { return readSweepConstraints(resolve(c.get<std::string>())); })
+                : c;
     }
     return s;
+}
+
+} // namespace
+
+SweepSpec sweepSpecFromJson(const Json& j, const std::string& where, const std::string& baseDir) {
+    try {
+        return sweepSpecFromJsonAt(j, where, baseDir);
+    } catch (const InputError& e) {
+        throw e.within(where);
+    }
 }
 
 } // namespace mw

@@ -26,10 +26,18 @@ struct SweepAxis {
     std::vector<std::string> values; // as written ("16384", "16x16", "HBM2")
 };
 
+// Evaluations per distinct layer a sweep may ask for (the command line's and
+// a spec's budget alike).
+constexpr std::int64_t kMaxSweepBudget = 1'000'000'000;
+
 struct SweepSpec {
     Architecture base;
     Network network;
     std::vector<SweepAxis> axes;
+    // The file the first specAxes axes come from (the others were added on
+    // the command line): checkSweep's errors name it and the axis's path.
+    std::string specFile;
+    std::size_t specAxes = 0;
     // Points given one by one (a value per axis, in the axes' order); empty:
     // the cross product of the axes, the last axis varying fastest.
     std::vector<std::vector<std::string>> points;
@@ -57,7 +65,10 @@ Json readSweepConstraints(const std::string& path);
 // embedded): what a results database stores and --resume compares.
 Json toJson(const SweepSpec& s);
 // A "mapwright.sweep" object; "architecture", "workload" and "constraints" may
-// be paths (relative to baseDir) or embedded objects. Errors name `where`.
+// be paths (relative to baseDir) or embedded objects. Errors name `where` (the
+// file) and the JSON path; the searcher, objective, budget and the points'
+// shape are checked here, the axes' values by checkSweep (a --arch may change
+// the base they apply to).
 SweepSpec sweepSpecFromJson(const Json& j, const std::string& where, const std::string& baseDir);
 // "PARAM=V1,V2,..." as the command line gives it.
 SweepAxis parseSweepAxis(const std::string& text);

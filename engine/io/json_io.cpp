@@ -356,9 +356,8 @@ Problem problemFromJson(const json& j, const std::string& where) {
     }
     std::vector<std::pair<std::string, std::int64_t>> coefs;
     if (j.contains("coefficients") && !j.at("coefficients").is_object())
-        throw InputError(where + ".coefficients",
-                         "expected an object of name: integer, got " +
-                             typeName(j.at("coefficients")));
+        throw InputError(where + ".coefficients", "expected an object of name: integer, got " +
+                                                      typeName(j.at("coefficients")));
     if (j.contains("coefficients"))
         for (const auto& [k, v] : j.at("coefficients").items())
             coefs.emplace_back(k, as<std::int64_t>(v, where + ".coefficients." + k));
@@ -433,9 +432,9 @@ Network networkFromJson(const json& j) {
             }
         }
         if (l.kind == "custom") {
-            onlyKeys(lj, path,
-                     {"name", "kind", "source", "densities", "dimensions", "tensors",
-                      "coefficients"});
+            onlyKeys(
+                lj, path,
+                {"name", "kind", "source", "densities", "dimensions", "tensors", "coefficients"});
             l.custom = problemFromJson(lj, path);
             l.custom.name = l.name;
         } else {
