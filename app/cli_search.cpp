@@ -249,6 +249,11 @@ struct SearchTarget {
 
 SearchTarget targetFor(const Args& args, const mw::Problem& problem, const mw::Architecture& arch) {
     SearchTarget t{problem, {}, ""};
+    // (Without --intrinsic they would change nothing, in silence.)
+    for (const char* alone : {"intrinsic-level", "intrinsic-match"})
+        if (args.has(alone) && !args.has("intrinsic"))
+            throw InputError(std::string("--") + alone,
+                             "applies only with --intrinsic matmul:IxJxK|systolic:RxCxK");
     if (!args.has("intrinsic")) {
         t.constraints = constraintsFor(args, problem, arch);
         return t;

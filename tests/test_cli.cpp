@@ -775,6 +775,12 @@ void TestCli::intrinsicMatches() {
              out.path()});
     QVERIFY(r.exitCode != 0);
     QVERIFY(r.err.contains("nowhere"));
+    // The level alone changed nothing, in silence.
+    r = run({"search", "--arch", samples + "architectures/tensor_core_like.json", "--workload",
+             samples + "workloads/gemm_1024.json", "--searcher", "random", "--budget", "10",
+             "--intrinsic-level", "shared_buffer", "--out", out.path()});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--intrinsic-level: applies only with --intrinsic"), qPrintable(r.err));
 }
 
 // Ctrl-C in every long command, at random points (fixed seed): exit status
