@@ -38,6 +38,18 @@ class TestGuiRuns : public GuiTest {
         QVERIFY(names.contains("random · seed 7"));
         QVERIFY(names.contains("lower bound"));
         QCOMPARE(panel->resultsTable()->rowCount(), 2);
+        // GAMMA and random have no figures of their own: the model's
+        // (model_levels_reused) are in the tooltip only, and the column
+        // gives its width to the status.
+        using mw::ui::SearchPanel;
+        for (int row = 0; row < 2; ++row) {
+            QVERIFY(panel->resultsTable()->item(row, SearchPanel::ColFigures)->text().isEmpty());
+            QVERIFY(panel->resultsTable()
+                        ->item(row, SearchPanel::ColFigures)
+                        ->toolTip()
+                        .contains("model_levels_reused"));
+        }
+        QVERIFY(panel->resultsTable()->isColumnHidden(SearchPanel::ColFigures));
         // The inspector shows the better of the two best mappings, legal.
         auto* inspector = w.inspector();
         QVERIFY(inspector->hasMapping());

@@ -71,11 +71,16 @@ QString searcherFigures(const mw::SearchResult& r, const QString& sep, bool all)
     for (const char* name : kHeadline)
         if (const auto it = r.stats.find(name); it != r.stats.end())
             add(it->first, it->second);
+    // The model's own figures (model_levels_reused: how much work neighbouring
+    // candidates shared) are every run's, not its searcher's: in the tooltip
+    // only, so that the column stays narrow and the status keeps its width.
+    auto modelFigure = [](const std::string& name) { return name.rfind("model_", 0) == 0; };
     if (all || parts.isEmpty())
         for (const auto& [name, value] : r.stats)
             if (std::find_if(std::begin(kHeadline), std::end(kHeadline),
                              [&name = name](const char* h) { return name == h; }) ==
-                std::end(kHeadline))
+                    std::end(kHeadline) &&
+                (all || !modelFigure(name)))
                 add(name, value);
     return parts.join(sep);
 }
@@ -283,9 +288,11 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
 
     // ---- results table
     table_ = new QTableWidget(0, ColumnCount);
+    // Headers of two lines where a line would be wider than the column's
+    // figures: the status and the searcher's figures need the width.
     table_->setHorizontalHeaderLabels({"Searcher", "Layer", "Seed", "Objective", "Final",
-                                       "Energy (µJ)", "Cycles", "EDP / bound", "Over opt.", "Evals",
-                                       "Time (s)", "Status", "Searcher figures"});
+                                       "Energy\n(µJ)", "Cycles", "EDP /\nbound", "Over\nopt.",
+                                       "Evals", "Time\n(s)", "Status", "Searcher\nfigures"});
     table_->horizontalHeaderItem(ColFinal)->setToolTip(
         "The run's best objective (EDP in J × cycles, energy in J, or cycles)");
     table_->horizontalHeaderItem(ColEdpOverBound)
@@ -300,6 +307,8 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     // A status can be a long message (why CoSA's MIP is infeasible): the column
     // takes the width left, elided, and the cell's tooltip has all of it.
     table_->horizontalHeader()->setSectionResizeMode(ColStatus, QHeaderView::Stretch);
+    // (Sized when the rows are filled: as wide as its figures, up to a bound.)
+    table_->horizontalHeader()->setSectionResizeMode(ColFigures, QHeaderView::Interactive);
     table_->setTextElideMode(Qt::ElideMiddle);
     // The searcher's figures (often none) before the status, which is shown
     // last and takes the width left: at 1,500 px nothing runs off the side.

@@ -10,6 +10,7 @@
 #include <QProgressBar>
 #include <QTableWidget>
 
+#include <algorithm>
 #include <cmath>
 
 namespace mw::ui {
@@ -125,6 +126,27 @@ void SearchPanel::refreshTable() {
             table_->setItem(row, c, item);
         }
         ++row;
+    }
+    // The figures column only when a run has figures (CoSA's solve, a
+    // surrogate's steps): empty, it took the width the status needs.
+    bool anyFigures = false;
+    for (int r = 0; r < table_->rowCount(); ++r)
+        anyFigures = anyFigures || !table_->item(r, ColFigures)->text().isEmpty();
+    table_->setColumnHidden(ColFigures, !anyFigures);
+    // The width the other columns leave, less room for a stop reason, at
+    // most, elided (the tooltip has them all): the optimal searcher's figures
+    // alone pushed the status off the side.
+    if (anyFigures) {
+        constexpr int kStatusRoom = 180, kLeast = 100;
+        int others = 0;
+        for (int c = 0; c < ColumnCount; ++c)
+            if (c != ColStatus && !table_->isColumnHidden(c)) {
+                table_->resizeColumnToContents(c);
+                others += c == ColFigures ? 0 : table_->columnWidth(c);
+            }
+        const int wanted = table_->columnWidth(ColFigures);
+        const int room = table_->viewport()->width() - others - kStatusRoom;
+        table_->setColumnWidth(ColFigures, std::min(wanted, std::max(kLeast, room)));
     }
     refreshLiveRows();
 }
