@@ -3,6 +3,7 @@
 #include "cli_common.h"
 #include "cli_interrupt.h"
 #include "cli_progress.h"
+#include "common/atomic_file.h"
 #include "io/session_io.h"
 #include "io/timeloop/timeloop.h"
 #include "mapspace/intrinsic.h"
@@ -159,10 +160,6 @@ mw::SearchSettings settingsFrom(const Args& args) {
 // The "stopped" field of every result file: whether Ctrl-C cut the work short.
 const char* stoppedBy() {
     return interrupted() ? "interrupted" : "finished";
-}
-
-void writeTrace(const std::string& path, const mw::SearchResult& r) {
-    mw::writeTextFile(path, mw::traceCsv(r));
 }
 
 // Seconds until the best came within 5 % of the final best.
@@ -325,10 +322,26 @@ int cmdSearch(const Args& args) {
         space, searcher, settings, [&](const mw::SearchProgress& p) { progressLine.show(p); },
         interruptFlag());
     progressLine.clear();
+    // The run's files replace an earlier run's together, or not at all: a
+    // failed write left a new result beside an old best mapping, and a run
+    // that found none left the old one there.
     const std::filesystem::path dir(out);
-    writeTrace((dir / "trace.csv").string(), r);
-    mw::writeTextFile((dir / "result.json").string(),
-                      resultJson(r, settings, lb, problem, arch).dump(1) + "\n");
+    mw::FileSet files;
+    files.stage((dir / "trace.csv").string(), mw::traceCsv(r));
+    files.stage((dir / "result.json").string(),
+                resultJson(r, settings, lb, problem, arch).dump(1) + "\n");
+    const char* const kBestFiles[] = {"best_mapping.json", "best_mapping.yaml", "evaluation.json"};
+    if (r.found) {
+        files.stage((dir / kBestFiles[0]).string(),
+                    mw::toJson(r.best, problem, arch).dump(1) + "\n");
+        files.stage((dir / kBestFiles[1]).string(), mw::timeloopMappingYaml(problem, arch, r.best));
+        files.stage((dir / kBestFiles[2]).string(),
+                    mw::toJson(r.bestEvaluation, problem, arch).dump(1) + "\n");
+    } else {
+        for (const char* name : kBestFiles)
+            files.removeOnCommit((dir / name).string());
+    }
+    files.commit();
     std::cout << "searcher     " << searcher << " (seed " << settings.seed << ", "
               << settings.objective.name() << ")\n"
               << "stopped      " << (interrupted() ? std::string("interrupted") : r.stopReason)
@@ -348,12 +361,6 @@ int cmdSearch(const Args& args) {
         }
         return 1;
     }
-    mw::writeTextFile((dir / "best_mapping.json").string(),
-                      mw::toJson(r.best, problem, arch).dump(1) + "\n");
-    mw::writeTextFile((dir / "best_mapping.yaml").string(),
-                      mw::timeloopMappingYaml(problem, arch, r.best));
-    mw::writeTextFile((dir / "evaluation.json").string(),
-                      mw::toJson(r.bestEvaluation, problem, arch).dump(1) + "\n");
     std::cout << "best         " << sci(r.bestCost) << " (" << settings.objective.name() << "), "
               << std::setprecision(2) << r.bestCost / lb.objective << "x the lower bound\n"
               << "energy       " << std::setprecision(3) << r.bestEvaluation.energy * 1e-6
@@ -434,9 +441,10 @@ int cmdCompare(const Args& args) {
             }
             if (!out.empty()) {
                 const std::string stem = out + "/" + name + "_seed" + std::to_string(s.seed);
-                writeTrace(stem + ".csv", r);
-                mw::writeTextFile(stem + ".json",
-                                  resultJson(r, s, lb, problem, arch).dump(1) + "\n");
+                mw::FileSet files; // (a run's trace and result together)
+                files.stage(stem + ".csv", mw::traceCsv(r));
+                files.stage(stem + ".json", resultJson(r, s, lb, problem, arch).dump(1) + "\n");
+                files.commit();
             }
         }
         const double med = median(finals);

@@ -1,5 +1,6 @@
 // File formats: lossless JSON round trips, Timeloop YAML export read back, and
 // clear errors (file, field, expectation) for malformed or invalid input.
+#include "common/atomic_file.h"
 #include "common/error.h"
 #include "io/json_io.h"
 #include "io/session_io.h"
@@ -587,6 +588,40 @@ void TestIo::writesReplaceFilesWhole() {
         ++entries;
     }
     QCOMPARE(entries, 1); // no temporary left behind
+
+    // A set of files replaces the old set whole or not at all: a search's
+    // new result never sits beside an old best mapping.
+    const std::string d = dir.path().toStdString();
+    mw::writeTextFile(d + "/trace.csv", "old trace\n");
+    mw::writeTextFile(d + "/best_mapping.json", "old mapping\n");
+    {
+        mw::FileSet files;
+        files.stage(path, "new result\n");
+        files.stage(d + "/trace.csv", "new trace\n");
+        // The third cannot be written: nothing is replaced.
+        QVERIFY(errorOf([&] {
+                    files.stage(d + "/missing/folder/x.json", "x");
+                }).find("cannot be opened for writing") != std::string::npos);
+    }
+    QCOMPARE(fileText(path), std::string("{\"second\": 2}\n"));
+    QCOMPARE(fileText(d + "/trace.csv"), std::string("old trace\n"));
+    {
+        mw::FileSet files;
+        files.stage(path, "new result\n");
+        files.stage(d + "/trace.csv", "new trace\n");
+        files.removeOnCommit(d + "/best_mapping.json"); // this run found none
+        files.removeOnCommit(d + "/evaluation.json");   // (absent: nothing to do)
+        files.commit();
+    }
+    QCOMPARE(fileText(path), std::string("new result\n"));
+    QCOMPARE(fileText(d + "/trace.csv"), std::string("new trace\n"));
+    QVERIFY(!fs::exists(d + "/best_mapping.json"));
+    entries = 0;
+    for (const auto& e : fs::directory_iterator(d)) {
+        (void)e;
+        ++entries;
+    }
+    QCOMPARE(entries, 2); // the two files, no temporary
 }
 
 // The trace's numbers as printf's %.10g (seconds) and %.10e (costs) write

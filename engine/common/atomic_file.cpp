@@ -46,7 +46,10 @@ void replaceWith(const std::string& temporary, const std::string& path) {
     syncFolder(path);
 }
 
-void writeFileAtomically(const std::string& path, std::string_view bytes) {
+namespace {
+
+// The bytes in a new file beside path, flushed to disk: its name.
+std::string writeTemporary(const std::string& path, std::string_view bytes) {
     const std::string temporary = temporarySibling(path);
     const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0)
@@ -75,7 +78,41 @@ void writeFileAtomically(const std::string& path, std::string_view bytes) {
         throw InputError(path, std::string("could not be written (") + std::strerror(error) +
                                    "); the previous file is kept");
     }
-    replaceWith(temporary, path);
+    return temporary;
+}
+
+} // namespace
+
+void writeFileAtomically(const std::string& path, std::string_view bytes) {
+    replaceWith(writeTemporary(path, bytes), path);
+}
+
+FileSet::~FileSet() {
+    for (const auto& [temporary, target] : staged_)
+        ::unlink(temporary.c_str());
+}
+
+void FileSet::stage(const std::string& path, std::string_view bytes) {
+    staged_.emplace_back(writeTemporary(path, bytes), path);
+}
+
+void FileSet::removeOnCommit(const std::string& path) {
+    stale_.push_back(path);
+}
+
+void FileSet::commit() {
+    // Renames within a folder do not fail for want of space; one that fails
+    // (the target became a folder) is named, and the rest stay staged.
+    while (!staged_.empty()) {
+        const auto [temporary, target] = staged_.front();
+        staged_.erase(staged_.begin());
+        replaceWith(temporary, target);
+    }
+    for (const std::string& path : stale_) {
+        std::error_code ignored;
+        std::filesystem::remove(path, ignored);
+    }
+    stale_.clear();
 }
 
 } // namespace mw

@@ -5,6 +5,8 @@
 // the new one was going, never half of one.
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace mw {
 
@@ -17,5 +19,30 @@ std::string temporarySibling(const std::string& path);
 // Renames `temporary` over `path` (then syncs the folder), or removes it and
 // throws InputError naming `path`.
 void replaceWith(const std::string& temporary, const std::string& path);
+
+// Files that belong together (a search's result, trace and best mapping):
+// each is written beside its target as writeFileAtomically writes it, and
+// only when all are written do they replace their targets, and the files
+// named stale go. A failure before then leaves every target as it was, never
+// a new result beside an old mapping; what was staged is removed.
+class FileSet {
+  public:
+    FileSet() = default;
+    FileSet(const FileSet&) = delete;
+    FileSet& operator=(const FileSet&) = delete;
+    ~FileSet(); // removes what was staged and not committed
+
+    // Writes bytes for `path` (InputError naming path on failure).
+    void stage(const std::string& path, std::string_view bytes);
+    // A file of an earlier set that this one does not have (a best mapping,
+    // when this run found none): removed on commit, if present.
+    void removeOnCommit(const std::string& path);
+    // Renames every staged file over its target and removes the stale ones.
+    void commit();
+
+  private:
+    std::vector<std::pair<std::string, std::string>> staged_; // temporary, target
+    std::vector<std::string> stale_;
+};
 
 } // namespace mw
