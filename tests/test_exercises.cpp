@@ -202,6 +202,29 @@ void TestExercises::mappingFileJoinsTheNodesConstraints() {
         if (level.at("level") == "inter_PE_spatial")
             QCOMPARE(level.at("spatial_y").at("C").get<int>(), 3);
     }
+    for (const auto* notes : {&ws.notes, &given.notes})
+        for (const std::string& note : *notes)
+            QVERIFY2(note.find("replaces") == std::string::npos, note.c_str());
+
+    // Where the target given apart says otherwise than the node, it wins, as
+    // in Timeloop, and the user is told which one holds.
+    const std::string conflicting = dir.filePath("conflicting.yaml").toStdString();
+    mw::writeTextFile(conflicting,
+                      "constraints:\n  targets:\n"
+                      "  - {target: pe_spad, type: temporal, permutation: [Q, P, R, S]}\n"
+                      "  - {target: PE, type: spatial, factors: [Q=2], split: 0}\n");
+    const mw::TimeloopCase over = mw::importTimeloop(
+        {(kDesigns / "simple_weight_stationary" / "arch.yaml").string(),
+         (kDesigns / "_include" / "default_problem.yaml").string(), conflicting});
+    std::string said;
+    for (const std::string& note : over.notes)
+        said += note + "\n";
+    for (const char* part :
+         {"the temporal constraint on pe_spad given apart (extra_mapping_constraints, "
+          "constraints.targets) replaces the node's permutation [P, Q, R, S] with [Q, P, R, S], "
+          "as Timeloop does",
+          "replaces the node's factor Q=1 with [Q=2]", "replaces the node's split 1 with 0"})
+        QVERIFY2(said.find(part) != std::string::npos, (said + " lacks " + part).c_str());
 }
 
 // Simba's weight registers: cluster_size 64 over a 512-bit row of 8-bit words

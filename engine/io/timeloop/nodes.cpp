@@ -270,13 +270,25 @@ class NodeWalker {
                     for (const auto& tok : tokens)
                         dims.insert(factorDim(tok));
                     if (key == "factors" && t["factors"].IsDefined())
-                        for (const auto& tok : t["factors"])
+                        for (const auto& tok : t["factors"]) {
                             if (!dims.count(factorDim(tok.Scalar())))
                                 list.push_back(tok.Scalar());
+                            else if (std::find(tokens.begin(), tokens.end(), tok.Scalar()) ==
+                                     tokens.end())
+                                replaced(target, type, "factor " + tok.Scalar(), tokens,
+                                         factorDim(tok.Scalar()));
+                        }
+                    if (key == "permutation" && t["permutation"].IsDefined() &&
+                        oneLine(t["permutation"]) != oneLine(list, tokens))
+                        replaced(target, type, "permutation " + oneLine(t["permutation"]), tokens,
+                                 "");
                     for (const auto& tok : tokens)
                         list.push_back(tok);
                     t[key] = list;
                 } else {
+                    if (t[key].IsDefined() && oneLine(t[key]) != oneLine(kv.second))
+                        replaced(target, type, key + " " + oneLine(t[key]), {oneLine(kv.second)},
+                                 "");
                     t[key] = kv.second;
                 }
                 any = true;
@@ -340,6 +352,40 @@ class NodeWalker {
 
   private:
     std::set<std::string> dummies_; // containers with a fan-out's dummy level
+
+    // A scalar, or a list of scalars, as one line ("[M, C, P]").
+    static std::string oneLine(const YAML::Node& n) {
+        if (n.IsScalar())
+            return n.Scalar();
+        std::string s;
+        if (n.IsSequence())
+            for (const auto& e : n)
+                s += (s.empty() ? "" : ", ") + (e.IsScalar() ? e.Scalar() : std::string("..."));
+        return "[" + s + "]";
+    }
+    static std::string oneLine(const YAML::Node& start, const std::vector<std::string>& more) {
+        std::string s = oneLine(start);
+        s.pop_back(); // "]"
+        for (const auto& tok : more)
+            s += (s.size() > 1 ? ", " : "") + tok;
+        return s + "]";
+    }
+
+    // A target given apart replaces what the node's own says, as the front
+    // end does it, but a user who wrote both should know which one holds.
+    void replaced(const std::string& target, const char* type, const std::string& what,
+                  const std::vector<std::string>& by, const std::string& dim) {
+        std::string with;
+        for (const auto& tok : by)
+            if (dim.empty() || factorDim(tok) == dim)
+                with += (with.empty() ? "" : ", ") + tok;
+        notes_.push_back(file_ + ": the " + type + " constraint on " + target +
+                         " given apart (extra_mapping_constraints, constraints.targets) replaces "
+                         "the node's " +
+                         what + " with " +
+                         (by.size() == 1 && dim.empty() ? with : "[" + with + "]") +
+                         ", as Timeloop does");
+    }
 
     void dropped(const std::string& target, const std::string& name) {
         if (droppedNames_.insert(name).second)
