@@ -550,6 +550,23 @@ problem: {shape: cnn-layer, instance: {C: 4, M: 4, P: 2, Q: 2}}
                                  {"problem.yaml", mw::timeloopProblemYaml(c.problem), nullptr}});
     QCOMPARE(again.arch.levels[std::size_t(a.levelIndex("glb"))].technologyNm, 45.0);
     QCOMPARE(again.arch.technologyNm, 16.0);
+    for (const std::string& note : c.notes)
+        QVERIFY2(note.find("is not an attribute") == std::string::npos, note.c_str());
+
+    // A slip in an attribute Timeloop reads is ignored, as Timeloop ignores
+    // it, and noted; an estimator's own (an SRAM's ports) is not.
+    std::string slipped = text;
+    slipped.replace(slipped.find("depth: 4096"), 11, "depth: 4096, write_bandwith: 4, n_ports: 2");
+    const mw::TimeloopCase s = mw::importTimeloopTexts({{"mixed.yaml", slipped, nullptr}});
+    std::string said;
+    for (const std::string& note : s.notes)
+        said += note + "\n";
+    QVERIFY2(said.find("component 'glb'.write_bandwith: is not an attribute Timeloop reads (did "
+                       "you mean 'write_bandwidth'?); ignored, as Timeloop ignores it") !=
+                 std::string::npos,
+             said.c_str());
+    QVERIFY2(said.find("n_ports") == std::string::npos, said.c_str());
+    QCOMPARE(s.arch.levels[std::size_t(s.arch.levelIndex("glb"))].writeBandwidth, 0.0);
 }
 
 void TestExercises::badNodeFilesAndTemplatesAreOneLineErrors() {

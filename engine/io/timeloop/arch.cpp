@@ -182,6 +182,69 @@ const double* action(const std::map<std::string, double>* actions,
 
 } // namespace
 
+namespace {
+
+// The attributes of a storage or compute component that Timeloop's model
+// reads (buffer.cpp, arithmetic.cpp), as read above. Others go to Accelergy's
+// estimators, which take names of their own; only one within two letters of
+// these is more likely a slip than an estimator's ("read_bandwith", a
+// "data_width" that left the word at 16 bits).
+const std::vector<std::string>& timeloopAttributes() {
+    static const std::vector<std::string> names = {"word_bits",
+                                                   "word_width",
+                                                   "datawidth",
+                                                   "block_size",
+                                                   "n_words",
+                                                   "cluster_size",
+                                                   "width",
+                                                   "memory_width",
+                                                   "data_storage_width",
+                                                   "entries",
+                                                   "depth",
+                                                   "memory_depth",
+                                                   "data_storage_depth",
+                                                   "sizeKB",
+                                                   "meshX",
+                                                   "meshY",
+                                                   "bandwidth",
+                                                   "read_bandwidth",
+                                                   "write_bandwidth",
+                                                   "multiple_buffering",
+                                                   "n_banks",
+                                                   "num_banks",
+                                                   "shared_bandwidth",
+                                                   "technology",
+                                                   "type",
+                                                   "multiplier_width",
+                                                   "adder_width"};
+    return names;
+}
+
+// Notes an attribute of c that is near, but not, one Timeloop reads: it
+// ignores it, and so do we, but the user meant something.
+void noteNearMisses(const YAML::Node& attributes, const std::string& where,
+                    std::vector<std::string>& notes) {
+    if (!attributes.IsMap())
+        return;
+    const auto& names = timeloopAttributes();
+    // Accelergy's own, near ones of Timeloop's (an SRAM's ports, an
+    // adder's operand widths).
+    static const std::vector<std::string> estimators = {"n_ports", "width_a", "width_b"};
+    for (const auto& kv : attributes) {
+        const std::string key = kv.first.Scalar();
+        if (std::find(names.begin(), names.end(), key) != names.end() ||
+            std::find(estimators.begin(), estimators.end(), key) != estimators.end())
+            continue;
+        const std::string near = nearestName(key, names);
+        if (!near.empty())
+            notes.push_back(where + "." + key +
+                            ": is not an attribute Timeloop reads (did you mean '" + near +
+                            "'?); ignored, as Timeloop ignores it");
+    }
+}
+
+} // namespace
+
 Architecture readArchitecture(const Spec& spec, std::vector<std::string>& notes) {
     const Spec::Entry* archEntry = spec.find({"architecture", "arch"});
     if (!archEntry)
@@ -319,6 +382,8 @@ Architecture readArchitecture(const Spec& spec, std::vector<std::string>& notes)
         const auto artIt = art.find(c.name);
         const bool inArt = artIt != art.end();
 
+        if (isStorageClass(c.cls) || isComputeClass(c.cls))
+            noteNearMisses(c.attributes, where, notes);
         if (isStorageClass(c.cls)) {
             if (haveCompute)
                 throw InputError(where, "storage below the compute level; expected the MACs "
