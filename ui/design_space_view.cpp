@@ -178,6 +178,7 @@ DesignSpaceView::DesignSpaceView(QWidget* parent) : QWidget(parent) {
     x_ = metricCombo(mw::SweepMetric::Energy);
     y_ = metricCombo(mw::SweepMetric::Cycles);
     colour_ = new QComboBox;
+    colour_->addItem("(one colour)", -1); // (the axes join it when a sweep has them)
     for (auto* c : {x_, y_, colour_})
         connect(c, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
     auto* choices = new QHBoxLayout;
@@ -468,7 +469,8 @@ void DesignSpaceView::setColourAxis(int axis) {
 
 void DesignSpaceView::refreshChoices() {
     const QSignalBlocker block(colour_);
-    const int was = colour_->currentIndex();
+    // (Only the placeholder so far: no choice was made yet.)
+    const int was = colour_->count() > 1 ? colour_->currentIndex() : -1;
     colour_->clear();
     colour_->addItem("(one colour)", -1);
     for (std::size_t a = 0; a < spec_.axes.size(); ++a)
