@@ -100,6 +100,7 @@ class TestTimeloop : public QObject {
     void exportedCaseReadsBack();
     void badInputsAreOneLineErrors();
     void contradictoryConstraintsAreReported();
+    void keysGivenTwiceReadTheFirst();
 };
 
 // The tutorial's Eyeriss constraints, imported, give the map space of the
@@ -460,6 +461,32 @@ void TestTimeloop::contradictoryConstraintsAreReported() {
     // The tutorial's own constraints are satisfiable.
     UserCase ok(c06);
     QVERIFY(importTimeloop(ok.files).hasConstraints);
+}
+
+// A key given twice in one map: timeloop-model reads the first (yaml-cpp's
+// look-up; the oracle sized this Buffer 64 words), and so do we, also where
+// a merge key makes us rebuild the map (which read the last), with a note.
+void TestTimeloop::keysGivenTwiceReadTheFirst() {
+    const std::string d = kCases + "01-model-conv1d-2level-os/";
+    const std::string input = readTextFile(d + "input.yaml");
+    const std::string buffer = "- name: Buffer[1..1]";
+    const std::size_t at = input.find("depth: 64", input.find(buffer));
+    QVERIFY(at != std::string::npos);
+    for (const std::string& extra :
+         {std::string(), std::string("\n                <<: {foo: 1}")}) {
+        std::string twice = input;
+        twice.insert(at + std::string("depth: 64").size(), "\n                depth: 3000" + extra);
+        const TimeloopCase c = importTimeloopTexts(
+            {{"input.yaml", twice, nullptr}, {"ERT.yaml", readTextFile(d + "ERT.yaml"), nullptr}});
+        QCOMPARE(c.arch.levels[std::size_t(c.arch.levelIndex("Buffer"))].capacityWords,
+                 std::int64_t(64));
+        std::string said;
+        for (const std::string& note : c.notes)
+            said += note + "\n";
+        QVERIFY2(said.find("input.yaml:41: 'depth' is given twice in one map (first at line 40); "
+                           "the first is read, as timeloop-model reads it") != std::string::npos,
+                 said.c_str());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestTimeloop)

@@ -64,8 +64,9 @@ template <typename F> auto inFile(const std::string& file, F&& f) {
 
 Problem importTimeloopProblem(const std::string& file, std::vector<std::string>& notes) {
     return inFile(file, [&] {
-        return timeloop_read::readProblem(timeloop_yaml::mergeFiles(readTimeloopFiles({file})),
-                                          notes);
+        const Spec spec = timeloop_yaml::mergeFiles(readTimeloopFiles({file}));
+        notes.insert(notes.end(), spec.notes.begin(), spec.notes.end());
+        return timeloop_read::readProblem(spec, notes);
     });
 }
 
@@ -85,6 +86,7 @@ Json importTimeloopConstraints(const std::vector<TimeloopText>& files, const Pro
     const std::string file = files.size() == 1 ? files.front().name : "Timeloop input";
     return inFile(file, [&] {
         Spec spec = timeloop_yaml::mergeFiles(files);
+        notes.insert(notes.end(), spec.notes.begin(), spec.notes.end());
         timeloop_read::expandNodeArchitecture(spec, notes, &p);
         bool constrained = false;
         const Json c = timeloop_read::readConstraints(spec, p, a, constrained, notes);
@@ -182,6 +184,7 @@ TimeloopCase importTimeloopTexts(const std::vector<TimeloopText>& files) {
                                     "mapping, ...");
     }
     TimeloopCase c;
+    c.notes = spec.notes;
     refuseSparse(spec);
     // The front end's constraints.targets join a node list's constraints.
     const Spec::Entry* archEntry = spec.find({"architecture", "arch"});

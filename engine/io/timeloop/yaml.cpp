@@ -102,9 +102,36 @@ long treeSize(const YAML::Node& n, long limit) {
     return size;
 }
 
+// Notes the keys given twice in a map of n's tree, the first `budget` nodes
+// of it (aliases each time they occur; the expansion refuses larger trees).
+void noteDuplicateKeys(const YAML::Node& n, const std::string& file, long& budget,
+                       std::vector<std::string>& notes) {
+    if (--budget < 0)
+        return;
+    if (n.IsMap()) {
+        std::map<std::string, int> lineOf;
+        for (const auto& kv : n) {
+            if (kv.first.IsScalar()) {
+                const int line = kv.first.Mark().line + 1;
+                const auto [first, fresh] = lineOf.emplace(kv.first.Scalar(), line);
+                if (!fresh && notes.size() < 100)
+                    notes.push_back(file + ":" + std::to_string(line) + ": '" + kv.first.Scalar() +
+                                    "' is given twice in one map (first at line " +
+                                    std::to_string(first->second) +
+                                    "); the first is read, as timeloop-model reads it");
+            }
+            noteDuplicateKeys(kv.second, file, budget, notes);
+        }
+    } else if (n.IsSequence()) {
+        for (const auto& v : n)
+            noteDuplicateKeys(v, file, budget, notes);
+    }
+}
+
 struct Expander {
     const TimeloopText& top;
-    std::map<std::string, YAML::Node> loaded; // included files, expanded, by path
+    std::map<std::string, YAML::Node> loaded;  // included files, expanded, by path
+    std::vector<std::string>* notes = nullptr; // (for keys given twice)
     int depth = 0;
     long visited = 0, merged = 0;
 
@@ -128,7 +155,12 @@ struct Expander {
             throw InputError(where, "includes '" + path + "', which was not rendered");
         loaded[path] = YAML::Node(YAML::NodeType::Undefined);
         bool changed = false;
-        YAML::Node root = expand(load(path, top.included->at(path)), path, changed);
+        const YAML::Node raw = load(path, top.included->at(path));
+        if (notes) {
+            long budget = kMaxVisitedNodes;
+            noteDuplicateKeys(raw, path, budget, *notes);
+        }
+        YAML::Node root = expand(raw, path, changed);
         loaded[path] = root;
         return root;
     }
@@ -223,8 +255,9 @@ struct Expander {
         changed = true;
         YAML::Node out(YAML::NodeType::Map);
         out.SetTag(n.Tag());
-        for (const auto& [k, v] : items)
-            out[k.Scalar()] = v;
+        for (const auto& [k, v] : items) // (a key given twice: the first, as unexpanded)
+            if (!std::as_const(out)[k.Scalar()].IsDefined())
+                out[k.Scalar()] = v;
         if (hasShallow)
             for (const YAML::Node& m : mergedMaps(shallow, where, "<<"))
                 for (const auto& kv : (countMerged(m, name), m))
@@ -247,7 +280,7 @@ struct Expander {
 
 YAML::Node expandEntry(const Spec::Entry& entry) {
     const TimeloopText file{entry.file, "", entry.included};
-    Expander expander{file, {}, 0};
+    Expander expander{file, {}, nullptr};
     bool changed = false;
     try {
         return expander.expand(entry.node, entry.file, changed);
@@ -256,11 +289,16 @@ YAML::Node expandEntry(const Spec::Entry& entry) {
     }
 }
 
-YAML::Node parseText(const TimeloopText& file, std::map<std::string, std::string>* origins) {
-    Expander expander{file, {}, 0};
+YAML::Node parseText(const TimeloopText& file, std::map<std::string, std::string>* origins,
+                     std::vector<std::string>* notes) {
+    Expander expander{file, {}, notes};
     bool changed = false;
     try {
         const YAML::Node raw = load(file.name, file.text);
+        if (notes) {
+            long budget = kMaxVisitedNodes;
+            noteDuplicateKeys(raw, file.name, budget, *notes);
+        }
         // A top-level key whose value is included comes from that file.
         if (origins && raw.IsMap())
             for (const auto& kv : raw)
@@ -274,6 +312,8 @@ YAML::Node parseText(const TimeloopText& file, std::map<std::string, std::string
         YAML::Node out(YAML::NodeType::Map);
         for (const auto& kv : raw) {
             const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string();
+            if (std::as_const(out)[kv.first].IsDefined())
+                continue; // given twice: the first
             out[kv.first] = (key == "components" || key == "compound_components")
                                 ? kv.second
                                 : expander.expand(kv.second, file.name, changed);
@@ -309,7 +349,7 @@ Spec mergeFiles(const std::vector<TimeloopText>& files) {
     Spec spec;
     for (const TimeloopText& f : files) {
         std::map<std::string, std::string> origins;
-        const YAML::Node root = parseText(f, &origins);
+        const YAML::Node root = parseText(f, &origins, &spec.notes);
         if (root.IsNull() || !root.IsDefined())
             continue; // an empty file adds nothing
         if (!root.IsMap())

@@ -29,6 +29,8 @@ struct Spec {
         std::shared_ptr<const std::map<std::string, std::string>> included = nullptr;
     };
     std::map<std::string, Entry> keys;
+    // What reading the files found worth saying (a key given twice in a map).
+    std::vector<std::string> notes;
     // The first of `names` present, or null.
     const Entry* find(std::initializer_list<const char*> names) const;
 };
@@ -41,8 +43,11 @@ Spec mergeFiles(const std::vector<TimeloopText>& files);
 // classes, read only when something is priced from them), expanded.
 YAML::Node expandEntry(const Spec::Entry& entry);
 // origins, when given: the file each top-level key's value was included from.
+// A key given twice in one map: the first is read, as timeloop-model reads it
+// (yaml-cpp's look-up), and notes (when given) say so.
 YAML::Node parseText(const TimeloopText& file,
-                     std::map<std::string, std::string>* origins = nullptr);
+                     std::map<std::string, std::string>* origins = nullptr,
+                     std::vector<std::string>* notes = nullptr);
 
 // "file:line" of a node (just the file when the node has no position).
 std::string at(const std::string& file, const YAML::Node& n);
