@@ -81,7 +81,10 @@ Loaded loadCase(const Args& args) {
     Loaded c;
     c.arch = mw::loadArchitecture(args.get("arch"));
     c.problem = loadProblem(args);
-    c.mapping = mw::loadMapping(args.get("mapping"), c.problem, c.arch);
+    std::vector<std::string> notes;
+    c.mapping = mw::loadMapping(args.get("mapping"), c.problem, c.arch, &notes);
+    for (const std::string& n : notes)
+        std::cerr << "note: " << n << "\n";
     return c;
 }
 

@@ -27,7 +27,7 @@ mw::SweepSpec sweepFrom(const Args& args) {
     if (args.has("spec")) {
         const std::string path = args.get("spec");
         s = mw::sweepSpecFromJson(mw::readJsonFile(path), path,
-                                  std::filesystem::path(path).parent_path().string());
+                                  std::filesystem::path(path).parent_path().string(), false);
         for (const auto& n : s.notes)
             std::cerr << "note: " << n << "\n";
         haveArch = haveWorkload = true;
@@ -67,8 +67,12 @@ mw::SweepSpec sweepFrom(const Args& args) {
         s.constraints = mw::readSweepConstraints(args.get("constraints"));
     // Everything checked before any work: searcher, objective, axes, values,
     // constraints against each distinct layer of the base design.
-    mw::makeSearcher(s.searcher);
-    mw::SearchObjective::parse(s.objective);
+    // The searcher, objective and budget where they were given: the option,
+    // else the spec's field (an option overrides a spec's value).
+    mw::checkSweepSettings(s, [&args](const std::string& field) {
+        return args.has(field) || !args.has("spec") ? "--" + field
+                                                    : args.get("spec") + ": $." + field;
+    });
     mw::checkSweep(s);
     if (!s.constraints.is_null()) {
         const std::string where = args.opt("constraints", "constraints");
@@ -124,7 +128,7 @@ int cmdSweepReport(const Args& args) {
                                          "[--csv FILE] [--plot FILE.png|FILE.pdf]");
     const std::string path = args.positional[1];
     const mw::SweepDatabase db = mw::SweepDatabase::open(path);
-    const mw::SweepSpec spec = mw::sweepSpecFromJson(db.spec(), path + ": sweep.spec", "");
+    const mw::SweepSpec spec = mw::sweepSpecFromJson(db.spec(), path + ": sweep.spec", "", false);
     const auto metrics = mw::parseSweepMetrics(args.opt("metrics", "energy,cycles"), "--metrics");
     std::vector<mw::PointRecord> points;
     for (auto& [index, r] : db.points())
@@ -179,7 +183,7 @@ int cmdSweepMerge(const Args& args) {
     const std::vector<std::string> inputs(args.positional.begin() + 2, args.positional.end());
     const int added = mw::mergeSweepDatabases(args.positional[1], inputs);
     const mw::SweepDatabase out = mw::SweepDatabase::open(args.positional[1]);
-    const mw::SweepSpec spec = mw::sweepSpecFromJson(out.spec(), args.positional[1], "");
+    const mw::SweepSpec spec = mw::sweepSpecFromJson(out.spec(), args.positional[1], "", false);
     std::cout << "merged " << inputs.size() << " databases into " << args.positional[1] << ": "
               << added << " points added, " << out.points().size() << " of "
               << mw::planSweep(spec).size() << " points\n";

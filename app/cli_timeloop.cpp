@@ -87,8 +87,12 @@ int cmdExportTimeloop(const Args& args) {
     const mw::Problem problem = loadProblem(args);
     const std::string out = args.get("out");
     std::optional<mw::Mapping> mapping;
-    if (args.has("mapping"))
-        mapping = mw::loadMapping(args.get("mapping"), problem, arch);
+    if (args.has("mapping")) {
+        std::vector<std::string> notes;
+        mapping = mw::loadMapping(args.get("mapping"), problem, arch, &notes);
+        for (const std::string& n : notes)
+            std::cerr << "note: " << n << "\n";
+    }
     const mw::Json constraints = constraintsJsonFor(args, problem, arch); // (errors name the file)
     mw::TimeloopMapper mapper;
     mapper.objective = args.opt("objective", "edp");

@@ -114,8 +114,22 @@ void TestCliSweep::sweepBadInput() {
     expectOneLineError(run(base + QStringList{"--vary", "pe_mesh=8x8", "--seconds", "5"}),
                        "--seconds: a sweep's budget is evaluations");
     expectOneLineError(run(base + QStringList{"--vary", "pe_mesh=8x8", "--searcher", "tabu"}),
-                       "unknown searcher 'tabu'");
+                       "--searcher: unknown searcher 'tabu'");
+    // A spec's bad value is named in the spec; an option given beside it
+    // overrides it.
+    const QString spec = tmp.filePath("spec.json");
+    mw::writeTextFile(spec.toStdString(),
+                      R"({"format": "mapwright.sweep", "architecture": ")" + kSamples +
+                          R"(architectures/eyeriss_like.json", "workload": ")" + net +
+                          R"(", "vary": [{"parameter": "pe_mesh", "values": ["8x8"]}],
+                          "searcher": "gama", "budget": 100})");
+    expectOneLineError(run({"sweep", "--spec", spec, "--db", db}),
+                       "spec.json: $.searcher: unknown searcher 'gama'");
     QVERIFY(!QFile::exists(db)); // nothing started
+    QCOMPARE(run({"sweep", "--spec", spec, "--searcher", "random", "--budget", "20", "--db",
+                  tmp.filePath("override.sqlite")})
+                 .exitCode,
+             0);
     expectOneLineError(run({"sweep", "report", tmp.filePath("none.sqlite")}), "does not exist");
     const QString args = tmp.filePath("a.json");
     mw::writeTextFile(args.toStdString(), "{}");

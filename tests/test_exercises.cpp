@@ -556,7 +556,8 @@ problem: {shape: cnn-layer, instance: {C: 4, M: 4, P: 2, Q: 2}}
     // A slip in an attribute Timeloop reads is ignored, as Timeloop ignores
     // it, and noted; an estimator's own (an SRAM's ports) is not.
     std::string slipped = text;
-    slipped.replace(slipped.find("depth: 4096"), 11, "depth: 4096, write_bandwith: 4, n_ports: 2");
+    slipped.replace(slipped.find("depth: 4096"), 11,
+                    "depth: 4096, write_bandwith: 4, n_ports: 2, block-size: 8");
     const mw::TimeloopCase s = mw::importTimeloopTexts({{"mixed.yaml", slipped, nullptr}});
     std::string said;
     for (const std::string& note : s.notes)
@@ -566,6 +567,7 @@ problem: {shape: cnn-layer, instance: {C: 4, M: 4, P: 2, Q: 2}}
                  std::string::npos,
              said.c_str());
     QVERIFY2(said.find("n_ports") == std::string::npos, said.c_str());
+    QVERIFY2(said.find("block-size") == std::string::npos, said.c_str()); // read as block_size
     QCOMPARE(s.arch.levels[std::size_t(s.arch.levelIndex("glb"))].writeBandwidth, 0.0);
 }
 

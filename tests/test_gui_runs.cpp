@@ -39,13 +39,13 @@ class TestGuiRuns : public GuiTest {
         QVERIFY(names.contains("lower bound"));
         QCOMPARE(panel->resultsTable()->rowCount(), 2);
         // GAMMA and random have no figures of their own: the model's
-        // (model_levels_reused) are in the tooltip only, and the column
-        // gives its width to the status.
+        // (model_levels_reused) are in the status's tooltip, and the
+        // figures column gives its width to the status.
         using mw::ui::SearchPanel;
         for (int row = 0; row < 2; ++row) {
             QVERIFY(panel->resultsTable()->item(row, SearchPanel::ColFigures)->text().isEmpty());
             QVERIFY(panel->resultsTable()
-                        ->item(row, SearchPanel::ColFigures)
+                        ->item(row, SearchPanel::ColStatus)
                         ->toolTip()
                         .contains("model_levels_reused"));
         }

@@ -487,6 +487,35 @@ void TestTimeloop::keysGivenTwiceReadTheFirst() {
                            "the first is read, as timeloop-model reads it") != std::string::npos,
                  said.c_str());
     }
+    // At the top level (yaml-cpp finds a key node by identity, not by name:
+    // the last was read), and in an expression's scope (which looked from
+    // the back).
+    QTemporaryDir tmp;
+    const std::string twice = tmp.filePath("twice.yaml").toStdString();
+    const std::string shape = "  shape: {name: s, dimensions: [C, M], data-spaces: [{name: W, "
+                              "projection: [[[C]], [[M]]]}, {name: O, projection: [[[M]]], "
+                              "read-write: true}]}\n";
+    writeTextFile(twice, "problem:\n" + shape + "  instance: {C: 4, M: 4}\nproblem:\n" + shape +
+                             "  instance: {C: 8, M: 8}\n");
+    std::vector<std::string> notes;
+    const Problem p = importTimeloopProblem(twice, notes);
+    QCOMPARE(p.dims[std::size_t(p.dimIndex("C"))].bound, std::int64_t(4));
+    QCOMPARE(notes.size(), std::size_t(1));
+    QVERIFY2(notes[0].find("twice.yaml:4: 'problem' is given twice in one map (first at line 1)") !=
+                 std::string::npos,
+             notes[0].c_str());
+    const TimeloopCase scoped = importTimeloopTexts({{"nodes.yaml", R"(architecture:
+  nodes:
+  - !Container {name: sys, attributes: {technology: 45nm}}
+  - !Component {name: DRAM, class: DRAM, attributes: {type: LPDDR4, width: 64, datawidth: 8}}
+  - !Component {name: buf, class: SRAM, attributes: {depth: 64, w: 8, w: 64, width: w,
+      datawidth: 8}}
+  - !Component {name: mac, class: intmac, attributes: {datawidth: 8}}
+problem: {shape: cnn-layer, instance: {C: 4, M: 4}}
+)",
+                                                      nullptr}});
+    QCOMPARE(scoped.arch.levels[std::size_t(scoped.arch.levelIndex("buf"))].capacityWords,
+             std::int64_t(64));
 }
 
 QTEST_GUILESS_MAIN(TestTimeloop)

@@ -426,7 +426,7 @@ bool DesignSpaceView::openResults(const QString& path) {
         return false;
     try {
         const mw::SweepDatabase db = mw::SweepDatabase::open(path.toStdString());
-        mw::SweepSpec spec = mw::sweepSpecFromJson(db.spec(), path.toStdString(), "");
+        mw::SweepSpec spec = mw::sweepSpecFromJson(db.spec(), path.toStdString(), "", false);
         std::vector<mw::PointRecord> points;
         for (auto& [index, r] : db.points())
             points.push_back(r);

@@ -71,9 +71,9 @@ QString searcherFigures(const mw::SearchResult& r, const QString& sep, bool all)
     for (const char* name : kHeadline)
         if (const auto it = r.stats.find(name); it != r.stats.end())
             add(it->first, it->second);
-    // The model's own figures (model_levels_reused: how much work neighbouring
-    // candidates shared) are every run's, not its searcher's: in the tooltip
-    // only, so that the column stays narrow and the status keeps its width.
+    // The model's own figures are every run's, not its searcher's (see
+    // modelFigures): in the tooltip only, so that the column stays narrow
+    // and the status keeps its width.
     auto modelFigure = [](const std::string& name) { return name.rfind("model_", 0) == 0; };
     if (all || parts.isEmpty())
         for (const auto& [name, value] : r.stats)
@@ -82,6 +82,14 @@ QString searcherFigures(const mw::SearchResult& r, const QString& sep, bool all)
                     std::end(kHeadline) &&
                 (all || !modelFigure(name)))
                 add(name, value);
+    return parts.join(sep);
+}
+
+QString modelFigures(const mw::SearchResult& r, const QString& sep) {
+    QStringList parts;
+    for (const auto& [name, value] : r.stats)
+        if (name.rfind("model_", 0) == 0)
+            parts << QString::fromStdString(name) + " " + QString::number(value, 'g', 4);
     return parts.join(sep);
 }
 

@@ -35,6 +35,10 @@ QString runLabel(const mw::SessionRun& run, int index);
 // (MIP solve time and nodes, surrogate steps, episodes) only, or all of them
 // (for a tooltip), headline ones first.
 QString searcherFigures(const mw::SearchResult& r, const QString& sep, bool all);
+// The model's own figures of a run (model_levels_reused: the share of the
+// model's work neighbouring candidates shared) as "name value" joined by sep:
+// every run's, so its status's tooltip shows them, not the figures column.
+QString modelFigures(const mw::SearchResult& r, const QString& sep);
 // A cost as the panel shows it: 5 significant digits, a dash for none.
 QString formatCost(double v);
 

@@ -107,6 +107,8 @@ void SearchPanel::refreshTable() {
                 QString tip = cells[c];
                 for (const std::string& line : res.notes) // what the run wants known
                     tip += "\n" + QString::fromStdString(line);
+                if (const QString model = modelFigures(res, "\n"); !model.isEmpty())
+                    tip += "\n" + model;
                 item->setToolTip(tip);
             }
             if (c == ColFigures)

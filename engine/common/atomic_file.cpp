@@ -110,7 +110,8 @@ void FileSet::commit() {
     }
     for (const std::string& path : stale_) {
         std::error_code ignored;
-        std::filesystem::remove(path, ignored);
+        if (std::filesystem::remove(path, ignored))
+            syncFolder(path);
     }
     stale_.clear();
 }

@@ -22,9 +22,11 @@ void replaceWith(const std::string& temporary, const std::string& path);
 
 // Files that belong together (a search's result, trace and best mapping):
 // each is written beside its target as writeFileAtomically writes it, and
-// only when all are written do they replace their targets, and the files
-// named stale go. A failure before then leaves every target as it was, never
-// a new result beside an old mapping; what was staged is removed.
+// only when all are written do they replace their targets, a rename each,
+// and the files named stale go. A failure to write (a full disk, a missing
+// folder) leaves every target as it was, never a new result beside an old
+// mapping; what was staged is removed. (A rename that fails part way, which
+// a folder's own files do not, is named; the files renamed before it stay.)
 class FileSet {
   public:
     FileSet() = default;

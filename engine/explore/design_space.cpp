@@ -401,7 +401,8 @@ Json readSweepConstraints(const std::string& path) {
 
 namespace {
 
-SweepSpec sweepSpecFromJsonAt(const Json& j, const std::string& file, const std::string& baseDir) {
+SweepSpec sweepSpecFromJsonAt(const Json& j, const std::string& file, const std::string& baseDir,
+                              bool checkSettings) {
     const std::string where = "$";
     checkFormat(j, "mapwright.sweep", where);
     json_fields::onlyKeys(j, where,
@@ -483,21 +484,11 @@ SweepSpec sweepSpecFromJsonAt(const Json& j, const std::string& file, const std:
         s.sampleSeed = optional<std::uint64_t>(sm, "seed", where + ".sample", 1);
     }
     // Checked at their paths: the command line's checks would name its options.
-    auto checkedAt = [](const std::string& at, auto check) {
-        try {
-            check();
-        } catch (const InputError& e) {
-            throw InputError(at, e.detail());
-        }
-    };
     s.searcher = optional<std::string>(j, "searcher", where, s.searcher);
-    checkedAt(where + ".searcher", [&] { makeSearcher(s.searcher); });
     s.budget = optional<std::int64_t>(j, "budget", where, s.budget);
-    if (s.budget < 1 || s.budget > kMaxSweepBudget)
-        throw InputError(where + ".budget", "is " + std::to_string(s.budget) +
-                                                "; expected evaluations per layer from 1 to 1e9");
     s.objective = optional<std::string>(j, "objective", where, s.objective);
-    checkedAt(where + ".objective", [&] { SearchObjective::parse(s.objective); });
+    if (checkSettings)
+        checkSweepSettings(s, [&where](const std::string& field) { return where + "." + field; });
     s.seed = optional<std::uint64_t>(j, "seed", where, s.seed);
     if (j.contains("params")) {
         const Json& p = j.at("params");
@@ -519,9 +510,26 @@ SweepSpec sweepSpecFromJsonAt(const Json& j, const std::string& file, const std:
 
 } // namespace
 
-SweepSpec sweepSpecFromJson(const Json& j, const std::string& where, const std::string& baseDir) {
+void checkSweepSettings(const SweepSpec& s,
+                        const std::function<std::string(const std::string&)>& whereOf) {
+    auto checkedAt = [&whereOf](const std::string& field, auto check) {
+        try {
+            check();
+        } catch (const InputError& e) {
+            throw InputError(whereOf(field), e.detail());
+        }
+    };
+    checkedAt("searcher", [&] { makeSearcher(s.searcher); });
+    if (s.budget < 1 || s.budget > kMaxSweepBudget)
+        throw InputError(whereOf("budget"), "is " + std::to_string(s.budget) +
+                                                "; expected evaluations per layer from 1 to 1e9");
+    checkedAt("objective", [&] { SearchObjective::parse(s.objective); });
+}
+
+SweepSpec sweepSpecFromJson(const Json& j, const std::string& where, const std::string& baseDir,
+                            bool checkSettings) {
     try {
-        return sweepSpecFromJsonAt(j, where, baseDir);
+        return sweepSpecFromJsonAt(j, where, baseDir, checkSettings);
     } catch (const InputError& e) {
         throw e.within(where);
     }

@@ -15,6 +15,7 @@
 #include "workload/presets.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -66,10 +67,16 @@ Json readSweepConstraints(const std::string& path);
 Json toJson(const SweepSpec& s);
 // A "mapwright.sweep" object; "architecture", "workload" and "constraints" may
 // be paths (relative to baseDir) or embedded objects. Errors name `where` (the
-// file) and the JSON path; the searcher, objective, budget and the points'
-// shape are checked here, the axes' values by checkSweep (a --arch may change
-// the base they apply to).
-SweepSpec sweepSpecFromJson(const Json& j, const std::string& where, const std::string& baseDir);
+// file) and the JSON path. The points' shape is checked here, the searcher,
+// objective and budget too unless !checkSettings (the command line may
+// override them, and a results database's spec was checked when it ran), the
+// axes' values by checkSweep (a --arch may change the base they apply to).
+SweepSpec sweepSpecFromJson(const Json& j, const std::string& where, const std::string& baseDir,
+                            bool checkSettings = true);
+// The searcher, objective and budget of s; an error is placed at
+// whereOf("searcher"), whereOf("budget") or whereOf("objective").
+void checkSweepSettings(const SweepSpec& s,
+                        const std::function<std::string(const std::string&)>& whereOf);
 // "PARAM=V1,V2,..." as the command line gives it.
 SweepAxis parseSweepAxis(const std::string& text);
 

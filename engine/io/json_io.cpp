@@ -779,9 +779,10 @@ Network loadNetwork(const std::string& path) {
     return withFile(path, [](const json& j) { return networkFromJson(j); });
 }
 
-Mapping loadMapping(const std::string& path, const Problem& p, const Architecture& a) {
+Mapping loadMapping(const std::string& path, const Problem& p, const Architecture& a,
+                    std::vector<std::string>* notes) {
     if (isTimeloopFileName(path))
-        return importTimeloopMapping(path, p, a);
+        return importTimeloopMapping(path, p, a, notes);
     return withFile(path, [&](const json& j) { return mappingFromJson(j, p, a); });
 }
 

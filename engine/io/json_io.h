@@ -75,8 +75,10 @@ std::string readTextFile(const std::string& path, std::size_t maxBytes = kMaxTex
 Architecture loadArchitecture(const std::string& path);
 Network loadNetwork(const std::string& path);
 // Our JSON, or a Timeloop mapping (isTimeloopFileName: mapping.yaml, the
-// mapper's map.yaml) read by level names.
-Mapping loadMapping(const std::string& path, const Problem& p, const Architecture& a);
+// mapper's map.yaml) read by level names; what reading it notes (a key given
+// twice) goes to notes, when given.
+Mapping loadMapping(const std::string& path, const Problem& p, const Architecture& a,
+                    std::vector<std::string>* notes = nullptr);
 
 // The layer of a network by name (or by the name it was imported under, see
 // Network::findLayer), or its only layer when name is empty.

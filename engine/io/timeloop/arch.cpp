@@ -11,6 +11,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -52,9 +53,12 @@ void collectComponents(const YAML::Node& node, const std::string& file,
                 countProduct(multiplier, splitName(text(name, where), where).second, where);
         }
         const YAML::Node attrs = child(cur, "attributes");
-        if (given(attrs) && attrs.IsMap())
+        if (given(attrs) && attrs.IsMap()) {
+            std::set<std::string> here; // (a name given twice: the first)
             for (const auto& kv : attrs)
-                inherited[kv.first.Scalar()] = kv.second;
+                if (here.insert(kv.first.Scalar()).second)
+                    inherited[kv.first.Scalar()] = kv.second;
+        }
         const YAML::Node local = child(cur, "local");
         if (!given(local))
             continue;
@@ -231,13 +235,15 @@ void noteNearMisses(const YAML::Node& attributes, const std::string& where,
     // adder's operand widths).
     static const std::vector<std::string> estimators = {"n_ports", "width_a", "width_b"};
     for (const auto& kv : attributes) {
-        const std::string key = kv.first.Scalar();
+        // (As child() reads them: "word-bits" is word_bits.)
+        std::string key = kv.first.Scalar();
+        std::replace(key.begin(), key.end(), '-', '_');
         if (std::find(names.begin(), names.end(), key) != names.end() ||
             std::find(estimators.begin(), estimators.end(), key) != estimators.end())
             continue;
         const std::string near = nearestName(key, names);
         if (!near.empty())
-            notes.push_back(where + "." + key +
+            notes.push_back(where + "." + kv.first.Scalar() +
                             ": is not an attribute Timeloop reads (did you mean '" + near +
                             "'?); ignored, as Timeloop ignores it");
     }

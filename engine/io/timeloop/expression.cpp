@@ -333,6 +333,11 @@ void AttributeScope::push(const YAML::Node& attributes, const std::string& where
     for (const auto& kv : attributes) {
         if (!kv.first.IsScalar())
             throw InputError(where, "expected attribute names as keys");
+        // A name given twice: the first, as Timeloop reads it (timeloop_yaml notes it).
+        const std::string& name = kv.first.Scalar();
+        if (std::any_of(levels_.back().begin(), levels_.back().end(),
+                        [&name](const auto& e) { return e.first == name; }))
+            continue;
         YAML::Node value = kv.second;
         double number = 0;
         std::string ignored;

@@ -70,9 +70,12 @@ Problem importTimeloopProblem(const std::string& file, std::vector<std::string>&
     });
 }
 
-Mapping importTimeloopMapping(const std::string& file, const Problem& p, const Architecture& a) {
+Mapping importTimeloopMapping(const std::string& file, const Problem& p, const Architecture& a,
+                              std::vector<std::string>* notes) {
     return inFile(file, [&] {
         const Spec spec = timeloop_yaml::mergeFiles(readTimeloopFiles({file}));
+        if (notes)
+            notes->insert(notes->end(), spec.notes.begin(), spec.notes.end());
         const Spec::Entry* m = spec.find({"mapping"});
         if (!m || !timeloop_yaml::given(m->node) || (!m->node.IsScalar() && m->node.size() == 0))
             throw InputError(file, "holds no mapping; expected mapping: a list of directives "

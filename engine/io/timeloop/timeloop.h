@@ -77,7 +77,8 @@ readTimeloopFiles(const std::vector<std::string>& files,
 Problem importTimeloopProblem(const std::string& file, std::vector<std::string>& notes);
 // Only the mapping of a Timeloop file (mapping.yaml, the mapper's map.yaml),
 // read against a problem and architecture of ours by its level names.
-Mapping importTimeloopMapping(const std::string& file, const Problem& p, const Architecture& a);
+Mapping importTimeloopMapping(const std::string& file, const Problem& p, const Architecture& a,
+                              std::vector<std::string>* notes = nullptr);
 // Only the constraint sections of Timeloop files (architecture_constraints,
 // mapspace_constraints), read against a problem and architecture of ours, as
 // a mapwright.constraints file; errors as importTimeloopTexts gives them.

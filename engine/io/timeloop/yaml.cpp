@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <set>
 #include <utility>
 
 namespace mw::timeloop_yaml {
@@ -102,6 +103,8 @@ long treeSize(const YAML::Node& n, long limit) {
     return size;
 }
 
+std::string underscores(std::string s);
+
 // Notes the keys given twice in a map of n's tree, the first `budget` nodes
 // of it (aliases each time they occur; the expansion refuses larger trees).
 void noteDuplicateKeys(const YAML::Node& n, const std::string& file, long& budget,
@@ -114,7 +117,12 @@ void noteDuplicateKeys(const YAML::Node& n, const std::string& file, long& budge
             if (kv.first.IsScalar()) {
                 const int line = kv.first.Mark().line + 1;
                 const auto [first, fresh] = lineOf.emplace(kv.first.Scalar(), line);
-                if (!fresh && notes.size() < 100)
+                const std::string said = file + ":" + std::to_string(line) + ": '";
+                // (A map under an anchor is walked at each alias: said once.)
+                if (!fresh && notes.size() < 100 &&
+                    std::none_of(notes.begin(), notes.end(), [&](const std::string& n) {
+                        return n.rfind(said + kv.first.Scalar() + "'", 0) == 0;
+                    }))
                     notes.push_back(file + ":" + std::to_string(line) + ": '" + kv.first.Scalar() +
                                     "' is given twice in one map (first at line " +
                                     std::to_string(first->second) +
@@ -310,9 +318,10 @@ YAML::Node parseText(const TimeloopText& file, std::map<std::string, std::string
         // classes, which the reader notes and does not read (a top file
         // includes every class it knows; parsing them all is most of the time).
         YAML::Node out(YAML::NodeType::Map);
+        std::set<std::string> seen; // (by name: yaml-cpp finds a node key by identity)
         for (const auto& kv : raw) {
             const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string();
-            if (std::as_const(out)[kv.first].IsDefined())
+            if (!seen.insert(underscores(key)).second)
                 continue; // given twice: the first
             out[kv.first] = (key == "components" || key == "compound_components")
                                 ? kv.second
