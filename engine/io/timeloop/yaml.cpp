@@ -106,10 +106,13 @@ long treeSize(const YAML::Node& n, long limit) {
 std::string underscores(std::string s);
 
 // Notes the keys given twice in a map of n's tree, the first `budget` nodes
-// of it (aliases each time they occur; the expansion refuses larger trees).
+// of it (aliases each time they occur; callers give a tenth of what the
+// expansion visits, and real files hold a few thousand).
 void noteDuplicateKeys(const YAML::Node& n, const std::string& file, long& budget,
-                       std::vector<std::string>& notes) {
-    if (--budget < 0)
+                       std::vector<std::string>& notes, int depth = 0) {
+    // (An alias may hold itself, `&a {b: *a}`: the expansion refuses that
+    // past 200 levels, and this walk stops there too.)
+    if (--budget < 0 || depth > 200)
         return;
     if (n.IsMap()) {
         std::map<std::string, int> lineOf;
@@ -128,11 +131,11 @@ void noteDuplicateKeys(const YAML::Node& n, const std::string& file, long& budge
                                     std::to_string(first->second) +
                                     "); the first is read, as timeloop-model reads it");
             }
-            noteDuplicateKeys(kv.second, file, budget, notes);
+            noteDuplicateKeys(kv.second, file, budget, notes, depth + 1);
         }
     } else if (n.IsSequence()) {
         for (const auto& v : n)
-            noteDuplicateKeys(v, file, budget, notes);
+            noteDuplicateKeys(v, file, budget, notes, depth + 1);
     }
 }
 
@@ -165,7 +168,7 @@ struct Expander {
         bool changed = false;
         const YAML::Node raw = load(path, top.included->at(path));
         if (notes) {
-            long budget = kMaxVisitedNodes;
+            long budget = kMaxVisitedNodes / 10;
             noteDuplicateKeys(raw, path, budget, *notes);
         }
         YAML::Node root = expand(raw, path, changed);
@@ -304,7 +307,7 @@ YAML::Node parseText(const TimeloopText& file, std::map<std::string, std::string
     try {
         const YAML::Node raw = load(file.name, file.text);
         if (notes) {
-            long budget = kMaxVisitedNodes;
+            long budget = kMaxVisitedNodes / 10;
             noteDuplicateKeys(raw, file.name, budget, *notes);
         }
         // A top-level key whose value is included comes from that file.
