@@ -569,6 +569,17 @@ problem: {shape: cnn-layer, instance: {C: 4, M: 4, P: 2, Q: 2}}
     QVERIFY2(said.find("n_ports") == std::string::npos, said.c_str());
     QVERIFY2(said.find("block-size") == std::string::npos, said.c_str()); // read as block_size
     QCOMPARE(s.arch.levels[std::size_t(s.arch.levelIndex("glb"))].writeBandwidth, 0.0);
+    // A slip that makes the component invalid: its error says what was not
+    // read (the notes are lost with the import).
+    std::string missing = text;
+    missing.replace(missing.find("depth: 16"), 9, "deph: 16");
+    const std::string e = mw::test::errorOf([&] {
+        mw::importTimeloopTexts({{"mixed.yaml", missing, nullptr}});
+    });
+    QVERIFY2(e.find("component 'reg': missing attribute 'depth'") != std::string::npos &&
+                 e.find("; not read, as Timeloop does not read it: 'deph' (did you mean "
+                        "'depth'?)") != std::string::npos,
+             e.c_str());
 }
 
 void TestExercises::badNodeFilesAndTemplatesAreOneLineErrors() {

@@ -162,7 +162,7 @@ void TestSweep::badSweepsAreOneLineErrors() {
              j["searcher"] = "gama";
              sweepSpecFromJson(j, "spec.json", "");
          }),
-         "spec.json: $.searcher: unknown searcher 'gama'"},
+         "spec.json: $.searcher: unknown searcher 'gama' (did you mean 'gamma'?)"},
         {errorOf([&] {
              Json j = toJson(good);
              j["objective"] = "edpp";

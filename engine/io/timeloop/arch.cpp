@@ -225,11 +225,14 @@ const std::vector<std::string>& timeloopAttributes() {
 }
 
 // Notes an attribute of c that is near, but not, one Timeloop reads: it
-// ignores it, and so do we, but the user meant something.
-void noteNearMisses(const YAML::Node& attributes, const std::string& where,
-                    std::vector<std::string>& notes) {
+// ignores it, and so do we, but the user meant something. Returns them as
+// a hint for an error the component then causes ("'data_width' (did you
+// mean 'datawidth'?)"; empty: none).
+std::string noteNearMisses(const YAML::Node& attributes, const std::string& where,
+                           std::vector<std::string>& notes) {
+    std::string hint;
     if (!attributes.IsMap())
-        return;
+        return hint;
     const auto& names = timeloopAttributes();
     // Accelergy's own, near ones of Timeloop's (an SRAM's ports, an
     // adder's operand widths).
@@ -242,16 +245,45 @@ void noteNearMisses(const YAML::Node& attributes, const std::string& where,
             std::find(estimators.begin(), estimators.end(), key) != estimators.end())
             continue;
         const std::string near = nearestName(key, names);
-        if (!near.empty())
-            notes.push_back(where + "." + kv.first.Scalar() +
-                            ": is not an attribute Timeloop reads (did you mean '" + near +
-                            "'?); ignored, as Timeloop ignores it");
+        if (near.empty())
+            continue;
+        notes.push_back(where + "." + kv.first.Scalar() +
+                        ": is not an attribute Timeloop reads (did you mean '" + near +
+                        "'?); ignored, as Timeloop ignores it");
+        hint +=
+            (hint.empty() ? "'" : ", '") + kv.first.Scalar() + "' (did you mean '" + near + "'?)";
     }
+    return hint;
 }
+
+// readArchitecture; `slips` receives each component's near misses (see
+// noteNearMisses) by where its errors are placed.
+Architecture readComponents(const Spec& spec, std::vector<std::string>& notes,
+                            std::map<std::string, std::string>& slips);
 
 } // namespace
 
 Architecture readArchitecture(const Spec& spec, std::vector<std::string>& notes) {
+    // A component's error says what it ignored: a slip ("data_width") is
+    // often its cause, and the notes are lost with the import.
+    std::map<std::string, std::string> slips;
+    try {
+        return readComponents(spec, notes, slips);
+    } catch (const InputError& e) {
+        for (const auto& [where, hint] : slips)
+            if (e.where().rfind(where, 0) == 0)
+                throw InputError(e.where(), e.detail() +
+                                                "; not read, as Timeloop does not "
+                                                "read it: " +
+                                                hint);
+        throw;
+    }
+}
+
+namespace {
+
+Architecture readComponents(const Spec& spec, std::vector<std::string>& notes,
+                            std::map<std::string, std::string>& slips) {
     const Spec::Entry* archEntry = spec.find({"architecture", "arch"});
     if (!archEntry)
         throw InputError(spec.keys.empty() ? std::string("Timeloop input")
@@ -389,7 +421,8 @@ Architecture readArchitecture(const Spec& spec, std::vector<std::string>& notes)
         const bool inArt = artIt != art.end();
 
         if (isStorageClass(c.cls) || isComputeClass(c.cls))
-            noteNearMisses(c.attributes, where, notes);
+            if (std::string hint = noteNearMisses(c.attributes, where, notes); !hint.empty())
+                slips[where] = std::move(hint);
         if (isStorageClass(c.cls)) {
             if (haveCompute)
                 throw InputError(where, "storage below the compute level; expected the MACs "
@@ -611,5 +644,7 @@ Architecture readArchitecture(const Spec& spec, std::vector<std::string>& notes)
     }
     return a;
 }
+
+} // namespace
 
 } // namespace mw::timeloop_read
