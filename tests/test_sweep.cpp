@@ -119,6 +119,14 @@ void TestSweep::badSweepsAreOneLineErrors() {
         s.axes = std::move(axes);
         return errorOf([&] { checkSweep(s); });
     };
+    // The error of reading the good sweep's spec with key set to value.
+    auto specWith = [&](const char* key, const Json& value) {
+        return errorOf([&] {
+            Json j = toJson(good);
+            j[key] = value;
+            sweepSpecFromJson(j, "spec.json", "");
+        });
+    };
     const std::pair<std::string, std::string> cases[] = {
         {withAxes({{"glb.capacity_words", {"1024"}}}),
          "glb.capacity_words: 'glb' is not a level of eyeriss-like; expected one of DRAM, "
@@ -143,49 +151,24 @@ void TestSweep::badSweepsAreOneLineErrors() {
         {errorOf([] { parseSweepMetrics("energy,joy", "--metrics"); }),
          "--metrics: has 'joy'; expected energy, cycles, edp or area"},
         // A misspelt field of a spec ran with the default in silence.
-        {errorOf([&] {
-             Json j = toJson(good);
-             j["budgett"] = 5;
-             sweepSpecFromJson(j, "spec.json", "");
-         }),
+        {specWith("budgett", 5),
          "spec.json: $.budgett: is not a field here (did you mean 'budget'?)"},
         // The spec's own values are named at their paths in the file; the
         // command line's checks named options the user never gave.
-        {errorOf([&] {
-             Json j = toJson(good);
-             j["budget"] = -5;
-             sweepSpecFromJson(j, "spec.json", "");
-         }),
+        {specWith("budget", -5),
          "spec.json: $.budget: is -5; expected evaluations per layer from 1 to 1e9"},
-        {errorOf([&] {
-             Json j = toJson(good);
-             j["searcher"] = "gama";
-             sweepSpecFromJson(j, "spec.json", "");
-         }),
+        {specWith("searcher", Json("gama")),
          "spec.json: $.searcher: unknown searcher 'gama' (did you mean 'gamma'?)"},
-        {errorOf([&] {
-             Json j = toJson(good);
-             j["objective"] = "edpp";
-             sweepSpecFromJson(j, "spec.json", "");
-         }),
-         "spec.json: $.objective: is 'edpp'"},
+        {specWith("objective", Json("edpp")), "spec.json: $.objective: is 'edpp'"},
         {errorOf([&] {
              Json j = toJson(good);
              j["vary"][1]["parameter"] = "DRAM.clas";
              checkSweep(sweepSpecFromJson(j, "spec.json", ""));
          }),
          "spec.json: $.vary[1]: DRAM.clas: is not a field a sweep varies (did you mean 'class'?)"},
-        {errorOf([&] {
-             Json j = toJson(good);
-             j["constraints"] = "missing.json";
-             sweepSpecFromJson(j, "spec.json", "");
-         }),
+        {specWith("constraints", Json("missing.json")),
          "spec.json: $.constraints: missing.json: cannot be opened"},
-        {errorOf([&] {
-             Json j = toJson(good);
-             j["points"] = Json::array({Json::array({"32768"})});
-             sweepSpecFromJson(j, "spec.json", "");
-         }),
+        {specWith("points", Json::array({Json::array({"32768"})})),
          "spec.json: $.points[0]: gives 1 values; expected one per axis of vary (2)"},
     };
     for (const auto& [msg, expected] : cases) {

@@ -66,4 +66,9 @@ std::string nearestName(const std::string& key, const std::vector<std::string>& 
     return best;
 }
 
+std::string didYouMean(const std::string& key, const std::vector<std::string>& names) {
+    const std::string near = nearestName(key, names);
+    return near.empty() ? std::string() : " (did you mean '" + near + "'?)";
+}
+
 } // namespace mw

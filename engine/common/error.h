@@ -24,5 +24,7 @@ class InputError : public std::runtime_error {
 // The name among `names` a misspelt `key` probably meant (at most two letters
 // differ), or "" (for "did you mean ...?").
 std::string nearestName(const std::string& key, const std::vector<std::string>& names);
+// " (did you mean 'x'?)" with x = nearestName(key, names), or "" when none.
+std::string didYouMean(const std::string& key, const std::vector<std::string>& names);
 
 } // namespace mw

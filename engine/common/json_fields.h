@@ -35,14 +35,12 @@ inline void onlyKeys(const Json& j, const std::string& path,
         if (found)
             continue;
         const std::vector<std::string> names(known.begin(), known.end());
-        const std::string near = nearestName(item.key(), names);
         std::string all;
         for (const std::string& n : names)
             all += (all.empty() ? "" : ", ") + n;
-        throw InputError(path + "." + item.key(),
-                         "is not a field here" +
-                             (near.empty() ? std::string() : " (did you mean '" + near + "'?)") +
-                             "; expected one of " + all);
+        throw InputError(path + "." + item.key(), "is not a field here" +
+                                                      didYouMean(item.key(), names) +
+                                                      "; expected one of " + all);
     }
 }
 

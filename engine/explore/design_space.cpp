@@ -42,12 +42,6 @@ std::string joined(const std::vector<std::string>& v) {
     return s;
 }
 
-// " (did you mean 'x'?)" when a misspelt name is near one of `names`.
-std::string meant(const std::string& name, const std::vector<std::string>& names) {
-    const std::string near = nearestName(name, names);
-    return near.empty() ? "" : " (did you mean '" + near + "'?)";
-}
-
 // A whole number >= 1 (what every counted field takes).
 std::int64_t positiveInteger(const std::string& value, const std::string& where) {
     std::size_t used = 0;
@@ -165,8 +159,8 @@ void applySweepParameter(Architecture& a, const std::string& parameter, const st
                 throw InputError(where, "expected int, fp or bf");
         } else
             throw InputError(parameter, "is not a field a sweep varies" +
-                                            meant(field, computeFields()) + "; expected one of " +
-                                            joined(computeFields()));
+                                            didYouMean(field, computeFields()) +
+                                            "; expected one of " + joined(computeFields()));
         unpinCompute(c);
         return;
     }
@@ -212,8 +206,9 @@ void applySweepParameter(Architecture& a, const std::string& parameter, const st
         s.cls = c;
         s.component.clear(); // priced by its new class
     } else
-        throw InputError(parameter, "is not a field a sweep varies" + meant(field, levelFields()) +
-                                        "; expected one of " + joined(levelFields()));
+        throw InputError(parameter, "is not a field a sweep varies" +
+                                        didYouMean(field, levelFields()) + "; expected one of " +
+                                        joined(levelFields()));
     unpinLevel(s);
 }
 

@@ -40,10 +40,9 @@ std::unique_ptr<Searcher> makeSearcher(const std::string& name) {
     std::string known;
     for (const auto& n : searcherNames())
         known += (known.empty() ? "" : ", ") + n;
-    const std::string near = nearestName(name, searcherNames());
     throw InputError("--searcher", "unknown searcher '" + name + "'" +
-                                       (near.empty() ? "" : " (did you mean '" + near + "'?)") +
-                                       "; expected one of " + known);
+                                       didYouMean(name, searcherNames()) + "; expected one of " +
+                                       known);
 }
 
 double provenOptimum(const SearchResult& r) {

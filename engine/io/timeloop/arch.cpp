@@ -238,20 +238,16 @@ std::string noteNearMisses(const YAML::Node& attributes, const std::string& wher
     // adder's operand widths).
     static const std::vector<std::string> estimators = {"n_ports", "width_a", "width_b"};
     for (const auto& kv : attributes) {
-        // (As child() reads them: "word-bits" is word_bits.)
-        std::string key = kv.first.Scalar();
-        std::replace(key.begin(), key.end(), '-', '_');
+        const std::string key = underscores(kv.first.Scalar()); // (as child() reads them)
         if (std::find(names.begin(), names.end(), key) != names.end() ||
             std::find(estimators.begin(), estimators.end(), key) != estimators.end())
             continue;
-        const std::string near = nearestName(key, names);
-        if (near.empty())
+        const std::string meant = didYouMean(key, names);
+        if (meant.empty())
             continue;
-        notes.push_back(where + "." + kv.first.Scalar() +
-                        ": is not an attribute Timeloop reads (did you mean '" + near +
-                        "'?); ignored, as Timeloop ignores it");
-        hint +=
-            (hint.empty() ? "'" : ", '") + kv.first.Scalar() + "' (did you mean '" + near + "'?)";
+        notes.push_back(where + "." + kv.first.Scalar() + ": is not an attribute Timeloop reads" +
+                        meant + "; ignored, as Timeloop ignores it");
+        hint += (hint.empty() ? "'" : ", '") + kv.first.Scalar() + "'" + meant;
     }
     return hint;
 }

@@ -279,7 +279,7 @@ class NodeWalker {
                                          factorDim(tok.Scalar()));
                         }
                     if (key == "permutation" && t["permutation"].IsDefined() &&
-                        oneLine(t["permutation"]) != oneLine(list, tokens))
+                        tokensOf(t["permutation"], names_) != tokens)
                         replaced(target, type, "permutation " + oneLine(t["permutation"]), tokens,
                                  "");
                     for (const auto& tok : tokens)
@@ -362,13 +362,6 @@ class NodeWalker {
             for (const auto& e : n)
                 s += (s.empty() ? "" : ", ") + (e.IsScalar() ? e.Scalar() : std::string("..."));
         return "[" + s + "]";
-    }
-    static std::string oneLine(const YAML::Node& start, const std::vector<std::string>& more) {
-        std::string s = oneLine(start);
-        s.pop_back(); // "]"
-        for (const auto& tok : more)
-            s += (s.size() > 1 ? ", " : "") + tok;
-        return s + "]";
     }
 
     // A target given apart replaces what the node's own says, as the front

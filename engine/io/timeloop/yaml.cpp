@@ -103,8 +103,6 @@ long treeSize(const YAML::Node& n, long limit) {
     return size;
 }
 
-std::string underscores(std::string s);
-
 // Notes the keys given twice in a map of n's tree, the first `budget` nodes
 // of it (aliases each time they occur; callers give a tenth of what the
 // expansion visits, and real files hold a few thousand).
@@ -336,14 +334,10 @@ YAML::Node parseText(const TimeloopText& file, std::map<std::string, std::string
     }
 }
 
-namespace {
-
 std::string underscores(std::string s) {
     std::replace(s.begin(), s.end(), '-', '_');
     return s;
 }
-
-} // namespace
 
 const Spec::Entry* Spec::find(std::initializer_list<const char*> names) const {
     for (const char* n : names) {

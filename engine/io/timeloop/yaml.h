@@ -89,6 +89,8 @@ std::pair<std::string, std::int64_t> splitName(const std::string& full, const st
 std::string tableComponentName(const std::string& full, const std::string& where);
 
 std::string lower(std::string s);
+// A key as Timeloop's front end compares it: '-' read as '_' ("word-bits").
+std::string underscores(std::string s);
 
 // Timeloop's class families (substrings, as topology.hpp lists them).
 bool isStorageClass(const std::string& cls);
