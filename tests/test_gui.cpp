@@ -380,6 +380,53 @@ class TestGui : public GuiTest {
         QVERIFY(!inspector->setOrder(0, "M M M"));
     }
 
+    // Hand edits in the inspector are the user's: a search finishing does not
+    // replace them with its best, an architecture edit re-costs them, and a
+    // layer reshaped under them discards them with a message.
+    void inspectorEditsSurviveRunsAndEdits() {
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        w.searchPanel()->setSearchers({"random"});
+        w.searchPanel()->setBudget(500, 0);
+        QCOMPARE(w.searchPanel()->runSelected(), 1);
+        QVERIFY(w.waitForSearches(60000));
+        auto* inspector = w.inspector();
+        QVERIFY(inspector->hasMapping());
+        QVERIFY(!inspector->hasEdits());
+        QStringList reversed;
+        for (const mw::Dimension& d : inspector->problem().dims)
+            reversed.prepend(QString::fromStdString(d.name));
+        QVERIFY(inspector->setOrder(0, reversed.join(' ')));
+        QVERIFY(inspector->hasEdits());
+        QVERIFY(w.unsavedWork().join(' ').contains("hand-edited mapping"));
+        const mw::Mapping edited = inspector->mapping();
+        // A better run finishes: the inspector stays on the edited mapping.
+        w.searchPanel()->setSearchers({"gamma"});
+        w.searchPanel()->setBudget(3000, 0);
+        QCOMPARE(w.searchPanel()->runSelected(), 1);
+        QVERIFY(w.waitForSearches(60000));
+        QCOMPARE(w.session().runs.size(), std::size_t(2));
+        QCOMPARE(inspector->currentRun(), 0);
+        QVERIFY(inspector->hasEdits());
+        QVERIFY(mw::sameMapping(inspector->mapping(), edited));
+        // An architecture edit: the same loops, costed on the new hardware.
+        mw::Architecture slower = w.session().arch;
+        slower.levels[0].readBandwidth = 0.25;
+        const std::int64_t cyclesBefore = inspector->evaluation().cycles;
+        QVERIFY(w.architectureEditor()->applyEdit(slower, "slower DRAM"));
+        QVERIFY(mw::sameMapping(inspector->mapping(), edited));
+        const mw::Evaluation expected =
+            mw::evaluate(inspector->problem(), w.session().arch, edited);
+        QCOMPARE(inspector->evaluation().cycles, expected.cycles);
+        QVERIFY(inspector->evaluation().cycles > cyclesBefore);
+        // The layer reshaped: the loops no longer fit it, and that is said.
+        const int layer = w.session().network.layerIndex(w.session().runs[0].layer);
+        const std::int64_t c = w.session().network.layers[std::size_t(layer)].param("C", 0);
+        QVERIFY(w.workloadEditor()->setCell(layer, "C", QString::number(c / 2)));
+        QVERIFY(!inspector->hasEdits());
+        QVERIFY(inspector->lastError().startsWith("Hand edits discarded"));
+    }
+
     void sessionRoundTrips() {
         MainWindow w(testOptions(dir_.path()));
         QVERIFY(w.openSession(MainWindow::defaultSessionPath()));

@@ -6,7 +6,9 @@
 // and open their points.
 #include "gui_support.h"
 
+#include <QComboBox>
 #include <QStatusBar>
+#include <QTreeWidget>
 
 using namespace mw::gui_test;
 
@@ -261,6 +263,24 @@ class TestGuiRuns : public GuiTest {
         QVERIFY(table->item(0, mw::ui::SearchPanel::ColStatus)->text().startsWith("running"));
         QVERIFY(w.waitForSearches(60000));
         QCOMPARE(seedAt(0), QString("1"));
+        // Seed 2 finished first, yet every view lists the runs as they
+        // started, under the same numbers: the session, the project tree,
+        // the pickers and the legend.
+        QCOMPARE(w.session().runs.at(0).settings.seed, std::uint64_t(1));
+        QCOMPARE(w.session().runs.at(1).settings.seed, std::uint64_t(2));
+        auto* tree = w.findChild<QTreeWidget*>("projectTree");
+        QVERIFY(tree);
+        const auto runsItem = tree->findItems("Runs (2)", Qt::MatchExactly);
+        QCOMPARE(runsItem.size(), 1);
+        QVERIFY(runsItem[0]->child(0)->text(0).startsWith("#1 random · seed 1"));
+        QVERIFY(runsItem[0]->child(1)->text(0).startsWith("#2 random · seed 2"));
+        QCOMPARE(w.energyView()->findChild<QComboBox*>("energyRunPicker")->itemText(0),
+                 mw::ui::runLabel(w.session().runs[0], 0));
+        QStringList legend;
+        for (int i = 0; i < panel->plot()->graphCount(); ++i)
+            if (panel->plot()->graph(i)->name().startsWith("random"))
+                legend << panel->plot()->graph(i)->name();
+        QCOMPARE(legend, QStringList({"random · seed 1", "random · seed 2"}));
         QStringList names;
         QSet<QString> looks;
         for (int i = 0; i < panel->plot()->graphCount(); ++i) {
@@ -274,6 +294,31 @@ class TestGuiRuns : public GuiTest {
         names.sort();
         QCOMPARE(names, QStringList({"random · seed 1", "random · seed 2"}));
         QCOMPARE(looks.size(), 2);
+    }
+
+    // Opening another session while a search runs stops it first: its best
+    // joins the session it searched (which a save then holds), never the
+    // session opened after it.
+    void openingAnotherSessionStopsRunsFirst() {
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        auto* panel = w.searchPanel();
+        panel->setSearchers({"random"});
+        panel->setBudget(0, 60.0);
+        QCOMPARE(panel->runSelected(), 1);
+        QVERIFY(w.unsavedWork().join(' ').contains("a search is running"));
+        QVERIFY(w.settleSession("saving"));
+        QCOMPARE(panel->runningCount(), 0);
+        QCOMPARE(w.session().runs.size(), std::size_t(1)); // stopped, best kept here
+        QVERIFY(w.session().runs[0].result.cancelled);
+        QCOMPARE(panel->runSelected(), 1);
+        const std::size_t fresh =
+            mw::loadSession(MainWindow::defaultSessionPath().toStdString()).runs.size();
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        QCOMPARE(panel->runningCount(), 0);
+        QTest::qWait(300); // (a run left going would report into the new session)
+        QCOMPARE(w.session().runs.size(), fresh);
+        QVERIFY(w.unsavedWork().isEmpty());
     }
 
     // Issue 31, item 5: a first Run with the defaults lasts long enough to

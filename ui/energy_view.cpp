@@ -93,6 +93,7 @@ void stackedBars(QCustomPlot* p, const QStringList& labels, const QStringList& n
 
 EnergyView::EnergyView(QWidget* parent) : QWidget(parent) {
     pick_ = new QComboBox;
+    pick_->setObjectName("energyRunPicker");
     pick_->setMinimumContentsLength(30);
     split_ = new QComboBox;
     split_->addItems({"by tensor", "by action"});

@@ -21,6 +21,9 @@ class EnergyView : public QWidget {
     void setSession(const mw::Architecture& arch, const mw::Network& network,
                     const std::vector<mw::SessionRun>& runs);
     void showRun(int runIndex);
+    // A run was inserted into the session at index: the run shown stays
+    // shown. Call before setSession.
+    void runInserted(int index) { run_ += run_ >= index; }
     void setSplitByAction(bool byAction);
     int currentRun() const { return run_; }
     QCustomPlot* levelsPlot() const { return levels_; }

@@ -98,6 +98,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     setCentralWidget(tabs_);
 
     explorer_ = new QTreeWidget;
+    explorer_->setObjectName("projectTree");
     explorer_->setHeaderHidden(true);
     explorer_->setTextElideMode(Qt::ElideRight);
     explorer_->setMinimumWidth(220);
@@ -455,22 +456,45 @@ void MainWindow::offerRestore() {
         path_.clear(); // save asks for a name: the autosave is not the user's file
 }
 
-void MainWindow::closeEvent(QCloseEvent* event) {
-    if (dirty_ && options_.offerRestore) {
-        const auto answer = QMessageBox::question(
-            this, "Save session?", "The session has unsaved changes. Save them?",
+QStringList MainWindow::unsavedWork() const {
+    QStringList work;
+    if (dirty_)
+        work << "the session has unsaved changes";
+    if (const int running = searchPanel_->runningCount() + (networkView_->running() ? 1 : 0))
+        work << (running == 1 ? QString("a search is running (it stops and keeps its best)")
+                              : QString("%1 searches are running (they stop and keep their best)")
+                                    .arg(running));
+    if (inspector_->hasEdits())
+        work << "the Inspector holds a hand-edited mapping, which a session does not keep "
+                "(Export mapping saves it)";
+    return work;
+}
+
+bool MainWindow::settleSession(const QString& action) {
+    const QStringList work = unsavedWork();
+    auto answer = QMessageBox::Discard;
+    if (!work.isEmpty() && options_.offerRestore && isVisible()) {
+        answer = QMessageBox::question(
+            this, "Save session?",
+            QString("Before %1:\n• %2\n\nSave the session?").arg(action, work.join("\n• ")),
             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
-        if (answer == QMessageBox::Cancel || (answer == QMessageBox::Save && !saveDialog())) {
-            event->ignore();
-            return;
-        }
+        if (answer == QMessageBox::Cancel)
+            return false;
     }
-    // Runs in flight stop at their next batch and keep their best; the
-    // session with them goes to the autosave, so closing loses no work.
+    // Runs in flight stop at their next batch and keep their best, in this
+    // session: in the file saved now, and the autosave when closing.
     searchPanel_->cancelAll();
     networkView_->cancel();
     waitForSearches(10000);
     networkView_->waitForFinished(10000);
+    return answer != QMessageBox::Save || saveDialog();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (!settleSession("closing")) {
+        event->ignore();
+        return;
+    }
     if (options_.autosave) {
         autosaveNow();
         QSettings().setValue("session/running", false);

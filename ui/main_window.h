@@ -50,6 +50,7 @@ class MainWindow : public QMainWindow {
 
     // Opening never loses the current session: on error it stays as it was and
     // the message (file, field, what was expected) is shown and kept in lastError().
+    // Opened, it replaces the session as closing would (settleSession).
     bool openSession(const QString& path);
     // Timeloop files as users write them (or a processed input.yaml with its
     // ERT), merged as Timeloop merges them: a new session with their
@@ -61,6 +62,15 @@ class MainWindow : public QMainWindow {
                       const std::vector<std::pair<std::string, std::string>>& templateData = {},
                       bool interactive = false);
     bool saveSession(const QString& path);
+    // What closing or replacing the session would end or drop, one phrase
+    // each: unsaved changes, searches running, the Inspector's hand edits.
+    QStringList unsavedWork() const;
+    // Before the session is closed or replaced (`action`: "closing", "opening
+    // x.json"): when interactive and unsavedWork() is not empty, asks whether
+    // to save (false: the user cancelled, nothing changed). Then searches in
+    // flight stop and their bests join this session (so a save has them, and
+    // the next session does not receive them), and the session is saved if asked.
+    bool settleSession(const QString& action);
     void setSession(const mw::Session& session);
     const mw::Session& session() const { return session_; }
     QString sessionPath() const { return path_; }
@@ -126,7 +136,7 @@ class MainWindow : public QMainWindow {
     // where they fit again, re-costing them); returns how many became stale,
     // and says so when `edited` names what changed.
     int refreshRunStates(const QString& edited = {});
-    void onRunFinished(const mw::SessionRun& run);
+    void onRunFinished(const mw::SessionRun& run, int position);
     void showRun(int runIndex);
     void fail(const QString& message);
     void info(const QString& message);

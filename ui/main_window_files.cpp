@@ -81,7 +81,10 @@ bool MainWindow::openTimeloop(const QStringList& files,
             }
         }
         c = mw::importTimeloop(paths, data);
-        setSession(mw::sessionFromTimeloop(c));
+        const mw::Session opened = mw::sessionFromTimeloop(c);
+        if (!settleSession(QString("opening %1").arg(QFileInfo(files.front()).fileName())))
+            return false; // cancelled: the session stays as it was
+        setSession(opened);
     } catch (const std::exception& e) {
         fail(QString::fromStdString(e.what()));
         return false;
@@ -106,6 +109,8 @@ bool MainWindow::openSession(const QString& path) {
     try {
         const mw::Session s = mw::loadSession(path.toStdString());
         mw::validateArchitecture(s.arch);
+        if (!settleSession(QString("opening %1").arg(QFileInfo(path).fileName())))
+            return false; // cancelled: the session stays as it was
         setSession(s);
     } catch (const mw::InputError& e) {
         error = QString::fromStdString(e.what());

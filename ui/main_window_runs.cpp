@@ -17,6 +17,7 @@
 #include <QUndoCommand>
 #include <QUndoStack>
 
+#include <algorithm>
 #include <functional>
 #include <utility>
 
@@ -115,13 +116,18 @@ void MainWindow::applyNetwork(const mw::Network& n) {
     setDirty(true);
 }
 
-void MainWindow::onRunFinished(const mw::SessionRun& run) {
-    session_.runs.push_back(run);
-    const int index = int(session_.runs.size()) - 1;
+void MainWindow::onRunFinished(const mw::SessionRun& run, int position) {
+    // Where it started among the session's runs, so that every view numbers
+    // and lists them alike, whichever finished first.
+    const int index = std::clamp(position, 0, int(session_.runs.size()));
+    session_.runs.insert(session_.runs.begin() + index, run);
+    inspector_->runInserted(index);
+    energyView_->runInserted(index);
     searchPanel_->setRuns(session_.runs);
     inspector_->setSession(session_.arch, session_.network, session_.runs);
     energyView_->setSession(session_.arch, session_.network, session_.runs);
-    // Show the best run of the current layer in the inspector.
+    // Show the best run of the current layer (in the inspector unless the
+    // user is editing a mapping there).
     int best = index;
     for (std::size_t i = 0; i < session_.runs.size(); ++i) {
         const auto& r = session_.runs[i];
@@ -130,7 +136,8 @@ void MainWindow::onRunFinished(const mw::SessionRun& run) {
              r.result.bestCost < session_.runs[std::size_t(best)].result.bestCost))
             best = int(i);
     }
-    inspector_->showRun(best);
+    if (!inspector_->hasEdits())
+        inspector_->showRun(best);
     energyView_->showRun(best);
     refreshExplorer();
     refreshArchitectureTotals();

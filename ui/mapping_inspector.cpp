@@ -108,6 +108,7 @@ MappingInspector::MappingInspector(QWidget* parent) : QWidget(parent) {
 
 void MappingInspector::setSession(const mw::Architecture& arch, const mw::Network& network,
                                   const std::vector<mw::SessionRun>& runs) {
+    const bool edited = hasEdits();
     arch_ = arch;
     network_ = network;
     runs_ = runs;
@@ -126,8 +127,38 @@ void MappingInspector::setSession(const mw::Architecture& arch, const mw::Networ
     for (int i = 0; i < pickA_->count() && firstCurrent < 0; ++i)
         if (runs_[std::size_t(pickA_->itemData(i).toInt())].stale.empty())
             firstCurrent = pickA_->itemData(i).toInt();
-    showRun(a >= 0 ? a : firstCurrent);
+    if (!(edited && a >= 0 && keepEdits())) {
+        showRun(a >= 0 ? a : firstCurrent);
+        if (edited) { // said, not lost in silence: a reshaped layer's loops no longer fit
+            lastError_ = "Hand edits discarded: their run is gone or its layer changed shape";
+            emit message(lastError_);
+        }
+    }
     compareWith(b);
+}
+
+void MappingInspector::runInserted(int index) {
+    for (int* run : {&runA_, &runB_})
+        if (*run >= index)
+            ++*run;
+}
+
+bool MappingInspector::keepEdits() {
+    mw::Problem p;
+    mw::Mapping best;
+    if (!load(runA_, p, best) || p.dims.size() != problemA_.dims.size())
+        return false;
+    for (std::size_t d = 0; d < p.dims.size(); ++d)
+        if (p.dims[d].name != problemA_.dims[d].name || p.dims[d].bound != problemA_.dims[d].bound)
+            return false;
+    // The same loops on the layer and architecture as they now are.
+    problemA_ = p;
+    originalA_ = best;
+    mw::evaluate(problemA_, arch_, mappingA_, evalA_);
+    if (const int at = pickA_->findData(runA_); at >= 0)
+        pickA_->setCurrentIndex(at);
+    refresh();
+    return true;
 }
 
 bool MappingInspector::load(int runIndex, mw::Problem& p, mw::Mapping& m) const {

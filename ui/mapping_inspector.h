@@ -25,6 +25,9 @@ class MappingInspector : public QWidget {
     void showRun(int runIndex);     // mapping A: that run's best (-1: none)
     void compareWith(int runIndex); // mapping B, -1: no comparison
     int currentRun() const { return runA_; }
+    // A run was inserted into the session at index (the runs from there on
+    // moved down one): the runs shown stay shown. Call before setSession.
+    void runInserted(int index);
 
     // Hand edits of mapping A. kind: "temporal", "x" or "y". A factor that is
     // not a positive integer is refused (message, no change); a legal-looking
@@ -33,6 +36,9 @@ class MappingInspector : public QWidget {
     // Loop order of a level, outer to inner, dimension names separated by spaces.
     bool setOrder(int level, const QString& text);
     void resetEdits();
+    // Whether mapping A has hand edits (they stay through setSession while
+    // its run and the run's layer do; a new search finishing keeps them).
+    bool hasEdits() const { return hasA_ && !mw::sameMapping(mappingA_, originalA_); }
 
     bool hasMapping() const { return hasA_; }
     const mw::Mapping& mapping() const { return mappingA_; }
@@ -50,6 +56,9 @@ class MappingInspector : public QWidget {
     void fillFactors();
     void onFactorEdited(int row, int column);
     bool load(int runIndex, mw::Problem& p, mw::Mapping& m) const;
+    // Mapping A's hand edits on the session as setSession left it, when its
+    // run and layer are still there in the same shape; false: not kept.
+    bool keepEdits();
     QString nestText(const mw::Problem& p, const mw::Mapping& m, const mw::Evaluation& e) const;
     QString summary(const mw::Evaluation& e, const mw::Problem& p) const;
 

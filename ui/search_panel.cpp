@@ -468,17 +468,15 @@ void SearchPanel::refreshConstraints() {
 void SearchPanel::setRuns(const std::vector<mw::SessionRun>& runs) {
     // Each run keeps its place in the table: by when it started (runs of
     // another session, or fewer runs than before: in the session's order).
+    if (finishing_.id != 0 && runs.size() == rowKeys_.size() + 1 &&
+        finishing_.position <= rowKeys_.size()) // the run that finished, where it started
+        rowKeys_.insert(rowKeys_.begin() + std::ptrdiff_t(finishing_.position),
+                        kLiveKeys + finishing_.id);
+    finishing_ = {};
     if (runs.size() < rowKeys_.size())
         rowKeys_.clear();
-    for (std::size_t i = rowKeys_.size(); i < runs.size(); ++i) {
-        if (!finishedIds_.empty()) { // a run that finished here: where it ran
-            rowKeys_.push_back(kLiveKeys + finishedIds_.front());
-            finishedIds_.erase(finishedIds_.begin());
-        } else {
-            rowKeys_.push_back(runs_.empty() && i < runs.size() ? std::int64_t(i)
-                                                                : kLiveKeys + nextId_++);
-        }
-    }
+    for (std::size_t i = rowKeys_.size(); i < runs.size(); ++i) // loaded, or added after
+        rowKeys_.push_back(runs_.empty() ? std::int64_t(i) : kLiveKeys + nextId_++);
     runs_ = runs;
     rebuildPlot();
     refreshTable();
@@ -665,8 +663,16 @@ void SearchPanel::onFinished(int id, const mw::SearchResult& result) {
     it->second.job->wait();
     live_.erase(it);
     status_->setText(live_.empty() ? QString("Idle") : QString("%1 running").arg(live_.size()));
-    finishedIds_.push_back(id); // its row stays where it was
-    emit runFinished(run);      // the owner adds it to the session and calls setRuns
+    // Its row stays where it was, and its place among the session's runs is
+    // the same: by when it started (the keys are in the runs' order).
+    const std::int64_t key = kLiveKeys + id;
+    const std::size_t position =
+        rowKeys_.size() == runs_.size()
+            ? std::size_t(std::lower_bound(rowKeys_.begin(), rowKeys_.end(), key) -
+                          rowKeys_.begin())
+            : runs_.size();
+    finishing_ = {id, position};
+    emit runFinished(run, int(position));
     emit runningChanged(runningCount(), pausedCount());
 }
 

@@ -126,7 +126,9 @@ class SearchPanel : public QWidget {
     bool exportPlot(const QString& path); // .png or .pdf
 
   signals:
-    void runFinished(const mw::SessionRun& run);
+    // The owner inserts the run at `position` of the session's runs (among
+    // them where it started, as the table lists it) and calls setRuns.
+    void runFinished(const mw::SessionRun& run, int position);
     void runningChanged(int running, int paused); // live runs, and how many of them are paused
     void runActivated(int sessionRunIndex);       // a results-table row was chosen
     void message(const QString& text);
@@ -188,7 +190,12 @@ class SearchPanel : public QWidget {
     // run: its index; one started here: kLiveKeys + its id, as its live row).
     static constexpr std::int64_t kLiveKeys = std::int64_t(1) << 40;
     std::vector<std::int64_t> rowKeys_;
-    std::vector<int> finishedIds_; // finished here, not yet in setRuns' runs
+    // A run that finished here, not yet in setRuns' runs: its id and where
+    // runFinished placed it (id 0: none).
+    struct Finishing {
+        int id = 0;
+        std::size_t position = 0;
+    } finishing_;
     QString lastError_;
 
     QListWidget* searcherList_;

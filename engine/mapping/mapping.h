@@ -127,6 +127,16 @@ inline bool sameLevel(const LevelMapping& a, const LevelMapping& b) {
            a.keepMask == b.keepMask;
 }
 
+// Whether two mappings are the same over the levels in use.
+inline bool sameMapping(const Mapping& a, const Mapping& b) {
+    if (a.numLevels != b.numLevels)
+        return false;
+    for (int l = 0; l < a.numLevels; ++l)
+        if (!sameLevel(a.levels[std::size_t(l)], b.levels[std::size_t(l)]))
+            return false;
+    return true;
+}
+
 // All factors 1, identity loop order, every tensor kept at every real level
 // (dummy levels keep nothing).
 Mapping makeTrivialMapping(const Problem& p, const Architecture& a);
