@@ -677,6 +677,30 @@ class TestGuiRuns : public GuiTest {
         QCOMPARE(view->points().size(), std::size_t(4));
         QVERIFY(!view->front().empty());
         QCOMPARE(mw::SweepDatabase::open(db.toStdString()).points().size(), std::size_t(4));
+        // The points table sorts by a column's numbers: capacity 32768 before
+        // 131072 (as text, "131072" came first), then by EDP.
+        QTableWidget* table = view->pointsTable();
+        QCOMPARE(table->rowCount(), 4);
+        table->sortItems(1, Qt::AscendingOrder);
+        QCOMPARE(table->item(0, 1)->text(), QString("32768"));
+        QCOMPARE(table->item(3, 1)->text(), QString("131072"));
+        const int edpColumn = 1 + 2 + 2; // point, two axes, energy, cycles
+        QCOMPARE(table->horizontalHeaderItem(edpColumn)->text(), QString("EDP"));
+        table->sortItems(edpColumn, Qt::AscendingOrder);
+        double lowest = 1e300;
+        for (const auto& p : view->points())
+            lowest = std::min(lowest, p.valid ? p.edp : 1e300);
+        const int first = table->item(0, 0)->data(Qt::UserRole).toInt();
+        QCOMPARE(view->points()[std::size_t(first)].edp, lowest);
+        // Coloured by the first axis: its name once, each value in the legend.
+        const auto* key = view->plot()->findChild<QCPTextElement*>("sweepColourKey");
+        QVERIFY(key);
+        QCOMPARE(key->text(), QString("colour: shared_glb.capacity_words"));
+        QStringList entries;
+        for (int i = 0; i < view->plot()->graphCount(); ++i)
+            entries << view->plot()->graph(i)->name();
+        QVERIFY2(entries.contains("32768") && entries.contains("131072"),
+                 qPrintable(entries.join(", ")));
         QVERIFY(w.showView("design"));
         QVERIFY(w.exportPlot(path("design.png")));
         QVERIFY(QFileInfo(path("design.png")).size() > 1000);
@@ -747,6 +771,12 @@ class TestGuiRuns : public GuiTest {
                 QCOMPARE(table->item(r, 6)->text(), QString("—"));
         }
         QCOMPARE(repeats, 54 - view->outcome().uniqueLayers);
+        QVERIFY(!table->isColumnHidden(7));
+        // GAMMA has no figures of its own: the empty column gives the note its width.
+        view->setSearcher("gamma");
+        QVERIFY(view->run());
+        QVERIFY(view->waitForFinished(120000));
+        QVERIFY(table->isColumnHidden(7));
     }
 };
 

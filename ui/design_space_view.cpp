@@ -40,6 +40,22 @@ QString qs(const std::string& s) {
     return QString::fromStdString(s);
 }
 
+// A points-table cell that sorts by a number (a point's index, a metric, an
+// axis value such as 16384 or "12x14"), not by its text, when it has one.
+class PointCell : public QTableWidgetItem {
+  public:
+    using QTableWidgetItem::QTableWidgetItem;
+    static constexpr int kSortKey = Qt::UserRole + 1;
+    bool operator<(const QTableWidgetItem& other) const override {
+        const QVariant a = data(kSortKey), b = other.data(kSortKey);
+        if (a.isValid() && b.isValid())
+            return a.toDouble() < b.toDouble();
+        if (a.isValid() != b.isValid())
+            return a.isValid(); // numbers before "—"
+        return QTableWidgetItem::operator<(other);
+    }
+};
+
 const mw::SweepMetric kMetrics[] = {mw::SweepMetric::Energy, mw::SweepMetric::Cycles,
                                     mw::SweepMetric::Edp, mw::SweepMetric::Area};
 
@@ -211,7 +227,10 @@ DesignSpaceView::DesignSpaceView(QWidget* parent) : QWidget(parent) {
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    table_->setToolTip("Double-click a point to open its architecture and mappings");
+    table_->horizontalHeader()->setSortIndicator(0, Qt::AscendingOrder); // by point at first
+    table_->setSortingEnabled(true); // by EDP, say: click a header
+    table_->setToolTip("Double-click a point to open its architecture and mappings; click a "
+                       "header to sort");
     connect(table_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
         const auto* item = table_->item(row, 0);
         if (item)
@@ -227,6 +246,7 @@ DesignSpaceView::DesignSpaceView(QWidget* parent) : QWidget(parent) {
     split->addWidget(table_);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
+    split->setSizes({600, 400}); // (the stretch alone left the table a sliver)
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(axesRow);
@@ -490,14 +510,15 @@ void DesignSpaceView::redraw() {
 
 void DesignSpaceView::fillTable() {
     QStringList headers{"Point"};
-    for (const auto& a : spec_.axes)
-        headers << qs(a.parameter);
+    for (const auto& a : spec_.axes) // "shared_glb.\ncapacity_words": narrow columns
+        headers << qs(a.parameter).replace('.', ".\n");
     headers << "Energy (mJ)"
             << "Cycles"
             << "EDP"
             << "Area (mm²)"
             << "Front"
             << "Note";
+    table_->setSortingEnabled(false); // (rows would move while filled)
     table_->setColumnCount(int(headers.size()));
     table_->setHorizontalHeaderLabels(headers);
     table_->setRowCount(int(points_.size()));
@@ -514,14 +535,27 @@ void DesignSpaceView::fillTable() {
               << (r.valid ? (r.warmFrom >= 0 ? QString("warm from %1").arg(r.warmFrom) : "")
                           : qs(r.reason));
         for (int c = 0; c < cells.size(); ++c) {
-            auto* item = new QTableWidgetItem(cells[c]);
+            auto* item = new PointCell(cells[c]);
             if (c == 0)
                 item->setData(Qt::UserRole, int(i));
+            // The number a cell shows or starts with (a mesh "12x14" by its PEs).
+            QString text = cells[c];
+            const QStringList mesh = text.split('x');
+            bool ok = false;
+            double key = text.toDouble(&ok);
+            if (!ok && mesh.size() == 2) {
+                bool okY = false;
+                key = mesh[0].toDouble(&ok) * mesh[1].toDouble(&okY);
+                ok = ok && okY;
+            }
+            if (ok)
+                item->setData(PointCell::kSortKey, key);
             if (!r.valid)
                 item->setForeground(QColor(0xc6, 0x28, 0x28));
             table_->setItem(int(i), c, item);
         }
     }
+    table_->setSortingEnabled(true);
 }
 
 int DesignSpaceView::pointAt(const QPointF& pixel) const {

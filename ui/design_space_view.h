@@ -60,6 +60,7 @@ class DesignSpaceView : public QWidget {
     QString pointSummary(int pointIndex) const; // what hovering shows
     void activatePoint(int pointIndex);         // as a click does
     QCustomPlot* plot() const { return plot_; }
+    QTableWidget* pointsTable() const { return table_; } // a row per point, sortable
     QString lastError() const { return lastError_; }
 
   protected:

@@ -250,6 +250,12 @@ void NetworkView::draw() {
             layers_->setItem(int(i), c, item);
         }
     }
+    // The figures column only when a searcher reports figures (CoSA's solve,
+    // a surrogate's steps): empty, it took the note's width.
+    bool anyFigures = false;
+    for (int row = 0; row < layers_->rowCount(); ++row)
+        anyFigures = anyFigures || !layers_->item(row, 7)->text().isEmpty();
+    layers_->setColumnHidden(7, !anyFigures);
     totals_->setText(
         QString("<b>%1</b> on <b>%2</b> with <b>%3</b>%4: %5 layers (%6 unique) · energy "
                 "<b>%7 mJ</b> · cycles <b>%8</b> · EDP <b>%9</b> J·cycle · %10 evaluations in "

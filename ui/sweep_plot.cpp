@@ -37,6 +37,8 @@ QColor valueColor(int k, int n) {
 
 namespace {
 
+const char* const kColourKey = "sweepColourKey";
+
 // Log scale where the values span more than two decades.
 void fitAxis(QCPAxis* axis, const std::vector<double>& values) {
     double lo = INFINITY, hi = 0;
@@ -76,7 +78,13 @@ void prepareSweepPlot(QCustomPlot* plot, const QString& title) {
     plot->plotLayout()->addElement(plot->plotLayout()->rowCount(), 0, below);
     plot->plotLayout()->setRowStretchFactor(plot->plotLayout()->rowCount() - 1, 0.001);
     below->setMargins(QMargins(0, 0, 0, 4));
-    below->addElement(0, 0, plot->legend);
+    // What the colours stand for, once, above a legend of short values: a
+    // "shared_glb.capacity_words = 32768" per entry was clipped to "3276"
+    // where the view left the chart less than three of them.
+    auto* key = new QCPTextElement(plot, QString(), QFont(plot->font().family(), 8));
+    key->setObjectName(kColourKey);
+    below->addElement(0, 0, key);
+    below->addElement(1, 0, plot->legend);
     plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
     plot->legend->setWrap(3);
     plot->legend->setBorderPen(Qt::NoPen);
@@ -120,11 +128,13 @@ std::vector<std::size_t> drawSweep(QCustomPlot* plot, const SweepSpec& spec,
         const QColor c = coloured ? valueColor(int(k), int(values.size())) : QColor(40, 90, 160);
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, c, c, 8));
         g->setData(x, y);
-        g->setName(
-            coloured ? QString::fromStdString(spec.axes[std::size_t(choice.colourAxis)].parameter +
-                                              " = " + values[k])
-                     : QString("design points"));
+        g->setName(coloured ? QString::fromStdString(values[k]) : QString("design points"));
     }
+    if (auto* key = plot->findChild<QCPTextElement*>(kColourKey))
+        key->setText(coloured ? QString("colour: %1")
+                                    .arg(QString::fromStdString(
+                                        spec.axes[std::size_t(choice.colourAxis)].parameter))
+                              : QString());
     // The front: its points ringed and, over two figures, joined as steps.
     QVector<double> fx, fy;
     for (std::size_t i : front) {
