@@ -49,6 +49,7 @@ void styleAxes(QCustomPlot* p, const QString& yLabel) {
     side->addElement(0, 0, p->legend);
     side->addElement(1, 0, new QCPLayoutElement(p));
     side->setRowStretchFactor(0, 0.001);
+    side->setMargins(QMargins(0, 6, 6, 0)); // (none: the box's right edge was cut off)
 }
 
 // Stacked bars: series[s][x] values, named, over the x labels.
