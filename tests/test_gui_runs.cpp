@@ -296,6 +296,30 @@ class TestGuiRuns : public GuiTest {
         QCOMPARE(looks.size(), 2);
     }
 
+    // The searcher-figures column is sized to fit, until the user drags it:
+    // then runs finishing keep the width the user chose.
+    void draggedFiguresWidthStays() {
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        w.show();
+        QVERIFY(w.showView("search"));
+        auto* panel = w.searchPanel();
+        using mw::ui::SearchPanel;
+        QTableWidget* table = panel->resultsTable();
+        panel->setSearchers({"reinforce"}); // it reports figures (episodes)
+        panel->setBudget(300, 0);
+        QCOMPARE(panel->runSelected(), 1);
+        QVERIFY(w.waitForSearches(60000));
+        QVERIFY(!table->isColumnHidden(SearchPanel::ColFigures));
+        const int fitted = table->columnWidth(SearchPanel::ColFigures);
+        QVERIFY(fitted >= 100);
+        table->horizontalHeader()->resizeSection(SearchPanel::ColFigures, fitted + 57);
+        QCOMPARE(panel->runSelected(), 1);
+        QVERIFY(w.waitForSearches(60000));
+        QCOMPARE(table->rowCount(), 2);
+        QCOMPARE(table->columnWidth(SearchPanel::ColFigures), fitted + 57);
+    }
+
     // Opening another session while a search runs stops it first: its best
     // joins the session it searched (which a save then holds), never the
     // session opened after it.

@@ -317,6 +317,10 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     table_->horizontalHeader()->setSectionResizeMode(ColStatus, QHeaderView::Stretch);
     // (Sized when the rows are filled: as wide as its figures, up to a bound.)
     table_->horizontalHeader()->setSectionResizeMode(ColFigures, QHeaderView::Interactive);
+    connect(table_->horizontalHeader(), &QHeaderView::sectionResized, this, [this](int column) {
+        if (column == ColFigures && !sizingFigures_)
+            figuresWidthByUser_ = true; // a drag: the width is the user's from now on
+    });
     table_->setTextElideMode(Qt::ElideMiddle);
     // The searcher's figures (often none) before the status, which is shown
     // last and takes the width left: at 1,500 px nothing runs off the side.
@@ -463,6 +467,11 @@ void SearchPanel::refreshConstraints() {
     constraintsLabel_->setText(text);
     const std::string description = constraints_.value("description", std::string());
     constraintsLabel_->setToolTip(QString::fromStdString(description) + "\n" + levels.join(", "));
+}
+
+void SearchPanel::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    sizeFiguresColumn();
 }
 
 void SearchPanel::setRuns(const std::vector<mw::SessionRun>& runs) {

@@ -125,6 +125,9 @@ class SearchPanel : public QWidget {
     QString lastError() const { return lastError_; }
     bool exportPlot(const QString& path); // .png or .pdf
 
+  protected:
+    void showEvent(QShowEvent* event) override; // sizes what was filled while hidden
+
   signals:
     // The owner inserts the run at `position` of the session's runs (among
     // them where it started, as the table lists it) and calls setRuns.
@@ -163,6 +166,7 @@ class SearchPanel : public QWidget {
     double logFloor() const { return timeAxis_ ? 1e-4 : 1.0; }
     void refreshCurve(Curve& c);
     void refreshTable();
+    void sizeFiguresColumn();
     void refreshLiveRows();
     void showTableMenu(const QPoint& pos);
     void refreshPlotNow();
@@ -190,6 +194,8 @@ class SearchPanel : public QWidget {
     // run: its index; one started here: kLiveKeys + its id, as its live row).
     static constexpr std::int64_t kLiveKeys = std::int64_t(1) << 40;
     std::vector<std::int64_t> rowKeys_;
+    bool sizingFigures_ = false;      // the figures column's width being set here
+    bool figuresWidthByUser_ = false; // ... or dragged by the user, and then kept
     // A run that finished here, not yet in setRuns' runs: its id and where
     // runFinished placed it (id 0: none).
     struct Finishing {

@@ -135,22 +135,30 @@ void SearchPanel::refreshTable() {
     for (int r = 0; r < table_->rowCount(); ++r)
         anyFigures = anyFigures || !table_->item(r, ColFigures)->text().isEmpty();
     table_->setColumnHidden(ColFigures, !anyFigures);
+    sizeFiguresColumn();
+    refreshLiveRows();
+}
+
+void SearchPanel::sizeFiguresColumn() {
     // The width the other columns leave, less room for a stop reason, at
     // most, elided (the tooltip has them all): the optimal searcher's figures
-    // alone pushed the status off the side.
-    if (anyFigures) {
-        constexpr int kStatusRoom = 180, kLeast = 100;
-        int others = 0;
-        for (int c = 0; c < ColumnCount; ++c)
-            if (c != ColStatus && !table_->isColumnHidden(c)) {
-                table_->resizeColumnToContents(c);
-                others += c == ColFigures ? 0 : table_->columnWidth(c);
-            }
-        const int wanted = table_->columnWidth(ColFigures);
-        const int room = table_->viewport()->width() - others - kStatusRoom;
-        table_->setColumnWidth(ColFigures, std::min(wanted, std::max(kLeast, room)));
-    }
-    refreshLiveRows();
+    // alone pushed the status off the side. Not while hidden (the viewport's
+    // width is not the one shown: showEvent sizes it), and never over a
+    // width the user dragged.
+    if (table_->isColumnHidden(ColFigures) || figuresWidthByUser_ || !table_->isVisible())
+        return;
+    constexpr int kStatusRoom = 180, kLeast = 100;
+    sizingFigures_ = true;
+    int others = 0;
+    for (int c = 0; c < ColumnCount; ++c)
+        if (c != ColStatus && !table_->isColumnHidden(c)) {
+            table_->resizeColumnToContents(c); // (the widths laid out later are not yet known)
+            others += c == ColFigures ? 0 : table_->columnWidth(c);
+        }
+    const int wanted = table_->columnWidth(ColFigures);
+    const int room = table_->viewport()->width() - others - kStatusRoom;
+    table_->setColumnWidth(ColFigures, std::min(wanted, std::max(kLeast, room)));
+    sizingFigures_ = false;
 }
 
 void SearchPanel::addLiveRow(int row, int id) {
