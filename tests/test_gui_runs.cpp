@@ -796,6 +796,34 @@ class TestGuiRuns : public GuiTest {
         }
         QCOMPARE(repeats, 54 - view->outcome().uniqueLayers);
         QVERIFY(!table->isColumnHidden(7));
+        // The outcome is the view's until kept: closing would drop it, and says so.
+        QVERIFY(w.unsavedWork().join(' ').contains("Network view's results"));
+        QPushButton* keep = nullptr;
+        for (QPushButton* b : view->findChildren<QPushButton*>())
+            if (b->text() == "Keep as runs")
+                keep = b;
+        QVERIFY(keep && keep->isEnabled());
+        const std::size_t before = w.session().runs.size();
+        keep->click();
+        const std::vector<mw::SessionRun> kept(w.session().runs.begin() + std::ptrdiff_t(before),
+                                               w.session().runs.end());
+        QCOMPARE(int(kept.size()), view->outcome().uniqueLayers); // every layer found one
+        for (const mw::SessionRun& r : kept) {
+            QCOMPARE(r.searcher, std::string("reinforce"));
+            QVERIFY(r.finished && r.result.found && r.stale.empty());
+            QCOMPARE(r.settings.budget.evaluations, std::int64_t(50));
+        }
+        QCOMPARE(kept.front().result.bestCost, view->outcome().layers.front().result.bestCost);
+        QVERIFY(!keep->isEnabled());
+        QVERIFY(!w.unsavedWork().join(' ').contains("Network view's results"));
+        // An edit of the design: the outcome shown is said to be of the old one.
+        QVERIFY(!view->outcomeStale());
+        mw::Architecture bigger = w.session().arch;
+        bigger.levels[1].capacityWords *= 2;
+        QVERIFY(w.architectureEditor()->applyEdit(bigger, "bigger buffer"));
+        QVERIFY(view->outcomeStale());
+        w.undoStack()->undo();
+        QVERIFY(!view->outcomeStale());
         // GAMMA has no figures of its own: the empty column gives the note its width.
         view->setSearcher("gamma");
         QVERIFY(view->run());

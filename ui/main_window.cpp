@@ -160,6 +160,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     connect(networkView_, &NetworkView::message, this, &MainWindow::info);
     connect(designView_, &DesignSpaceView::message, this, &MainWindow::info);
     connect(designView_, &DesignSpaceView::pointActivated, this, &MainWindow::openDesignPoint);
+    connect(networkView_, &NetworkView::keepRuns, this, &MainWindow::keepRuns);
 
     searchPanel_->addSearchers(options_.searchers);
     buildActions();
@@ -350,6 +351,7 @@ void MainWindow::setSession(const mw::Session& session) {
         (r.finished ? finished : requested_).push_back(r);
     session_.runs = finished;
     undo_->clear();
+    networkView_->clearOutcome();
     loading_ = true; // the editors announce their new contents; the session is the source
     archEditor_->setArchitecture(session_.arch);
     workloadEditor_->setNetwork(session_.network);
@@ -464,6 +466,8 @@ QStringList MainWindow::unsavedWork() const {
         work << (running == 1 ? QString("a search is running (it stops and keeps its best)")
                               : QString("%1 searches are running (they stop and keep their best)")
                                     .arg(running));
+    if (networkView_->outcomeUnkept())
+        work << "the Network view's results are not in the session (Keep as runs adds them)";
     if (inspector_->hasEdits())
         work << "the Inspector holds a hand-edited mapping, which a session does not keep "
                 "(Export mapping saves it)";

@@ -137,6 +137,7 @@ class MainWindow : public QMainWindow {
     // and says so when `edited` names what changed.
     int refreshRunStates(const QString& edited = {});
     void onRunFinished(const mw::SessionRun& run, int position);
+    void keepRuns(const std::vector<mw::SessionRun>& runs); // finished runs made elsewhere
     void showRun(int runIndex);
     void fail(const QString& message);
     void info(const QString& message);

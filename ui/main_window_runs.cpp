@@ -213,6 +213,14 @@ void MainWindow::openDesignPoint(const mw::SweepSpec& spec, const mw::PointRecor
     showView("architecture");
 }
 
+void MainWindow::keepRuns(const std::vector<mw::SessionRun>& runs) {
+    session_.runs.insert(session_.runs.end(), runs.begin(), runs.end());
+    refreshRunStates(); // (searched on an earlier design: kept, marked stale)
+    refreshViews();
+    setDirty(true);
+    info(QString("Kept %1 layer(s) of the network search as runs").arg(runs.size()));
+}
+
 void MainWindow::showRun(int runIndex) {
     inspector_->showRun(runIndex);
     energyView_->showRun(runIndex);

@@ -57,10 +57,19 @@ NetworkView::NetworkView(QWidget* parent) : QWidget(parent) {
     run_ = new QPushButton("Run network");
     cancel_ = new QPushButton("Cancel");
     cancel_->setEnabled(false);
+    keep_ = new QPushButton("Keep as runs");
+    keep_->setToolTip("Add each searched layer's best mapping to the session as a run: saved "
+                      "with it, and open in the Inspector and Energy views");
+    keep_->setEnabled(false);
     progress_ = new QProgressBar;
     progress_->setFormat("%v / %m layers");
     connect(run_, &QPushButton::clicked, this, [this] { run(); });
     connect(cancel_, &QPushButton::clicked, this, [this] { cancel(); });
+    connect(keep_, &QPushButton::clicked, this, [this] {
+        kept_ = true;
+        keep_->setEnabled(false);
+        emit keepRuns(outcomeRuns());
+    });
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel("Searcher"));
     top->addWidget(searcher_);
@@ -68,6 +77,7 @@ NetworkView::NetworkView(QWidget* parent) : QWidget(parent) {
     top->addWidget(threads_);
     top->addWidget(warm_);
     top->addWidget(run_);
+    top->addWidget(keep_);
     top->addWidget(cancel_);
     top->addWidget(progress_, 1);
     totals_ = new QLabel("Run a searcher over every layer of the workload.");
@@ -102,7 +112,43 @@ NetworkView::~NetworkView() = default;
 void NetworkView::setTarget(const mw::Architecture& arch, const mw::Network& network) {
     arch_ = arch;
     network_ = network;
-    progress_->setRange(0, int(network.layers.size()));
+    if (!running())
+        progress_->setRange(0, int(network.layers.size()));
+    if (hasOutcome_)
+        refreshTotals(); // stale or current again (an undo)
+}
+
+void NetworkView::clearOutcome() {
+    outcome_ = {};
+    hasOutcome_ = false;
+    kept_ = false;
+    keep_->setEnabled(false);
+    draw();
+    totals_->setText("Run a searcher over every layer of the workload.");
+}
+
+bool NetworkView::outcomeStale() const {
+    return hasOutcome_ && (mw::toJson(searchedArch_) != mw::toJson(arch_) ||
+                           mw::toJson(searchedNetwork_) != mw::toJson(network_));
+}
+
+std::vector<mw::SessionRun> NetworkView::outcomeRuns() const {
+    std::vector<mw::SessionRun> runs;
+    if (!hasOutcome_)
+        return runs;
+    for (const mw::LayerOutcome& l : outcome_.layers) {
+        if (l.sameAs >= 0 || !l.result.found)
+            continue;
+        mw::SessionRun run;
+        run.searcher = searchedWith_.searcher;
+        run.layer = l.name;
+        run.settings = searchedWith_.settings;
+        run.finished = true;
+        run.result = l.result;
+        run.constraints = searchedConstraints_;
+        runs.push_back(std::move(run));
+    }
+    return runs;
 }
 
 void NetworkView::setSearcher(const QString& name) {
@@ -143,6 +189,10 @@ bool NetworkView::run() {
         options.constraints = [c = constraints_, a = arch_](const mw::Problem& p) {
             return mw::constraintsFromJson(c, p, a);
         };
+    searchedArch_ = arch_;
+    searchedNetwork_ = network_;
+    searchedConstraints_ = constraints_;
+    searchedWith_ = options;
     job_ = std::make_unique<SearchJob>(0, arch_, network_, options);
     connect(job_.get(), &SearchJob::mailArrived, this, [this] {
         if (!job_)
@@ -153,6 +203,8 @@ bool NetworkView::run() {
         if (mail.outcome) {
             outcome_ = *mail.outcome;
             hasOutcome_ = true;
+            kept_ = false;
+            keep_->setEnabled(true);
             job_->wait();
             run_->setEnabled(true);
             cancel_->setEnabled(false);
@@ -198,7 +250,7 @@ void NetworkView::draw() {
         energy << (l.result.found ? l.result.bestEvaluation.energy * 1e-6 : 0.0);
         cycles << (l.result.found ? double(l.result.bestEvaluation.cycles) : 0.0);
     }
-    const QColor color = searcherColor(searcher_->currentText().toStdString());
+    const QColor color = searcherColor(searchedWith_.searcher);
     for (auto [plot, values] : {std::pair{energy_, &energy}, std::pair{cycles_, &cycles}}) {
         plot->clearPlottables();
         auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
@@ -243,8 +295,9 @@ void NetworkView::draw() {
             auto* item = new QTableWidgetItem(cells[c]);
             if (c >= 1 && c <= 6)
                 item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-            if (c == 0 && i < network_.layers.size() && !network_.layers[i].source.empty())
-                item->setToolTip("from " + QString::fromStdString(network_.layers[i].source));
+            const auto& specs = searchedNetwork_.layers;
+            if (c == 0 && i < specs.size() && !specs[i].source.empty())
+                item->setToolTip("from " + QString::fromStdString(specs[i].source));
             if (c == 7 && searched)
                 item->setToolTip(searcherFigures(l.result, "\n", true));
             layers_->setItem(int(i), c, item);
@@ -256,13 +309,25 @@ void NetworkView::draw() {
     for (int row = 0; row < layers_->rowCount(); ++row)
         anyFigures = anyFigures || !layers_->item(row, 7)->text().isEmpty();
     layers_->setColumnHidden(7, !anyFigures);
+    refreshTotals();
+}
+
+void NetworkView::refreshTotals() {
+    // The design and searcher it was searched on and with, not the form's.
+    const QString stale =
+        outcomeStale() ? QString("<b style='color:#b00020'>Stale: searched on the design as it "
+                                 "was before the last edit or session change; run again for "
+                                 "this one.</b><br>")
+                       : QString();
     totals_->setText(
+        stale +
         QString("<b>%1</b> on <b>%2</b> with <b>%3</b>%4: %5 layers (%6 unique) · energy "
                 "<b>%7 mJ</b> · cycles <b>%8</b> · EDP <b>%9</b> J·cycle · %10 evaluations in "
                 "%11 s%12")
-            .arg(QString::fromStdString(network_.name).toHtmlEscaped(),
-                 QString::fromStdString(arch_.name).toHtmlEscaped(), searcher_->currentText(),
-                 warm_->isChecked() ? QString(" (warm start)") : QString())
+            .arg(QString::fromStdString(searchedNetwork_.name).toHtmlEscaped(),
+                 QString::fromStdString(searchedArch_.name).toHtmlEscaped(),
+                 QString::fromStdString(searchedWith_.searcher),
+                 searchedWith_.warmStart ? QString(" (warm start)") : QString())
             .arg(outcome_.layers.size())
             .arg(outcome_.uniqueLayers)
             .arg(outcome_.energy * 1e-9, 0, 'f', 3)

@@ -3,6 +3,7 @@
 // optional warm start), per-layer energy and cycles bars, a per-layer table
 // (time, figures, EDP against the lower bound) and network totals.
 #include "io/json_io.h"
+#include "io/session_io.h"
 #include "search/network_search.h"
 
 #include <QWidget>
@@ -40,22 +41,40 @@ class NetworkView : public QWidget {
     bool waitForFinished(int timeoutMs);
     bool hasOutcome() const { return hasOutcome_; }
     const mw::NetworkOutcome& outcome() const { return outcome_; }
+    // The outcome's searched layers (a repeated layer's result is its
+    // twin's) as finished runs, with the settings and constraints they ran
+    // under; a session keeps them (Keep as runs), not the view.
+    std::vector<mw::SessionRun> outcomeRuns() const;
+    // An outcome not yet kept as runs: closing or another session drops it.
+    bool outcomeUnkept() const { return hasOutcome_ && !kept_; }
+    // Whether the outcome was searched on another design than the target's
+    // (an edit since, or another session): said above it, not passed off.
+    bool outcomeStale() const;
+    void clearOutcome(); // another session: its outcome is not this one's
     QCustomPlot* energyPlot() const { return energy_; }
     QTableWidget* layerTable() const { return layers_; }
     QString lastError() const { return lastError_; }
 
   signals:
     void finished();
+    void keepRuns(const std::vector<mw::SessionRun>& runs); // Keep as runs was pressed
     void message(const QString& text);
 
   private:
     void draw();
+    void refreshTotals();
 
     mw::Architecture arch_;
     mw::Network network_;
     mw::Json constraints_;
     mw::NetworkOutcome outcome_;
     bool hasOutcome_ = false;
+    bool kept_ = false;
+    // What the outcome was searched on and with (for its runs and staleness).
+    mw::Architecture searchedArch_;
+    mw::Network searchedNetwork_;
+    mw::Json searchedConstraints_;
+    mw::NetworkSearchOptions searchedWith_;
     std::unique_ptr<SearchJob> job_;
     QString lastError_;
     QComboBox* searcher_;
@@ -64,6 +83,7 @@ class NetworkView : public QWidget {
     QCheckBox* warm_;
     QPushButton* run_;
     QPushButton* cancel_;
+    QPushButton* keep_;
     QProgressBar* progress_;
     QLabel* totals_;
     QCustomPlot* energy_;
