@@ -21,6 +21,16 @@ inline constexpr bool kUnderThreadSanitizer = true;
 inline constexpr bool kUnderThreadSanitizer = false;
 #endif
 
+// A message holds `part` and is one line, as every error and note must be
+// (QtTest's QVERIFY2: include <QtTest> before use).
+#define EXPECT_CONTAINS(text, part)                                                                \
+    do {                                                                                           \
+        const std::string t_ = (text);                                                             \
+        QVERIFY2(t_.find(part) != std::string::npos,                                               \
+                 qPrintable(QString::fromStdString("'" + t_ + "' lacks '" + (part) + "'")));       \
+        QVERIFY2(t_.find('\n') == std::string::npos, qPrintable(QString::fromStdString(t_)));      \
+    } while (0)
+
 // The message of the InputError that f throws, or "<no error>".
 template <typename F> std::string errorOf(F&& f) {
     try {

@@ -29,14 +29,6 @@ const std::string kSamples = std::string(MAPWRIGHT_SOURCE_DIR) + "/samples/";
 
 using mw::test::errorOf;
 
-#define EXPECT_CONTAINS(text, part)                                                                \
-    do {                                                                                           \
-        const std::string t_ = (text);                                                             \
-        QVERIFY2(t_.find(part) != std::string::npos,                                               \
-                 qPrintable(QString::fromStdString("'" + t_ + "' lacks '" + (part) + "'")));       \
-        QVERIFY2(t_.find('\n') == std::string::npos, qPrintable(QString::fromStdString(t_)));      \
-    } while (0)
-
 // The files of a user-written case, in a folder of the test's own, with one
 // of them replaced by `text` (or added, under a new name).
 struct UserCase {
