@@ -212,7 +212,8 @@ void TestExercises::mappingFileJoinsTheNodesConstraints() {
     mw::writeTextFile(conflicting,
                       "constraints:\n  targets:\n"
                       "  - {target: pe_spad, type: temporal, permutation: [Q, P, R, S]}\n"
-                      "  - {target: PE, type: spatial, factors: [Q=2], split: 0}\n");
+                      "  - {target: PE, type: spatial, factors: [Q=2], split: 0}\n"
+                      "  - {target: PE, type: spatial, split: 1}\n");
     const mw::TimeloopCase over = mw::importTimeloop(
         {(kDesigns / "simple_weight_stationary" / "arch.yaml").string(),
          (kDesigns / "_include" / "default_problem.yaml").string(), conflicting});
@@ -223,7 +224,9 @@ void TestExercises::mappingFileJoinsTheNodesConstraints() {
          {"the temporal constraint on pe_spad given apart (extra_mapping_constraints, "
           "constraints.targets) replaces the node's permutation [P, Q, R, S] with [Q, P, R, S], "
           "as Timeloop does",
-          "replaces the node's factor Q=1 with [Q=2]", "replaces the node's split 1 with 0"})
+          "replaces the node's factor Q=1 with [Q=2]", "replaces the node's split 1 with 0",
+          // A second target given apart replaces the first's, not the node's.
+          "replaces an earlier target given apart's split 0 with 1"})
         QVERIFY2(said.find(part) != std::string::npos, (said + " lacks " + part).c_str());
 }
 

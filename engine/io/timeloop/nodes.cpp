@@ -237,6 +237,12 @@ class NodeWalker {
             }
             any = true;
         }
+        // What a target given apart set here (a key; a factor by "factor:" and
+        // its dimension): a later one replaces that one, not the node's.
+        std::set<std::string> setApart;
+        const auto whose = [&setApart](const std::string& what) {
+            return setApart.count(what) ? "an earlier target given apart's" : "the node's";
+        };
         for (std::size_t i = 0; i < apart.size(); ++i) {
             const YAML::Node& e = apart[i];
             if (!e.IsMap() || !sameTarget(child(e, "target").as<std::string>(""), target) ||
@@ -275,21 +281,24 @@ class NodeWalker {
                                 list.push_back(tok.Scalar());
                             else if (std::find(tokens.begin(), tokens.end(), tok.Scalar()) ==
                                      tokens.end())
-                                replaced(target, type, "factor " + tok.Scalar(), tokens,
-                                         factorDim(tok.Scalar()));
+                                replaced(target, type, whose("factor:" + factorDim(tok.Scalar())),
+                                         "factor " + tok.Scalar(), tokens, factorDim(tok.Scalar()));
                         }
                     if (key == "permutation" && t["permutation"].IsDefined() &&
                         tokensOf(t["permutation"], names_) != tokens)
-                        replaced(target, type, "permutation " + oneLine(t["permutation"]), tokens,
-                                 "");
-                    for (const auto& tok : tokens)
+                        replaced(target, type, whose(key),
+                                 "permutation " + oneLine(t["permutation"]), tokens, "");
+                    for (const auto& tok : tokens) {
                         list.push_back(tok);
+                        setApart.insert(key == "factors" ? "factor:" + factorDim(tok) : key);
+                    }
                     t[key] = list;
                 } else {
                     if (t[key].IsDefined() && oneLine(t[key]) != oneLine(kv.second))
-                        replaced(target, type, key + " " + oneLine(t[key]), {oneLine(kv.second)},
-                                 "");
+                        replaced(target, type, whose(key), key + " " + oneLine(t[key]),
+                                 {oneLine(kv.second)}, "");
                     t[key] = kv.second;
+                    setApart.insert(key);
                 }
                 any = true;
             }
@@ -353,29 +362,30 @@ class NodeWalker {
   private:
     std::set<std::string> dummies_; // containers with a fan-out's dummy level
 
-    // A scalar, or a list of scalars, as one line ("[M, C, P]").
+    // A value as one line: a scalar as it is, a list or map in YAML's flow
+    // style ("[M, C, P]", "{X: 2, Y: 1}").
     static std::string oneLine(const YAML::Node& n) {
         if (n.IsScalar())
             return n.Scalar();
-        std::string s;
-        if (n.IsSequence())
-            for (const auto& e : n)
-                s += (s.empty() ? "" : ", ") + (e.IsScalar() ? e.Scalar() : std::string("..."));
-        return "[" + s + "]";
+        YAML::Emitter out;
+        out << YAML::Flow << n;
+        std::string s = out.c_str();
+        std::replace(s.begin(), s.end(), '\n', ' ');
+        return s;
     }
 
     // A target given apart replaces what the node's own says, as the front
     // end does it, but a user who wrote both should know which one holds.
-    void replaced(const std::string& target, const char* type, const std::string& what,
-                  const std::vector<std::string>& by, const std::string& dim) {
+    void replaced(const std::string& target, const char* type, const char* whose,
+                  const std::string& what, const std::vector<std::string>& by,
+                  const std::string& dim) {
         std::string with;
         for (const auto& tok : by)
             if (dim.empty() || factorDim(tok) == dim)
                 with += (with.empty() ? "" : ", ") + tok;
         notes_.push_back(file_ + ": the " + type + " constraint on " + target +
-                         " given apart (extra_mapping_constraints, constraints.targets) replaces "
-                         "the node's " +
-                         what + " with " +
+                         " given apart (extra_mapping_constraints, constraints.targets) replaces " +
+                         whose + " " + what + " with " +
                          (by.size() == 1 && dim.empty() ? with : "[" + with + "]") +
                          ", as Timeloop does");
     }
