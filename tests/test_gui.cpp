@@ -425,6 +425,16 @@ class TestGui : public GuiTest {
         QVERIFY(w.workloadEditor()->setCell(layer, "C", QString::number(c / 2)));
         QVERIFY(!inspector->hasEdits());
         QVERIFY(inspector->lastError().startsWith("Hand edits discarded"));
+        // Another session: edits of this one's run do not pass to a run of
+        // the same index and shape there.
+        w.undoStack()->undo();
+        QVERIFY(inspector->setOrder(0, reversed.join(' ')));
+        QVERIFY(inspector->hasEdits());
+        const QString file = path("edited.session.json"); // the same runs, reopened
+        QVERIFY(w.saveSession(file));
+        QVERIFY(w.openSession(file));
+        QVERIFY(inspector->hasMapping());
+        QVERIFY(!inspector->hasEdits());
     }
 
     void sessionRoundTrips() {

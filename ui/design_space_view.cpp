@@ -534,20 +534,26 @@ void DesignSpaceView::fillTable() {
               << QString::number(r.area * 1e-6, 'f', 3) << (onFront ? "★" : "")
               << (r.valid ? (r.warmFrom >= 0 ? QString("warm from %1").arg(r.warmFrom) : "")
                           : qs(r.reason));
+        // What each cell sorts by: the figures themselves, not their rounded
+        // text; an axis value by its number (a mesh "12x14" by its PEs).
+        const int metrics = 1 + int(r.values.size());
+        const std::vector<double> figures = {r.energy, r.cycles, r.edp};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new PointCell(cells[c]);
             if (c == 0)
                 item->setData(Qt::UserRole, int(i));
-            // The number a cell shows or starts with (a mesh "12x14" by its PEs).
-            QString text = cells[c];
-            const QStringList mesh = text.split('x');
+            const QStringList mesh = cells[c].split('x');
             bool ok = false;
-            double key = text.toDouble(&ok);
+            double key = cells[c].toDouble(&ok);
             if (!ok && mesh.size() == 2) {
                 bool okY = false;
                 key = mesh[0].toDouble(&ok) * mesh[1].toDouble(&okY);
                 ok = ok && okY;
             }
+            if (r.valid && c >= metrics && c < metrics + int(figures.size()))
+                key = figures[std::size_t(c - metrics)];
+            if (c == metrics + 3) // the area, valid or not
+                key = r.area;
             if (ok)
                 item->setData(PointCell::kSortKey, key);
             if (!r.valid)

@@ -352,7 +352,8 @@ void MainWindow::setSession(const mw::Session& session) {
     session_.runs = finished;
     undo_->clear();
     networkView_->clearOutcome();
-    loading_ = true; // the editors announce their new contents; the session is the source
+    inspector_->showRun(-1); // hand edits were of the last session's run (settleSession said)
+    loading_ = true;         // the editors announce their new contents; the session is the source
     archEditor_->setArchitecture(session_.arch);
     workloadEditor_->setNetwork(session_.network);
     workloadEditor_->setCurrentLayer(session_.currentLayer);
@@ -485,13 +486,30 @@ bool MainWindow::settleSession(const QString& action) {
         if (answer == QMessageBox::Cancel)
             return false;
     }
+    // Where to save, before anything stops: cancelling the file dialog
+    // leaves everything as it was.
+    const QString savePath = answer == QMessageBox::Save ? askSavePath() : QString();
+    if (answer == QMessageBox::Save && savePath.isEmpty())
+        return false;
     // Runs in flight stop at their next batch and keep their best, in this
-    // session: in the file saved now, and the autosave when closing.
+    // session: in the file saved now, and the autosave when closing; a
+    // network search's layers become runs. No input meanwhile: a Run or an
+    // Open while waiting would start or replace what is being settled.
+    const bool networkRan = networkView_->running();
+    setEnabled(false);
     searchPanel_->cancelAll();
     networkView_->cancel();
-    waitForSearches(10000);
-    networkView_->waitForFinished(10000);
-    return answer != QMessageBox::Save || saveDialog();
+    const bool stopped = waitForSearches(10000) && networkView_->waitForFinished(10000);
+    setEnabled(true);
+    if (networkRan && networkView_->outcomeUnkept())
+        networkView_->keepOutcome();
+    if (!stopped) { // (a search that does not stop would report into the next session)
+        fail(QString("Searches were asked to stop before %1 but are still running; try again "
+                     "when the status bar says none is")
+                 .arg(action));
+        return false;
+    }
+    return answer != QMessageBox::Save || saveSession(savePath);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

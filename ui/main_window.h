@@ -69,7 +69,8 @@ class MainWindow : public QMainWindow {
     // x.json"): when interactive and unsavedWork() is not empty, asks whether
     // to save (false: the user cancelled, nothing changed). Then searches in
     // flight stop and their bests join this session (so a save has them, and
-    // the next session does not receive them), and the session is saved if asked.
+    // the next session does not receive them), and the session is saved if
+    // asked. Also false (said) when a search did not stop within 10 s.
     bool settleSession(const QString& action);
     void setSession(const mw::Session& session);
     const mw::Session& session() const { return session_; }
@@ -148,6 +149,7 @@ class MainWindow : public QMainWindow {
     // Actions.
     void openDialog();
     bool saveDialog();
+    QString askSavePath(); // empty: cancelled
     void exportMappingDialog();
     void exportTimeloopDialog();
     void exportTracesDialog();

@@ -213,7 +213,7 @@ void MainWindow::openDialog() {
         fail("Open one session (.json) at a time, or Timeloop .yaml files together.");
 }
 
-bool MainWindow::saveDialog() {
+QString MainWindow::askSavePath() {
     // A bundled sample is offered under its name in the user's documents.
     const QString suggested =
         isBundledSample(path_)
@@ -222,11 +222,14 @@ bool MainWindow::saveDialog() {
             : path_;
     QString path =
         QFileDialog::getSaveFileName(this, "Save session", suggested, "Mapwright session (*.json)");
-    if (path.isEmpty())
-        return false;
-    if (!path.endsWith(".json"))
+    if (!path.isEmpty() && !path.endsWith(".json"))
         path += ".json";
-    return saveSession(path);
+    return path;
+}
+
+bool MainWindow::saveDialog() {
+    const QString path = askSavePath();
+    return !path.isEmpty() && saveSession(path);
 }
 
 bool MainWindow::exportMapping(const QString& path) {

@@ -146,6 +146,9 @@ void MappingInspector::runInserted(int index) {
 bool MappingInspector::keepEdits() {
     mw::Problem p;
     mw::Mapping best;
+    // The loops fit while the dimensions and bounds do (their products are
+    // the bounds); a stride changed is still the same loops, re-costed, so
+    // this is not mw::sameShape, which also compares the tensors.
     if (!load(runA_, p, best) || p.dims.size() != problemA_.dims.size())
         return false;
     for (std::size_t d = 0; d < p.dims.size(); ++d)

@@ -65,11 +65,7 @@ NetworkView::NetworkView(QWidget* parent) : QWidget(parent) {
     progress_->setFormat("%v / %m layers");
     connect(run_, &QPushButton::clicked, this, [this] { run(); });
     connect(cancel_, &QPushButton::clicked, this, [this] { cancel(); });
-    connect(keep_, &QPushButton::clicked, this, [this] {
-        kept_ = true;
-        keep_->setEnabled(false);
-        emit keepRuns(outcomeRuns());
-    });
+    connect(keep_, &QPushButton::clicked, this, &NetworkView::keepOutcome);
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel("Searcher"));
     top->addWidget(searcher_);
@@ -116,6 +112,14 @@ void NetworkView::setTarget(const mw::Architecture& arch, const mw::Network& net
         progress_->setRange(0, int(network.layers.size()));
     if (hasOutcome_)
         refreshTotals(); // stale or current again (an undo)
+}
+
+void NetworkView::keepOutcome() {
+    if (!outcomeUnkept())
+        return;
+    kept_ = true;
+    keep_->setEnabled(false);
+    emit keepRuns(outcomeRuns());
 }
 
 void NetworkView::clearOutcome() {
@@ -234,6 +238,10 @@ bool NetworkView::run() {
 void NetworkView::cancel() {
     if (job_)
         job_->cancel();
+}
+
+int NetworkView::layerInProgress() const {
+    return progress_->value();
 }
 
 bool NetworkView::waitForFinished(int timeoutMs) {

@@ -39,6 +39,7 @@ class NetworkView : public QWidget {
     void cancel();
     bool running() const;
     bool waitForFinished(int timeoutMs);
+    int layerInProgress() const; // of the search running (its progress bar's value)
     bool hasOutcome() const { return hasOutcome_; }
     const mw::NetworkOutcome& outcome() const { return outcome_; }
     // The outcome's searched layers (a repeated layer's result is its
@@ -51,6 +52,7 @@ class NetworkView : public QWidget {
     // (an edit since, or another session): said above it, not passed off.
     bool outcomeStale() const;
     void clearOutcome(); // another session: its outcome is not this one's
+    void keepOutcome();  // as Keep as runs: emits keepRuns with outcomeRuns()
     QCustomPlot* energyPlot() const { return energy_; }
     QTableWidget* layerTable() const { return layers_; }
     QString lastError() const { return lastError_; }

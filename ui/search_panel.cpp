@@ -317,10 +317,13 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     table_->horizontalHeader()->setSectionResizeMode(ColStatus, QHeaderView::Stretch);
     // (Sized when the rows are filled: as wide as its figures, up to a bound.)
     table_->horizontalHeader()->setSectionResizeMode(ColFigures, QHeaderView::Interactive);
-    connect(table_->horizontalHeader(), &QHeaderView::sectionResized, this, [this](int column) {
-        if (column == ColFigures && !sizingFigures_)
-            figuresWidthByUser_ = true; // a drag: the width is the user's from now on
-    });
+    connect(table_->horizontalHeader(), &QHeaderView::sectionResized, this,
+            [this](int column, int oldSize, int newSize) {
+                // A drag: the width is the user's from now on. (Hiding and
+                // showing the column resize it from or to 0; those are not.)
+                if (column == ColFigures && !sizingFigures_ && oldSize > 0 && newSize > 0)
+                    figuresWidthByUser_ = true;
+            });
     table_->setTextElideMode(Qt::ElideMiddle);
     // The searcher's figures (often none) before the status, which is shown
     // last and takes the width left: at 1,500 px nothing runs off the side.

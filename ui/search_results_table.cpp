@@ -134,7 +134,9 @@ void SearchPanel::refreshTable() {
     bool anyFigures = false;
     for (int r = 0; r < table_->rowCount(); ++r)
         anyFigures = anyFigures || !table_->item(r, ColFigures)->text().isEmpty();
+    sizingFigures_ = true;
     table_->setColumnHidden(ColFigures, !anyFigures);
+    sizingFigures_ = false;
     sizeFiguresColumn();
     refreshLiveRows();
 }
@@ -246,11 +248,25 @@ void SearchPanel::showTableMenu(const QPoint& pos) {
                        [this, id, paused] { setRunPaused(id, !paused); });
         menu.addAction("Cancel (keep its best)", this, [this, id] { cancelRun(id); });
     } else {
-        menu.addAction("Show in inspector", this, [this, marker] { emit runActivated(marker); });
+        // By its key, not its index: a run finishing while the menu is open
+        // is inserted where it started, which may be before this one.
+        const std::int64_t key =
+            std::size_t(marker) < rowKeys_.size() ? rowKeys_[std::size_t(marker)] : -1;
+        const auto indexNow = [this, key] {
+            const auto it = std::find(rowKeys_.begin(), rowKeys_.end(), key);
+            return key < 0 || it == rowKeys_.end() ? -1 : int(it - rowKeys_.begin());
+        };
+        menu.addAction("Show in inspector", this, [this, indexNow] {
+            if (const int i = indexNow(); i >= 0)
+                emit runActivated(i);
+        });
         menu.addAction(runs_.at(std::size_t(marker)).stale.empty()
                            ? "Run again"
                            : "Run again on the current design",
-                       this, [this, marker] { rerun(marker); });
+                       this, [this, indexNow] {
+                           if (const int i = indexNow(); i >= 0)
+                               rerun(i);
+                       });
     }
     menu.exec(table_->viewport()->mapToGlobal(pos));
 }
