@@ -183,6 +183,12 @@ class TestGui : public GuiTest {
         const mw::Json importedConstraints = s.constraints; // (s follows the session)
         QCOMPARE(s.runs.size(), std::size_t(1)); // the mapping; the mapper's run is requested
         QCOMPARE(s.runs[0].searcher, std::string(mw::kImportedRun));
+        // The autosave holds the requested run too, as a save does: a crash
+        // before it runs does not lose what the mapper file asked for.
+        QVERIFY(w.autosaveNow());
+        const mw::Session autosaved = mw::loadSession(w.autosavePath().toStdString());
+        QCOMPARE(autosaved.runs.size(), std::size_t(2));
+        QVERIFY(!autosaved.runs[1].finished);
         QVERIFY(s.runs[0].result.bestEvaluation.valid);
         QCOMPARE(s.runs[0].result.bestEvaluation.cycles, std::int64_t(5505024));
         // A run from the panel searches the constrained space.
@@ -326,6 +332,34 @@ class TestGui : public GuiTest {
         QVERIFY(after.open(QIODevice::ReadOnly));
         QVERIFY2(after.readAll() == shipped, "the bundled session was overwritten");
         QCOMPARE(w.sessionPath(), sample);
+    }
+
+    // A value typed but not yet committed (no Enter, the focus still in the
+    // field) is what a save, a run or a close takes: they move no focus.
+    void typedValueIsSavedWithoutEnter() {
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.showView("architecture");
+        const int glb = w.session().arch.levelIndex("shared_glb");
+        const auto before = w.session().arch.levels[std::size_t(glb)].capacityWords;
+        w.architectureEditor()->selectLevel(glb);
+        QLineEdit* field = nullptr;
+        for (QLineEdit* e : w.architectureEditor()->findChildren<QLineEdit*>())
+            if (e->isVisible() && e->text() == QString::number(before))
+                field = e;
+        QVERIFY(field);
+        QApplication::setActiveWindow(&w);
+        field->setFocus();
+        field->selectAll();
+        QTest::keyClicks(field, QString::number(before * 2));
+        QCOMPARE(w.session().arch.levels[std::size_t(glb)].capacityWords, before); // not yet
+        const QString file = path("typed.session.json");
+        QVERIFY(w.saveSession(file));
+        QCOMPARE(mw::loadSession(file.toStdString()).arch.levels[std::size_t(glb)].capacityWords,
+                 before * 2);
+        QVERIFY(field->hasFocus()); // the user goes on where they were
     }
 
     // Issue 31, item 8: Ctrl+Z in the field just edited (its edit committed)

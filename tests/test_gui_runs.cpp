@@ -296,6 +296,29 @@ class TestGuiRuns : public GuiTest {
         QCOMPARE(looks.size(), 2);
     }
 
+    // A run that finishes after an edit of the design is costed on the design
+    // as it now is (or marked stale), as the edit did every other run.
+    void runFinishingAfterAnEditIsRecosted() {
+        MainWindow w(testOptions(dir_.path()));
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        auto* panel = w.searchPanel();
+        panel->setSearchers({"random"});
+        panel->setBudget(0, 1.0);
+        QCOMPARE(panel->runSelected(), 1);
+        mw::Architecture slower = w.session().arch;
+        slower.levels[0].readBandwidth = 0.25;
+        QVERIFY(w.architectureEditor()->applyEdit(slower, "slower DRAM"));
+        QVERIFY(w.waitForSearches(60000));
+        const mw::SessionRun& run = w.session().runs.at(0);
+        const mw::Problem p = mw::buildProblem(
+            w.session().network.layers[std::size_t(w.session().network.layerIndex(run.layer))]);
+        const mw::Evaluation now = mw::evaluate(p, w.session().arch, run.result.best);
+        if (now.valid)
+            QCOMPARE(run.result.bestEvaluation.cycles, now.cycles);
+        else
+            QVERIFY(!run.stale.empty());
+    }
+
     // The searcher-figures column is sized to fit, until the user drags it:
     // then runs finishing keep the width the user chose.
     void draggedFiguresWidthStays() {

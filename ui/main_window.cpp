@@ -29,6 +29,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPointer>
 #include <QProgressDialog>
 #include <QSettings>
 #include <QStandardPaths>
@@ -287,6 +288,7 @@ void MainWindow::buildActions() {
     auto* search = menuBar()->addMenu("&Search");
     auto* run =
         search->addAction(QIcon::fromTheme("media-playback-start"), "&Run searchers", this, [this] {
+            commitPendingEdits(); // on the design as typed
             showView("search");
             searchPanel_->runSelected();
         });
@@ -433,10 +435,17 @@ bool MainWindow::trainSurrogate(int samples, int epochs, bool interactive) {
     return true;
 }
 
+mw::Session MainWindow::sessionToSave() const {
+    mw::Session s = session_;
+    for (const mw::SessionRun& r : requested_) // asked for, not run yet
+        s.runs.push_back(r);
+    return s;
+}
+
 bool MainWindow::autosaveNow() {
     try {
         QDir().mkpath(QFileInfo(autosavePath()).absolutePath());
-        mw::saveSession(autosavePath().toStdString(), session_);
+        mw::saveSession(autosavePath().toStdString(), sessionToSave());
         return true;
     } catch (const std::exception& e) {
         statusBar()->showMessage(QString("Autosave failed: %1").arg(e.what()), 5000);
@@ -459,6 +468,19 @@ void MainWindow::offerRestore() {
         path_.clear(); // save asks for a name: the autosave is not the user's file
 }
 
+void MainWindow::commitPendingEdits() {
+    // An editor's field commits when it loses focus or on Enter; a save, a
+    // close or a run from a shortcut moves no focus, and would go on without
+    // the value the user typed. Taking the focus away and giving it back
+    // commits it (a table's cell editor closes).
+    const QPointer<QWidget> focused = QApplication::focusWidget();
+    if (!focused || !isAncestorOf(focused))
+        return;
+    focused->clearFocus();
+    if (focused && focused->isVisible())
+        focused->setFocus();
+}
+
 QStringList MainWindow::unsavedWork() const {
     QStringList work;
     if (dirty_)
@@ -476,6 +498,7 @@ QStringList MainWindow::unsavedWork() const {
 }
 
 bool MainWindow::settleSession(const QString& action) {
+    commitPendingEdits();
     const QStringList work = unsavedWork();
     auto answer = QMessageBox::Discard;
     if (!work.isEmpty() && options_.offerRestore && isVisible()) {

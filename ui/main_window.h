@@ -65,6 +65,8 @@ class MainWindow : public QMainWindow {
     // What closing or replacing the session would end or drop, one phrase
     // each: unsaved changes, searches running, the Inspector's hand edits.
     QStringList unsavedWork() const;
+    // Commits a value typed into a field that still has the focus (see .cpp).
+    void commitPendingEdits();
     // Before the session is closed or replaced (`action`: "closing", "opening
     // x.json"): when interactive and unsavedWork() is not empty, asks whether
     // to save (false: the user cancelled, nothing changed). Then searches in
@@ -149,7 +151,8 @@ class MainWindow : public QMainWindow {
     // Actions.
     void openDialog();
     bool saveDialog();
-    QString askSavePath(); // empty: cancelled
+    QString askSavePath();             // empty: cancelled
+    mw::Session sessionToSave() const; // the session and the runs it requests
     void exportMappingDialog();
     void exportTimeloopDialog();
     void exportTracesDialog();

@@ -144,11 +144,9 @@ bool MainWindow::openSession(const QString& path) {
 }
 
 bool MainWindow::saveSession(const QString& path) {
+    commitPendingEdits(); // what is typed is saved
     try {
-        mw::Session s = session_;
-        for (const mw::SessionRun& r : requested_)
-            s.runs.push_back(r);
-        mw::saveSession(path.toStdString(), s);
+        mw::saveSession(path.toStdString(), sessionToSave());
     } catch (const std::exception& e) {
         fail(QString::fromStdString(e.what()));
         return false;
@@ -399,6 +397,7 @@ bool MainWindow::exportPlot(const QString& path) {
 }
 
 void MainWindow::exportMappingDialog() {
+    commitPendingEdits(); // exported as typed
     const QString path =
         QFileDialog::getSaveFileName(this, "Export mapping", "mapping.json",
                                      "Mapwright mapping (*.json);;Timeloop mapping (*.yaml)");
@@ -421,6 +420,7 @@ void MainWindow::exportPlotDialog() {
 }
 
 void MainWindow::exportTimeloopDialog() {
+    commitPendingEdits(); // exported as typed
     const QString dir = QFileDialog::getExistingDirectory(this, "Export for Timeloop into");
     if (!dir.isEmpty())
         exportTimeloop(dir);

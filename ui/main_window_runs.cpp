@@ -121,6 +121,9 @@ void MainWindow::onRunFinished(const mw::SessionRun& run, int position) {
     // and lists them alike, whichever finished first.
     const int index = std::clamp(position, 0, int(session_.runs.size()));
     session_.runs.insert(session_.runs.begin() + index, run);
+    // It searched the design as it was when it started: an edit since then
+    // re-costs it, or marks it stale, as the edit did every other run.
+    refreshRunStates("the design as it is now");
     inspector_->runInserted(index);
     energyView_->runInserted(index);
     searchPanel_->setRuns(session_.runs);
