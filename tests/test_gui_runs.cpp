@@ -794,6 +794,21 @@ class TestGuiRuns : public GuiTest {
         view->setAxes({{"glb.capacity_words", {"1024"}}});
         QVERIFY(!view->run());
         QVERIFY(view->lastError().contains("'glb' is not a level"));
+        // Another sweep with the first one's database named: that file is
+        // kept as it is and the new sweep writes its own, which it says.
+        view->setAxes({{"shared_glb.capacity_words", {"65536"}}});
+        QCOMPARE(view->databasePath(), db);
+        QVERIFY2(view->run(), qPrintable(view->lastError()));
+        QVERIFY(view->waitForFinished(120000));
+        QCOMPARE(view->points().size(), std::size_t(1));
+        QVERIFY(view->points().front().valid);
+        QVERIFY(view->databasePath() != db);
+        QVERIFY(view->statusText().contains("holds another sweep"));
+        QCOMPARE(mw::SweepDatabase::open(db.toStdString()).points().size(), std::size_t(4));
+        // Another session: the sweep shown was this one's.
+        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
+        QVERIFY(view->points().empty());
+        QVERIFY(view->databasePath().isEmpty());
     }
 
     void networkViewSearchesEveryLayer() {

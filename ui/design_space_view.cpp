@@ -15,6 +15,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -35,6 +36,9 @@
 namespace mw::ui {
 
 namespace {
+
+const char* const kIdleStatus =
+    "Vary the architecture's parameters; each combination is searched over the whole network.";
 
 QString qs(const std::string& s) {
     return QString::fromStdString(s);
@@ -186,8 +190,7 @@ DesignSpaceView::DesignSpaceView(QWidget* parent) : QWidget(parent) {
     controls->addWidget(open_);
     controls->addWidget(progress_);
 
-    status_ = new QLabel("Vary the architecture's parameters; each combination is searched "
-                         "over the whole network.");
+    status_ = new QLabel(kIdleStatus);
     status_->setTextFormat(Qt::RichText);
     status_->setWordWrap(true);
 
@@ -368,6 +371,24 @@ bool DesignSpaceView::run() {
         emit message(lastError_);
         return false;
     }
+    // A database of another sweep (the last one's, the axes since edited)
+    // is kept as it is: this sweep writes a new file, and says so. Checked
+    // before the view lets go of the points it shows.
+    movedFrom_.clear();
+    if (const QString given = database_->text().trimmed();
+        !given.isEmpty() && QFileInfo(given).size() > 0) {
+        try {
+            if (mw::SweepDatabase::open(given.toStdString()).spec() != mw::toJson(spec)) {
+                movedFrom_ = QString(" (%1 holds another sweep: kept as it is)").arg(given);
+                database_->clear();
+            }
+        } catch (const mw::InputError& e) {
+            lastError_ = qs(e.what());
+            status_->setText(lastError_.toHtmlEscaped());
+            emit message(lastError_);
+            return false;
+        }
+    }
     if (database_->text().trimmed().isEmpty()) {
         const QString dir =
             QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/sweeps";
@@ -387,12 +408,12 @@ bool DesignSpaceView::run() {
     connect(job_.get(), &SweepJob::mailArrived, this, [this] { onMail(); });
     setRunning(true);
     status_->setText(QString("Sweeping %1 points (%2 layers each, %3 at %4 evaluations per layer) "
-                             "into %5…")
+                             "into %5…%6")
                          .arg(total_)
                          .arg(network_.layers.size())
                          .arg(searcher_->currentText())
                          .arg(budget_->value())
-                         .arg(database_->text().toHtmlEscaped()));
+                         .arg(database_->text().toHtmlEscaped(), movedFrom_.toHtmlEscaped()));
     job_->start();
     return true;
 }
@@ -427,9 +448,29 @@ void DesignSpaceView::onMail() {
                              .arg(database_->text().toHtmlEscaped())
                              .arg(invalid)
                              .arg(front_.size())
-                             .arg(mail.complete ? "" : " Cancelled: run again to resume."));
+                             .arg(QString(mail.complete ? "" : " Cancelled: run again to resume.") +
+                                  movedFrom_.toHtmlEscaped()));
     }
     emit finished();
+}
+
+QString DesignSpaceView::statusText() const {
+    return status_->text();
+}
+
+void DesignSpaceView::clearResults() {
+    if (running())
+        return;
+    spec_ = {};
+    points_.clear();
+    front_.clear();
+    database_->clear(); // the next sweep of the new session writes a file of its own
+    movedFrom_.clear();
+    refreshChoices();
+    redraw();
+    fillTable();
+    status_->setText(kIdleStatus);
+    refreshPlanned();
 }
 
 void DesignSpaceView::cancel() {

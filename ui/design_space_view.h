@@ -49,6 +49,9 @@ class DesignSpaceView : public QWidget {
     bool running() const;
     bool waitForFinished(int timeoutMs);
     bool openResults(const QString& path); // a database a sweep wrote
+    // Forgets the sweep shown (another session: its points are not this
+    // one's; they stay in their database). Not while a sweep runs.
+    void clearResults();
 
     void setMetrics(mw::SweepMetric x, mw::SweepMetric y);
     void setColourAxis(int axis); // -1: one colour
@@ -62,6 +65,7 @@ class DesignSpaceView : public QWidget {
     QCustomPlot* plot() const { return plot_; }
     QTableWidget* pointsTable() const { return table_; } // a row per point, sortable
     QString lastError() const { return lastError_; }
+    QString statusText() const; // the line above the chart
 
   protected:
     void showEvent(QShowEvent* event) override; // lays the plot out at its shown size
@@ -89,6 +93,7 @@ class DesignSpaceView : public QWidget {
     int total_ = 0;
     std::unique_ptr<SweepJob> job_;
     QString lastError_;
+    QString movedFrom_; // the database named that held another sweep, said with this one's
 
     QTableWidget* axesTable_;
     QComboBox* searcher_;

@@ -354,6 +354,7 @@ void MainWindow::setSession(const mw::Session& session) {
     session_.runs = finished;
     undo_->clear();
     networkView_->clearOutcome();
+    designView_->clearResults();
     inspector_->showRun(-1); // hand edits were of the last session's run (settleSession said)
     loading_ = true;         // the editors announce their new contents; the session is the source
     archEditor_->setArchitecture(session_.arch);
@@ -489,6 +490,10 @@ QStringList MainWindow::unsavedWork() const {
         work << (running == 1 ? QString("a search is running (it stops and keeps its best)")
                               : QString("%1 searches are running (they stop and keep their best)")
                                     .arg(running));
+    if (designView_->running())
+        work << QString("a design-space sweep is running (it stops; its finished points stay in "
+                        "%1)")
+                    .arg(designView_->databasePath());
     if (networkView_->outcomeUnkept())
         work << "the Network view's results are not in the session (Keep as runs adds them)";
     if (inspector_->hasEdits())
@@ -522,7 +527,9 @@ bool MainWindow::settleSession(const QString& action) {
     setEnabled(false);
     searchPanel_->cancelAll();
     networkView_->cancel();
-    const bool stopped = waitForSearches(10000) && networkView_->waitForFinished(10000);
+    designView_->cancel();
+    const bool stopped = waitForSearches(10000) && networkView_->waitForFinished(10000) &&
+                         designView_->waitForFinished(10000);
     setEnabled(true);
     if (networkRan && networkView_->outcomeUnkept())
         networkView_->keepOutcome();
