@@ -188,6 +188,13 @@ void TestIo::timeloopExportReadsBack() {
     const std::string mapping = readTextFile(dir + "/mapping.yaml");
     for (const char* line : {"target: psum_spad", "type: spatial", "split: 0"})
         QVERIFY2(mapping.find(line) != std::string::npos, line);
+    // A second export into the folder without a mapping or constraints
+    // leaves none of the first's: timeloop-model would read them with it.
+    writeTemp(tmp, "constraints.yaml", "architecture_constraints: {targets: []}\n");
+    exportTimeloop(c.problem, c.arch, nullptr, dir);
+    QVERIFY(fs::exists(fs::path(dir) / "arch.yaml"));
+    QVERIFY(!fs::exists(fs::path(dir) / "mapping.yaml"));
+    QVERIFY(!fs::exists(fs::path(dir) / "constraints.yaml"));
 }
 
 void TestIo::malformedJson() {

@@ -339,13 +339,16 @@ bool MainWindow::exportTimeloop(const QString& dir) {
                                  inspector_->problem().numDims() == p.numDims();
         mw::TimeloopMapper mapper;
         mapper.objective = "edp";
-        mw::exportTimeloop(
-            p, session_.arch, withMapping ? &inspector_->mapping() : nullptr, dir.toStdString(),
-            session_.constraints.is_null() ? nullptr : &session_.constraints, mapper);
+        // The constraints searches run under: the session's may no longer
+        // fit the design, and the search panel then holds none.
+        const mw::Json& constraints = searchPanel_->constraints();
+        mw::exportTimeloop(p, session_.arch, withMapping ? &inspector_->mapping() : nullptr,
+                           dir.toStdString(), constraints.is_null() ? nullptr : &constraints,
+                           mapper);
         info(QString("Exported %1 on %2 for Timeloop to %3 (%4ERT, ART, %5mapper.yaml)")
                  .arg(QString::fromStdString(p.name), QString::fromStdString(session_.arch.name),
                       dir, withMapping ? "mapping.yaml, " : "",
-                      session_.constraints.is_null() ? "" : "constraints.yaml, "));
+                      constraints.is_null() ? "" : "constraints.yaml, "));
     } catch (const std::exception& e) {
         fail(QString::fromStdString(e.what()));
         return false;

@@ -4,6 +4,7 @@
 // the writers in write.cpp; templates are rendered by template.cpp.
 #include "io/timeloop/timeloop.h"
 
+#include "common/atomic_file.h"
 #include "io/timeloop/template.h"
 #include "io/timeloop/yaml.h"
 #include "mapspace/mapspace.h"
@@ -253,15 +254,24 @@ void exportTimeloop(const Problem& p, const Architecture& a, const Mapping* m,
     const std::string art = timeloopArtYaml(a);
     const std::string cons = constraints ? timeloopConstraintsYaml(*constraints, p, a) : "";
     const std::string mapperText = timeloopMapperYaml(mapper);
-    writeTextFile((d / "arch.yaml").string(), arch);
-    writeTextFile((d / "problem.yaml").string(), problem);
+    // One case: written together, and a mapping or constraints file of an
+    // earlier export into the folder removed when this case has none
+    // (timeloop-model would read it beside this case's architecture).
+    FileSet files;
+    files.stage((d / "arch.yaml").string(), arch);
+    files.stage((d / "problem.yaml").string(), problem);
     if (m)
-        writeTextFile((d / "mapping.yaml").string(), mapping);
-    writeTextFile((d / "ERT.yaml").string(), ert);
-    writeTextFile((d / "ART.yaml").string(), art);
-    writeTextFile((d / "mapper.yaml").string(), mapperText);
+        files.stage((d / "mapping.yaml").string(), mapping);
+    else
+        files.removeOnCommit((d / "mapping.yaml").string());
+    files.stage((d / "ERT.yaml").string(), ert);
+    files.stage((d / "ART.yaml").string(), art);
+    files.stage((d / "mapper.yaml").string(), mapperText);
     if (!cons.empty())
-        writeTextFile((d / "constraints.yaml").string(), cons);
+        files.stage((d / "constraints.yaml").string(), cons);
+    else
+        files.removeOnCommit((d / "constraints.yaml").string());
+    files.commit();
 }
 
 } // namespace mw
