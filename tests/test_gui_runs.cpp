@@ -160,6 +160,11 @@ class TestGuiRuns : public GuiTest {
         QCOMPARE(w.session().runs[1].result.bestEvaluation.edp, computed.result.bestEvaluation.edp);
         QCOMPARE(panel->plot()->graphCount(), graphs - 1); // its curve is not drawn
         QVERIFY(panel->resultsTable()->item(1, 0)->toolTip().startsWith("Stale"));
+        // The energy view showed the run that became stale: it says so, and
+        // does not draw its levels under this design's names.
+        QCOMPARE(w.energyView()->currentRun(), 1);
+        QVERIFY(w.energyView()->summaryText().contains("Stale"));
+        QCOMPARE(w.energyView()->levelsPlot()->plottableCount(), 0);
         QVERIFY(w.undoStack()->canUndo());
         w.undoStack()->undo();
         QCOMPARE(w.session().network.layers[std::size_t(layer)].param("C", 0), c);

@@ -150,14 +150,19 @@ void EnergyView::setSession(const mw::Architecture& arch, const mw::Network& net
     network_ = network;
     runs_ = runs;
     pick_->clear();
-    int last = -1;
+    int last = -1; // current: a stale run (another design's) is shown only when chosen
     for (std::size_t i = 0; i < runs_.size(); ++i)
         if (runs_[i].finished && runs_[i].result.found) {
             pick_->addItem(runLabel(runs_[i], int(i)), int(i));
-            last = int(i);
+            if (runs_[i].stale.empty())
+                last = int(i);
         }
     const bool keep = run_ >= 0 && pick_->findData(run_) >= 0;
     showRun(keep ? run_ : last);
+}
+
+QString EnergyView::summaryText() const {
+    return summary_->text();
 }
 
 void EnergyView::showRun(int runIndex) {
@@ -208,6 +213,21 @@ void EnergyView::drawLevels() {
     }
     const mw::SessionRun& r = runs_[std::size_t(run_)];
     const mw::Evaluation& e = r.result.bestEvaluation;
+    if (!r.stale.empty()) {
+        // Its figures are the earlier design's: its levels may not be this
+        // one's (one removed shifts the rest), nor its area.
+        stackedBars(levels_, {}, {}, {}, {});
+        summary_->setText(
+            QString("<b style='color:#b00020'>Stale: %1.</b> As last computed on the design it "
+                    "was searched on: energy %2 µJ · cycles %3 · EDP %4 J·cycle. Its levels are "
+                    "not drawn against this design's; run it again (right-click it in the "
+                    "search table) to see them.")
+                .arg(QString::fromStdString(r.stale).toHtmlEscaped())
+                .arg(e.energy * 1e-6, 0, 'f', 2)
+                .arg(e.cycles)
+                .arg(e.edp, 0, 'g', 5));
+        return;
+    }
     const int li = network_.layerIndex(r.layer);
     mw::Problem p;
     try {

@@ -26,6 +26,7 @@ class EnergyView : public QWidget {
     void runInserted(int index) { run_ += run_ >= index; }
     void setSplitByAction(bool byAction);
     int currentRun() const { return run_; }
+    QString summaryText() const; // the figures above the charts
     QCustomPlot* levelsPlot() const { return levels_; }
     QCustomPlot* comparisonPlot() const { return compare_; }
     QCustomPlot* areaPlot() const { return area_; }
