@@ -355,7 +355,7 @@ void MainWindow::setSession(const mw::Session& session) {
     undo_->clear();
     networkView_->clearOutcome();
     designView_->clearResults();
-    inspector_->showRun(-1); // hand edits were of the last session's run (settleSession said)
+    inspector_->dropEdits(); // hand edits were of the last session's run (settleSession said)
     loading_ = true;         // the editors announce their new contents; the session is the source
     archEditor_->setArchitecture(session_.arch);
     workloadEditor_->setNetwork(session_.network);

@@ -33,8 +33,10 @@ MappingInspector::MappingInspector(QWidget* parent) : QWidget(parent) {
     auto* reset = new QPushButton("Reset edits");
     reset->setToolTip("Back to the run's best mapping");
     connect(reset, &QPushButton::clicked, this, &MappingInspector::resetEdits);
-    connect(pickA_, &QComboBox::activated, this,
-            [this](int i) { showRun(pickA_->itemData(i).toInt()); });
+    connect(pickA_, &QComboBox::activated, this, [this](int i) {
+        setAside_ = {}; // another run chosen: the user moved on
+        showRun(pickA_->itemData(i).toInt());
+    });
     connect(pickB_, &QComboBox::activated, this,
             [this](int i) { compareWith(pickB_->itemData(i).toInt()); });
     auto* top = new QHBoxLayout;
@@ -128,32 +130,67 @@ void MappingInspector::setSession(const mw::Architecture& arch, const mw::Networ
         if (runs_[std::size_t(pickA_->itemData(i).toInt())].stale.empty())
             firstCurrent = pickA_->itemData(i).toInt();
     if (!(edited && a >= 0 && keepEdits())) {
+        // Loops that no longer fit their layer (reshaped or removed) are set
+        // aside, said, and put back when an undo brings the shape back.
+        if (edited && a >= 0)
+            setAside_ = {a, problemA_, mappingA_};
         showRun(a >= 0 ? a : firstCurrent);
-        if (edited) { // said, not lost in silence: a reshaped layer's loops no longer fit
-            lastError_ = "Hand edits discarded: their run is gone or its layer changed shape";
+        if (edited) {
+            lastError_ = a >= 0 ? "Hand edits set aside: their layer changed shape (undoing the "
+                                  "change brings them back)"
+                                : "Hand edits discarded: their run is gone";
+            emit message(lastError_);
+        } else if (setAside_.run >= 0 && setAside_.run == runA_ && restoreSetAside()) {
+            lastError_ = "Hand edits restored: their layer has its shape again";
+            error_->setText(lastError_);
             emit message(lastError_);
         }
     }
     compareWith(b);
 }
 
+void MappingInspector::dropEdits() {
+    setAside_ = {};
+    showRun(-1);
+}
+
+bool MappingInspector::restoreSetAside() {
+    mw::Problem p;
+    mw::Mapping best;
+    if (!load(runA_, p, best) || !sameDimensions(p, setAside_.problem))
+        return false;
+    problemA_ = p;
+    originalA_ = best;
+    mappingA_ = setAside_.mapping;
+    setAside_ = {};
+    mw::evaluate(problemA_, arch_, mappingA_, evalA_);
+    refresh();
+    return true;
+}
+
 void MappingInspector::runInserted(int index) {
-    for (int* run : {&runA_, &runB_})
+    for (int* run : {&runA_, &runB_, &setAside_.run})
         if (*run >= index)
             ++*run;
+}
+
+bool MappingInspector::sameDimensions(const mw::Problem& a, const mw::Problem& b) {
+    // The loops fit while the dimensions and bounds do (their products are
+    // the bounds); a stride changed is still the same loops, re-costed, so
+    // this is not mw::sameShape, which also compares the tensors.
+    if (a.dims.size() != b.dims.size())
+        return false;
+    for (std::size_t d = 0; d < a.dims.size(); ++d)
+        if (a.dims[d].name != b.dims[d].name || a.dims[d].bound != b.dims[d].bound)
+            return false;
+    return true;
 }
 
 bool MappingInspector::keepEdits() {
     mw::Problem p;
     mw::Mapping best;
-    // The loops fit while the dimensions and bounds do (their products are
-    // the bounds); a stride changed is still the same loops, re-costed, so
-    // this is not mw::sameShape, which also compares the tensors.
-    if (!load(runA_, p, best) || p.dims.size() != problemA_.dims.size())
+    if (!load(runA_, p, best) || !sameDimensions(p, problemA_))
         return false;
-    for (std::size_t d = 0; d < p.dims.size(); ++d)
-        if (p.dims[d].name != problemA_.dims[d].name || p.dims[d].bound != problemA_.dims[d].bound)
-            return false;
     // The same loops on the layer and architecture as they now are.
     problemA_ = p;
     originalA_ = best;

@@ -36,6 +36,8 @@ class MappingInspector : public QWidget {
     // Loop order of a level, outer to inner, dimension names separated by spaces.
     bool setOrder(int level, const QString& text);
     void resetEdits();
+    // Forgets hand edits, also those set aside (another session opened).
+    void dropEdits();
     // Whether mapping A has hand edits (they stay through setSession while
     // its run and the run's layer do; a new search finishing keeps them).
     bool hasEdits() const { return hasA_ && !mw::sameMapping(mappingA_, originalA_); }
@@ -59,6 +61,14 @@ class MappingInspector : public QWidget {
     // Mapping A's hand edits on the session as setSession left it, when its
     // run and layer are still there in the same shape; false: not kept.
     bool keepEdits();
+    bool restoreSetAside(); // the set-aside edits on run A, when its layer fits them again
+    static bool sameDimensions(const mw::Problem& a, const mw::Problem& b);
+    // Hand edits of a run whose layer changed shape under them (run -1: none).
+    struct SetAside {
+        int run = -1;
+        mw::Problem problem;
+        mw::Mapping mapping{};
+    } setAside_;
     QString nestText(const mw::Problem& p, const mw::Mapping& m, const mw::Evaluation& e) const;
     QString summary(const mw::Evaluation& e, const mw::Problem& p) const;
 
