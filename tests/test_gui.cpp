@@ -9,6 +9,24 @@
 
 using namespace mw::gui_test;
 
+// Types `value` into the field of level `level` that shows `shown`, as a user
+// would (focus, select, keys), without Enter; the field, or null if none.
+QLineEdit* typeIntoField(MainWindow& w, int level, const QString& shown, qint64 value) {
+    w.showView("architecture");
+    w.architectureEditor()->selectLevel(level);
+    QLineEdit* field = nullptr;
+    for (QLineEdit* e : w.architectureEditor()->findChildren<QLineEdit*>())
+        if (e->isVisible() && e->text() == shown)
+            field = e;
+    if (!field)
+        return nullptr;
+    QApplication::setActiveWindow(&w);
+    field->setFocus();
+    field->selectAll();
+    QTest::keyClicks(field, QString::number(value));
+    return field;
+}
+
 class TestGui : public GuiTest {
     Q_OBJECT
   private slots:
@@ -341,19 +359,10 @@ class TestGui : public GuiTest {
         QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        w.showView("architecture");
         const int glb = w.session().arch.levelIndex("shared_glb");
         const auto before = w.session().arch.levels[std::size_t(glb)].capacityWords;
-        w.architectureEditor()->selectLevel(glb);
-        QLineEdit* field = nullptr;
-        for (QLineEdit* e : w.architectureEditor()->findChildren<QLineEdit*>())
-            if (e->isVisible() && e->text() == QString::number(before))
-                field = e;
+        QLineEdit* field = typeIntoField(w, glb, QString::number(before), before * 2);
         QVERIFY(field);
-        QApplication::setActiveWindow(&w);
-        field->setFocus();
-        field->selectAll();
-        QTest::keyClicks(field, QString::number(before * 2));
         QCOMPARE(w.session().arch.levels[std::size_t(glb)].capacityWords, before); // not yet
         const QString file = path("typed.session.json");
         QVERIFY(w.saveSession(file));
@@ -369,19 +378,10 @@ class TestGui : public GuiTest {
         QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        w.showView("architecture");
         const int glb = w.session().arch.levelIndex("shared_glb");
         const auto before = w.session().arch.levels[std::size_t(glb)].capacityWords;
-        w.architectureEditor()->selectLevel(glb);
-        QLineEdit* field = nullptr;
-        for (QLineEdit* e : w.architectureEditor()->findChildren<QLineEdit*>())
-            if (e->isVisible() && e->text() == QString::number(before))
-                field = e;
+        QLineEdit* field = typeIntoField(w, glb, QString::number(before), before * 2);
         QVERIFY(field);
-        QApplication::setActiveWindow(&w);
-        field->setFocus();
-        field->selectAll();
-        QTest::keyClicks(field, QString::number(before * 2));
         QTest::keyClick(field, Qt::Key_Return); // commits
         QCOMPARE(w.session().arch.levels[std::size_t(glb)].capacityWords, before * 2);
         QVERIFY(field->hasFocus());
