@@ -459,7 +459,12 @@ class TestGui : public GuiTest {
         QVERIFY(w.workloadEditor()->setCell(layer, "C", QString::number(c / 2)));
         QVERIFY(!inspector->hasEdits());
         QVERIFY(inspector->lastError().startsWith("Hand edits set aside"));
-        // Undoing the reshape brings them back.
+        QVERIFY(w.unsavedWork().join(' ').contains("hand-edited mapping"));
+        // A run finishing meanwhile does not take the inspector off their run,
+        // so undoing the reshape brings them back.
+        QCOMPARE(w.searchPanel()->runSelected(), 1);
+        QVERIFY(w.waitForSearches(60000));
+        QCOMPARE(inspector->currentRun(), 0);
         w.undoStack()->undo();
         QVERIFY(inspector->hasEdits());
         QVERIFY(mw::sameMapping(inspector->mapping(), edited));

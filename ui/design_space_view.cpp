@@ -394,7 +394,8 @@ bool DesignSpaceView::run() {
             QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/sweeps";
         QDir().mkpath(dir);
         database_->setText(dir + "/" + qs(network_.name + "-on-" + base_.name) + "-" +
-                           QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss") + ".sqlite");
+                           QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss-zzz") +
+                           ".sqlite");
     }
     spec_ = spec;
     points_.clear();

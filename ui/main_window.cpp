@@ -496,7 +496,7 @@ QStringList MainWindow::unsavedWork() const {
                     .arg(designView_->databasePath());
     if (networkView_->outcomeUnkept())
         work << "the Network view's results are not in the session (Keep as runs adds them)";
-    if (inspector_->hasEdits())
+    if (inspector_->hasEdits() || inspector_->hasSetAsideEdits())
         work << "the Inspector holds a hand-edited mapping, which a session does not keep "
                 "(Export mapping saves it)";
     return work;

@@ -425,8 +425,26 @@ void MainWindow::exportPlotDialog() {
 void MainWindow::exportTimeloopDialog() {
     commitPendingEdits(); // exported as typed
     const QString dir = QFileDialog::getExistingDirectory(this, "Export for Timeloop into");
-    if (!dir.isEmpty())
-        exportTimeloop(dir);
+    if (dir.isEmpty())
+        return;
+    // A case's files replace those of the folder (an imported case's own,
+    // say), and a mapping or constraints file this case has none of goes:
+    // asked first when there are any.
+    QStringList present;
+    for (const char* name : {"arch.yaml", "problem.yaml", "mapping.yaml", "constraints.yaml",
+                             "ERT.yaml", "ART.yaml", "mapper.yaml"})
+        if (QFileInfo::exists(dir + "/" + name))
+            present << name;
+    if (!present.isEmpty() &&
+        QMessageBox::question(this, "Replace files?",
+                              QString("%1 already holds %2. Replace them with this case's (a "
+                                      "mapping.yaml or constraints.yaml it has none of is "
+                                      "removed)?")
+                                  .arg(dir, present.join(", ")),
+                              QMessageBox::Yes | QMessageBox::Cancel,
+                              QMessageBox::Cancel) != QMessageBox::Yes)
+        return;
+    exportTimeloop(dir);
 }
 
 void MainWindow::importArchitectureDialog() {

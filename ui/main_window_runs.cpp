@@ -123,36 +123,42 @@ void MainWindow::onRunFinished(const mw::SessionRun& run, int position) {
     session_.runs.insert(session_.runs.begin() + index, run);
     // It searched the design as it was when it started: an edit since then
     // re-costs it, or marks it stale, as the edit did every other run.
-    refreshRunStates("the design as it is now");
+    refreshRunStates(); // (said with the finish below)
+    const std::string stale = session_.runs[std::size_t(index)].stale;
     inspector_->runInserted(index);
     energyView_->runInserted(index);
     searchPanel_->setRuns(session_.runs);
     inspector_->setSession(session_.arch, session_.network, session_.runs);
     energyView_->setSession(session_.arch, session_.network, session_.runs);
-    // Show the best run of the current layer (in the inspector unless the
-    // user is editing a mapping there).
-    int best = index;
+    // Show the best current run of its layer (this one when none is), in
+    // the inspector unless the user's hand edits are there.
+    int best = -1;
     for (std::size_t i = 0; i < session_.runs.size(); ++i) {
         const auto& r = session_.runs[i];
         if (r.layer == run.layer && r.result.found && r.stale.empty() &&
-            (!session_.runs[std::size_t(best)].result.found ||
-             r.result.bestCost < session_.runs[std::size_t(best)].result.bestCost))
+            (best < 0 || r.result.bestCost < session_.runs[std::size_t(best)].result.bestCost))
             best = int(i);
     }
-    if (!inspector_->hasEdits())
+    if (best < 0)
+        best = index;
+    if (!inspector_->hasEdits() && !inspector_->hasSetAsideEdits())
         inspector_->showRun(best);
     energyView_->showRun(best);
     refreshExplorer();
     refreshArchitectureTotals();
     setDirty(true);
     statusBar()->showMessage(
-        QString("%1 (seed %2) finished: %3 after %4 evaluations%5")
+        QString("%1 (seed %2) finished: %3 after %4 evaluations%5%6")
             .arg(QString::fromStdString(run.searcher))
             .arg(run.settings.seed)
             .arg(run.result.found ? QString::number(run.result.bestCost, 'g', 5) : "no mapping")
             .arg(run.result.evaluations)
-            .arg(run.result.cancelled ? " (cancelled, best kept)" : ""),
-        6000);
+            .arg(run.result.cancelled ? " (cancelled, best kept)" : "")
+            .arg(stale.empty() ? QString()
+                               : QString("; the design was edited while it ran: kept, marked "
+                                         "stale (%1)")
+                                     .arg(QString::fromStdString(stale))),
+        stale.empty() ? 6000 : 12000);
 }
 
 void MainWindow::openDesignPoint(const mw::SweepSpec& spec, const mw::PointRecord& point) {
@@ -225,7 +231,7 @@ void MainWindow::keepRuns(const std::vector<mw::SessionRun>& runs) {
 }
 
 void MainWindow::showRun(int runIndex) {
-    inspector_->showRun(runIndex);
+    inspector_->chooseRun(runIndex);
     energyView_->showRun(runIndex);
     showView("inspector");
 }

@@ -33,10 +33,8 @@ MappingInspector::MappingInspector(QWidget* parent) : QWidget(parent) {
     auto* reset = new QPushButton("Reset edits");
     reset->setToolTip("Back to the run's best mapping");
     connect(reset, &QPushButton::clicked, this, &MappingInspector::resetEdits);
-    connect(pickA_, &QComboBox::activated, this, [this](int i) {
-        setAside_ = {}; // another run chosen: the user moved on
-        showRun(pickA_->itemData(i).toInt());
-    });
+    connect(pickA_, &QComboBox::activated, this,
+            [this](int i) { chooseRun(pickA_->itemData(i).toInt()); });
     connect(pickB_, &QComboBox::activated, this,
             [this](int i) { compareWith(pickB_->itemData(i).toInt()); });
     auto* top = new QHBoxLayout;
@@ -147,6 +145,11 @@ void MappingInspector::setSession(const mw::Architecture& arch, const mw::Networ
         }
     }
     compareWith(b);
+}
+
+void MappingInspector::chooseRun(int runIndex) {
+    setAside_ = {}; // the user moved on
+    showRun(runIndex);
 }
 
 void MappingInspector::dropEdits() {

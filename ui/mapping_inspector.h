@@ -41,6 +41,11 @@ class MappingInspector : public QWidget {
     // Whether mapping A has hand edits (they stay through setSession while
     // its run and the run's layer do; a new search finishing keeps them).
     bool hasEdits() const { return hasA_ && !mw::sameMapping(mappingA_, originalA_); }
+    // Hand edits set aside while their layer has another shape (an undo
+    // brings them back while the inspector stays on their run).
+    bool hasSetAsideEdits() const { return setAside_.run >= 0; }
+    // A run chosen by the user (picker, tree, table): set-aside edits are let go.
+    void chooseRun(int runIndex);
 
     bool hasMapping() const { return hasA_; }
     const mw::Mapping& mapping() const { return mappingA_; }

@@ -108,12 +108,18 @@ void FileSet::commit() {
         staged_.erase(staged_.begin());
         replaceWith(temporary, target);
     }
-    for (const std::string& path : stale_) {
-        std::error_code ignored;
-        if (std::filesystem::remove(path, ignored))
-            syncFolder(path);
-    }
+    // A stale file that is not there is gone already; one that cannot go (a
+    // folder, a permission) is named, as it would be read with the new set.
+    std::vector<std::string> stale = std::move(stale_);
     stale_.clear();
+    for (const std::string& path : stale) {
+        std::error_code ec;
+        if (std::filesystem::remove(path, ec))
+            syncFolder(path);
+        else if (ec)
+            throw InputError(path, "is left from an earlier set and could not be removed (" +
+                                       ec.message() + ")");
+    }
 }
 
 } // namespace mw

@@ -364,12 +364,19 @@ class NodeWalker {
 
     // A value as one line: a scalar as it is, a list or map in YAML's flow
     // style ("[M, C, P]", "{X: 2, Y: 1}").
+    // (A node keeps the style it was read in, which an emitter's Flow does
+    // not override: a copy set to flow prints alike however it was written.)
     static std::string oneLine(const YAML::Node& n) {
-        if (n.IsScalar())
-            return n.Scalar();
-        YAML::Emitter out;
-        out << YAML::Flow << n;
-        std::string s = out.c_str();
+        std::string s;
+        if (n.IsScalar()) {
+            s = n.Scalar();
+        } else {
+            YAML::Node flow = YAML::Clone(n);
+            flow.SetStyle(YAML::EmitterStyle::Flow);
+            YAML::Emitter out;
+            out << flow;
+            s = out.c_str();
+        }
         std::replace(s.begin(), s.end(), '\n', ' ');
         return s;
     }
