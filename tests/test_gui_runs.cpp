@@ -323,6 +323,20 @@ class TestGuiRuns : public GuiTest {
             QCOMPARE(run.result.bestEvaluation.cycles, now.cycles);
             // (the edit changes them: the search's own figures were others)
             QVERIFY(mw::evaluate(p, original, run.result.best).cycles != now.cycles);
+            // The table's figures are of the design as it is, and say so.
+            using mw::ui::SearchPanel;
+            const QTableWidget* table = panel->resultsTable();
+            QCOMPARE(table->item(0, SearchPanel::ColFinal)->text(),
+                     mw::ui::formatCost(mw::ui::costNow(run)));
+            QVERIFY(mw::ui::recosted(run));
+            QVERIFY(table->item(0, SearchPanel::ColFinal)->toolTip().startsWith("Re-costed"));
+            QVERIFY(
+                table->item(0, SearchPanel::ColStatus)->text().endsWith("(design since edited)"));
+            QStringList curves;
+            for (int i = 0; i < panel->plot()->graphCount(); ++i)
+                curves << panel->plot()->graph(i)->name();
+            QVERIFY2(curves.contains("random · seed 1 (earlier design)"),
+                     qPrintable(curves.join(", ")));
         } else
             QVERIFY(!run.stale.empty());
     }
@@ -526,6 +540,20 @@ class TestGuiRuns : public GuiTest {
         panel->setLogX(false);
         QCOMPARE(panel->plot()->xAxis->scaleType(), QCPAxis::stLinear);
         QCOMPARE(panel->plot()->xAxis->range().lower, 0.0);
+        // An edit that re-costs the runs: the proof was of the design before
+        // it, so no optimum is drawn or compared against.
+        mw::Architecture slower = w.session().arch;
+        slower.levels[0].readBandwidth = 0.01;
+        QVERIFY(w.architectureEditor()->applyEdit(slower, "slower DRAM"));
+        for (int i = 0; i < panel->plot()->graphCount(); ++i)
+            QVERIFY(panel->plot()->graph(i)->name() != "optimum");
+        for (int row = 0; row < table->rowCount(); ++row)
+            QVERIFY(table->item(row, mw::ui::SearchPanel::ColOverOptimum)->text().isEmpty());
+        w.undoStack()->undo(); // and back: the proof holds again
+        bool drawn = false;
+        for (int i = 0; i < panel->plot()->graphCount(); ++i)
+            drawn = drawn || panel->plot()->graph(i)->name() == "optimum";
+        QVERIFY(drawn);
     }
 
     void pausesAndCancelsOneRun() {

@@ -136,7 +136,7 @@ void MainWindow::onRunFinished(const mw::SessionRun& run, int position) {
     for (std::size_t i = 0; i < session_.runs.size(); ++i) {
         const auto& r = session_.runs[i];
         if (r.layer == run.layer && r.result.found && r.stale.empty() &&
-            (best < 0 || r.result.bestCost < session_.runs[std::size_t(best)].result.bestCost))
+            (best < 0 || costNow(r) < costNow(session_.runs[std::size_t(best)])))
             best = int(i);
     }
     if (best < 0)

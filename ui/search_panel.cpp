@@ -136,6 +136,18 @@ QString formatCost(double v) {
     return v >= mw::SearchContext::kInfinity ? QString("—") : QString::number(v, 'g', 5);
 }
 
+double costNow(const mw::SessionRun& r) {
+    return r.result.found ? r.settings.objective.value(r.result.bestEvaluation)
+                          : mw::SearchContext::kInfinity;
+}
+
+bool recosted(const mw::SessionRun& r) {
+    if (!r.result.found)
+        return false;
+    const double now = costNow(r), then = r.result.bestCost;
+    return std::abs(now - then) > 1e-9 * std::max(std::abs(now), std::abs(then)); // (rounding)
+}
+
 void SearchPanel::addSearchers(const std::vector<mw::SearcherFactory>& searchers) {
     for (const auto& f : searchers) {
         extra_.push_back(f);

@@ -41,6 +41,12 @@ QString searcherFigures(const mw::SearchResult& r, const QString& sep, bool all)
 QString modelFigures(const mw::SearchResult& r, const QString& sep);
 // A cost as the panel shows it: 5 significant digits, a dash for none.
 QString formatCost(double v);
+// A run's best on the design as it now is: its objective over the re-costed
+// evaluation. (bestCost stays what its search found on the design it ran on.)
+double costNow(const mw::SessionRun& r);
+// Whether an edit since the search changed that figure: the run's curve and
+// any optimum it proved were of another design.
+bool recosted(const mw::SessionRun& r);
 
 class SearchPanel : public QWidget {
     Q_OBJECT
@@ -142,7 +148,8 @@ class SearchPanel : public QWidget {
     struct Curve {
         std::string searcher;
         std::uint64_t seed = 0;
-        int variant = 0; // its shade and dash among its searcher's curves
+        int variant = 0;            // its shade and dash among its searcher's curves
+        bool earlierDesign = false; // searched before an edit that re-costed its best
         QVector<double> evaluations, seconds, best;
         QCPGraph* graph = nullptr;
     };

@@ -80,7 +80,10 @@ void SearchPanel::refreshCurve(Curve& c) {
     const QColor color = shade >= 100 ? base.darker(shade) : base.lighter(100 * 100 / shade);
     g->setPen(QPen(color, 1.8, kDashes[(c.variant / 5 + c.variant) % 5]));
     g->setLineStyle(QCPGraph::lsStepLeft);
-    g->setName(QString("%1 · seed %2").arg(QString::fromStdString(c.searcher)).arg(c.seed));
+    g->setName(QString("%1 · seed %2%3")
+                   .arg(QString::fromStdString(c.searcher))
+                   .arg(c.seed)
+                   .arg(c.earlierDesign ? " (earlier design)" : ""));
     g->setData(plotKeys(timeAxis_ ? c.seconds : c.evaluations), c.best, true);
 }
 
@@ -93,6 +96,7 @@ void SearchPanel::rebuildPlot() {
         Curve c;
         c.searcher = r.searcher;
         c.seed = r.settings.seed;
+        c.earlierDesign = recosted(r); // (its history; the table has its cost now)
         for (const mw::TracePoint& t : r.result.trace) {
             if (t.best >= mw::SearchContext::kInfinity)
                 continue;

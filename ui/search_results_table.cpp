@@ -18,8 +18,9 @@ namespace mw::ui {
 double SearchPanel::optimum(const std::string& layer, const std::string& objective) const {
     double best = 0.0;
     for (const mw::SessionRun& r : runs_) {
-        if (!r.finished || r.layer != layer || r.settings.objective.name() != objective)
-            continue;
+        if (!r.finished || r.layer != layer || r.settings.objective.name() != objective ||
+            !r.stale.empty() || recosted(r))
+            continue; // (a proof holds for the design it was made on)
         const double o = mw::provenOptimum(r.result);
         if (o > 0 && (best == 0 || o < best))
             best = o;
@@ -77,10 +78,12 @@ void SearchPanel::refreshTable() {
         // own proven gap.
         QString overOptimum;
         const double opt = optimum(r.layer, r.settings.objective.name());
-        const bool current = r.stale.empty(); // a stale run's bound and optimum were another's
+        const bool current = r.stale.empty();   // a stale run's bound and optimum were another's
+        const bool searchedHere = !recosted(r); // its figures are of this design
         if (current && res.found && opt > 0)
-            overOptimum = QString::number(100.0 * (res.bestCost / opt - 1.0), 'f', 1) + " %";
-        else if (current && res.found && r.searcher == "optimal" && res.stats.count("gap"))
+            overOptimum = QString::number(100.0 * (costNow(r) / opt - 1.0), 'f', 1) + " %";
+        else if (current && searchedHere && res.found && r.searcher == "optimal" &&
+                 res.stats.count("gap"))
             overOptimum = "≤ " + QString::number(100.0 * res.stats.at("gap"), 'g', 3) + " %";
         table_->insertRow(row);
         const QStringList cells = {
@@ -88,7 +91,7 @@ void SearchPanel::refreshTable() {
             QString::fromStdString(r.layer),
             QString::number(r.settings.seed),
             QString::fromStdString(r.settings.objective.name()),
-            res.found ? formatCost(res.bestCost) : QString("none found"),
+            res.found ? formatCost(current ? costNow(r) : res.bestCost) : QString("none found"),
             res.found ? QString::number(res.bestEvaluation.energy * 1e-6, 'f', 2) : QString(),
             res.found ? QString::number(res.bestEvaluation.cycles) : QString(),
             current && res.found && bound > 0
@@ -99,7 +102,8 @@ void SearchPanel::refreshTable() {
             QString::number(res.seconds, 'f', 2),
             !r.stale.empty() ? QString("stale: %1").arg(QString::fromStdString(r.stale))
             : res.cancelled  ? QString("cancelled")
-                             : QString::fromStdString(res.stopReason),
+                             : QString::fromStdString(res.stopReason) +
+                                  (searchedHere ? QString() : QString(" (design since edited)")),
             searcherFigures(res, ", ", false)};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
@@ -113,6 +117,10 @@ void SearchPanel::refreshTable() {
             }
             if (c == ColFigures)
                 item->setToolTip(searcherFigures(res, "\n", true));
+            if (c == ColFinal && current && !searchedHere)
+                item->setToolTip(QString("Re-costed on the design as edited; its search found %1 "
+                                         "on the design it ran on (its curve)")
+                                     .arg(formatCost(res.bestCost)));
             if (c == ColSearcher) {
                 item->setData(Qt::UserRole, int(i));
                 item->setForeground(searcherColor(r.searcher));
