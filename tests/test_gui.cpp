@@ -478,6 +478,29 @@ class TestGui : public GuiTest {
         QVERIFY(!inspector->hasEdits());
     }
 
+    // Windows open side by side autosave to files of their own (one wrote
+    // over the other's every 30 s), and a window whose process is gone
+    // without closing cleanly leaves its autosave to be offered back.
+    void windowsAutosaveApartAndCrashesAreFound() {
+        QTemporaryDir autosave;
+        const auto options = testOptions(autosave.path());
+        MainWindow a(options), b(options);
+        QVERIFY(a.autosavePath() != b.autosavePath());
+        QVERIFY(a.autosaveNow() && b.autosaveNow());
+        QVERIFY(a.crashedAutosaves().isEmpty());
+        QString lost;
+        {
+            MainWindow c(options);
+            QVERIFY(c.autosaveNow());
+            lost = c.autosavePath();
+            // Its "running" marker, as a start writes it; no clean exit.
+            QFile marker(QString(lost).replace(".session.json", ".running"));
+            QVERIFY(marker.open(QIODevice::WriteOnly));
+        } // (its lock goes with it, as with a process that died)
+        QCOMPARE(a.crashedAutosaves(), QStringList{lost});
+        QCOMPARE(b.crashedAutosaves(), QStringList{lost});
+    }
+
     void sessionRoundTrips() {
         MainWindow w(testOptions(dir_.path()));
         QVERIFY(w.openSession(MainWindow::defaultSessionPath()));

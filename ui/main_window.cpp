@@ -26,6 +26,7 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLockFile>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -176,6 +177,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     setSession(emptySession());
     setDirty(false);
     if (options_.autosave) {
+        claimAutosaveSlot();
         autosave_->start();
         if (options_.offerRestore)
             QTimer::singleShot(0, this, &MainWindow::offerRestore);
@@ -210,13 +212,6 @@ bool MainWindow::isBundledSample(const QString& path) {
 
 QStringList MainWindow::viewNames() {
     return kViews;
-}
-
-QString MainWindow::autosavePath() const {
-    const QString dir = options_.autosaveDir.isEmpty()
-                            ? QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)
-                            : options_.autosaveDir;
-    return dir + "/autosave.session.json";
 }
 
 void MainWindow::buildActions() {
@@ -436,39 +431,6 @@ bool MainWindow::trainSurrogate(int samples, int epochs, bool interactive) {
     return true;
 }
 
-mw::Session MainWindow::sessionToSave() const {
-    mw::Session s = session_;
-    for (const mw::SessionRun& r : requested_) // asked for, not run yet
-        s.runs.push_back(r);
-    return s;
-}
-
-bool MainWindow::autosaveNow() {
-    try {
-        QDir().mkpath(QFileInfo(autosavePath()).absolutePath());
-        mw::saveSession(autosavePath().toStdString(), sessionToSave());
-        return true;
-    } catch (const std::exception& e) {
-        statusBar()->showMessage(QString("Autosave failed: %1").arg(e.what()), 5000);
-        return false;
-    }
-}
-
-void MainWindow::offerRestore() {
-    // A clean exit clears the flag; finding it set means the last window crashed.
-    QSettings settings;
-    const bool crashed = settings.value("session/running", false).toBool();
-    settings.setValue("session/running", true);
-    if (!crashed || !QFileInfo::exists(autosavePath()))
-        return;
-    const auto answer = QMessageBox::question(
-        this, "Restore session?",
-        "Mapwright did not close cleanly last time. Restore the autosaved session?",
-        QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
-    if (answer == QMessageBox::Yes && openSession(autosavePath()))
-        path_.clear(); // save asks for a name: the autosave is not the user's file
-}
-
 void MainWindow::commitPendingEdits() {
     // An editor's field commits when it loses focus or on Enter; a save, a
     // close or a run from a shortcut moves no focus, and would go on without
@@ -549,7 +511,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     }
     if (options_.autosave) {
         autosaveNow();
-        QSettings().setValue("session/running", false);
+        cleanExit();
     }
     event->accept();
 }

@@ -9,12 +9,15 @@
 
 #include <QMainWindow>
 
+#include <memory>
+
 class QTabWidget;
 class QTreeWidget;
 class QLabel;
 class QUndoStack;
 class QTimer;
 class QMenu;
+class QLockFile;
 
 namespace mw::ui {
 
@@ -105,7 +108,9 @@ class MainWindow : public QMainWindow {
     // cancel (interactive) or silently (tests). Returns false on cancel/error.
     bool trainSurrogate(int samples = 100'000, int epochs = 20, bool interactive = true);
     QString lastSurrogateReport() const { return surrogateReport_; }
-    QString autosavePath() const;
+    QString autosavePath() const; // this window's (see main_window_autosave.cpp)
+    // Autosaves left by windows that did not close cleanly, the newest first.
+    QStringList crashedAutosaves() const;
 
     QString lastError() const { return lastError_; }
     ArchitectureEditor* architectureEditor() const { return archEditor_; }
@@ -147,6 +152,12 @@ class MainWindow : public QMainWindow {
     void addRecent(const QString& path);
     void rebuildRecentMenu();
     void offerRestore();
+    QString autosaveDir() const;
+    QString autosaveSlotPath(int slot, const QString& suffix) const;
+    bool isAutosave(const QString& path) const; // any window's
+    void claimAutosaveSlot();
+    void markRunning(); // this window's slot: in use, until cleanExit
+    void cleanExit();
     void setDirty(bool dirty);
     // Actions.
     void openDialog();
@@ -173,6 +184,8 @@ class MainWindow : public QMainWindow {
     QTreeWidget* explorer_;
     QLabel* running_;
     QTimer* autosave_;
+    std::unique_ptr<QLockFile> autosaveLock_; // held while this window runs
+    int autosaveSlot_ = -1;
     QMenu* recentMenu_ = nullptr;
     ArchitectureEditor* archEditor_;
     WorkloadEditor* workloadEditor_;

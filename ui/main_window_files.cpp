@@ -160,7 +160,7 @@ bool MainWindow::saveSession(const QString& path) {
 }
 
 void MainWindow::addRecent(const QString& path) {
-    if (path == autosavePath())
+    if (isAutosave(path))
         return;
     QSettings settings;
     QStringList recent = settings.value("recentSessions").toStringList();

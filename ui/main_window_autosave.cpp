@@ -1,0 +1,136 @@
+// MainWindow: autosave and crash recovery. Each window claims a slot in the
+// autosave folder, a lock file it holds while it runs, so that windows open
+// side by side never write over each other's autosave. A slot's "running"
+// marker is written when the window starts and removed when it closes
+// cleanly: a marker whose lock nobody holds (its process is gone) was left by
+// a crash, and that slot's autosave is offered back at the next start.
+#include "ui/main_window.h"
+
+#include "io/session_io.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QLockFile>
+#include <QMessageBox>
+#include <QStandardPaths>
+#include <QStatusBar>
+
+#include <algorithm>
+
+namespace mw::ui {
+
+namespace {
+
+constexpr int kAutosaveSlots = 32;
+
+} // namespace
+
+QString MainWindow::autosaveDir() const {
+    return options_.autosaveDir.isEmpty()
+               ? QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)
+               : options_.autosaveDir;
+}
+
+QString MainWindow::autosaveSlotPath(int slot, const QString& suffix) const {
+    // Slot 0 keeps the name a single window always had.
+    return autosaveDir() + (slot == 0 ? QString("/autosave") : QString("/autosave-%1").arg(slot)) +
+           suffix;
+}
+
+bool MainWindow::isAutosave(const QString& path) const {
+    const QFileInfo file(path);
+    return file.fileName().startsWith("autosave") &&
+           file.absolutePath() == QFileInfo(autosaveDir()).absoluteFilePath();
+}
+
+QString MainWindow::autosavePath() const {
+    return autosaveSlotPath(std::max(autosaveSlot_, 0), ".session.json");
+}
+
+void MainWindow::claimAutosaveSlot() {
+    QDir().mkpath(autosaveDir());
+    for (int slot = 0; slot < kAutosaveSlots; ++slot) {
+        auto lock = std::make_unique<QLockFile>(autosaveSlotPath(slot, ".lock"));
+        lock->setStaleLockTime(0); // held for the window's life; stale only when its owner is gone
+        if (lock->tryLock(0)) {
+            autosaveLock_ = std::move(lock);
+            autosaveSlot_ = slot;
+            return;
+        }
+    }
+    autosaveSlot_ = -1; // every slot held: slot 0's file, shared, as before slots
+}
+
+QStringList MainWindow::crashedAutosaves() const {
+    // A marker left with no live owner: this window's own slot (it holds the
+    // lock now, so the marker is its predecessor's) or one nobody holds.
+    QStringList crashed;
+    for (int slot = 0; slot < kAutosaveSlots; ++slot) {
+        if (!QFileInfo::exists(autosaveSlotPath(slot, ".running")) ||
+            !QFileInfo::exists(autosaveSlotPath(slot, ".session.json")))
+            continue;
+        bool ownerGone = slot == autosaveSlot_;
+        if (!ownerGone) {
+            QLockFile probe(autosaveSlotPath(slot, ".lock"));
+            probe.setStaleLockTime(0);
+            ownerGone = probe.tryLock(0); // (released when probe goes)
+        }
+        if (ownerGone)
+            crashed << autosaveSlotPath(slot, ".session.json");
+    }
+    // The most recent first: the one to offer.
+    std::sort(crashed.begin(), crashed.end(), [](const QString& a, const QString& b) {
+        return QFileInfo(a).lastModified() > QFileInfo(b).lastModified();
+    });
+    return crashed;
+}
+
+void MainWindow::markRunning() {
+    QFile marker(autosaveSlotPath(std::max(autosaveSlot_, 0), ".running"));
+    if (marker.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        marker.write(QByteArray::number(QCoreApplication::applicationPid()) + "\n");
+}
+
+void MainWindow::cleanExit() {
+    QFile::remove(autosaveSlotPath(std::max(autosaveSlot_, 0), ".running"));
+}
+
+mw::Session MainWindow::sessionToSave() const {
+    mw::Session s = session_;
+    for (const mw::SessionRun& r : requested_) // asked for, not run yet
+        s.runs.push_back(r);
+    return s;
+}
+
+bool MainWindow::autosaveNow() {
+    try {
+        QDir().mkpath(autosaveDir());
+        mw::saveSession(autosavePath().toStdString(), sessionToSave());
+        return true;
+    } catch (const std::exception& e) {
+        statusBar()->showMessage(QString("Autosave failed: %1").arg(e.what()), 5000);
+        return false;
+    }
+}
+
+void MainWindow::offerRestore() {
+    const QStringList crashed = crashedAutosaves();
+    // Offered once: their markers go (the files stay, for "open the autosave").
+    for (const QString& file : crashed)
+        QFile::remove(QString(file).replace(".session.json", ".running"));
+    markRunning();
+    if (crashed.isEmpty())
+        return;
+    const auto answer = QMessageBox::question(
+        this, "Restore session?",
+        QString("A Mapwright window did not close cleanly last time. Restore its autosaved "
+                "session (%1)?")
+            .arg(crashed.front()),
+        QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+    if (answer == QMessageBox::Yes && openSession(crashed.front()))
+        path_.clear(); // save asks for a name: the autosave is not the user's file
+}
+
+} // namespace mw::ui
