@@ -155,8 +155,8 @@ class PartialBound {
                                 // (1: no link can act)
         double delivered = 0.0;
         double parentDelivered = 0.0; // deliveries times the share links leave to p, at least
-        double sharing = 1.0;        // children sharing each word between p and c, at most
-        double decidedSharing = 1.0; // its part at fan-outs whose spatial factors are known
+        double sharing = 1.0;         // children sharing each word between p and c, at most
+        double decidedSharing = 1.0;  // its part at fan-outs whose spatial factors are known
         double firstTouchesC = 0.0, firstTouchesP = 0.0;
     };
     // The open fan-outs' sharing split among the pairs crossing all of them

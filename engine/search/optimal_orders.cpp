@@ -121,8 +121,8 @@ FanoutKey fanoutKey(const Mapping& m, int level, int numDims) {
     for (int d = 0; d < numDims; ++d) {
         key[std::size_t(1 + d)] = lm.spatialX[d];
         key[std::size_t(1 + kMaxDims + d)] = lm.spatialY[d];
-        if (lm.spatialX[d] * lm.spatialY[d] <= 1)
-            continue; // no loop, no stride
+        if (lm.spatialX[d] * lm.spatialY[d] <= 1) // no loop, no stride
+            continue;
         std::uint32_t inside = 1; // (at most d's bound)
         for (int l = level + 1; l < m.numLevels; ++l)
             inside *= m.levels[l].temporal[d] * m.levels[l].spatialX[d] * m.levels[l].spatialY[d];
