@@ -499,6 +499,12 @@ class TestGui : public GuiTest {
         } // (its lock goes with it, as with a process that died)
         QCOMPARE(a.crashedAutosaves(), QStringList{lost});
         QCOMPARE(b.crashedAutosaves(), QStringList{lost});
+        // A window starting now passes over the crashed slot, whose autosave
+        // waits to be offered, rather than write over it.
+        MainWindow d(options);
+        QVERIFY(d.autosavePath() != lost);
+        QVERIFY(d.autosaveNow());
+        QCOMPARE(d.crashedAutosaves(), QStringList{lost});
     }
 
     void sessionRoundTrips() {

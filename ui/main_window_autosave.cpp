@@ -51,16 +51,22 @@ QString MainWindow::autosavePath() const {
 
 void MainWindow::claimAutosaveSlot() {
     QDir().mkpath(autosaveDir());
-    for (int slot = 0; slot < kAutosaveSlots; ++slot) {
-        auto lock = std::make_unique<QLockFile>(autosaveSlotPath(slot, ".lock"));
-        lock->setStaleLockTime(0); // held for the window's life; stale only when its owner is gone
-        if (lock->tryLock(0)) {
-            autosaveLock_ = std::move(lock);
-            autosaveSlot_ = slot;
-            return;
+    // A slot whose marker was left by a crash is passed over while a free
+    // one remains: its autosave waits to be offered, and this window would
+    // write over it.
+    for (const bool crashedToo : {false, true})
+        for (int slot = 0; slot < kAutosaveSlots; ++slot) {
+            if (!crashedToo && QFileInfo::exists(autosaveSlotPath(slot, ".running")))
+                continue;
+            auto lock = std::make_unique<QLockFile>(autosaveSlotPath(slot, ".lock"));
+            lock->setStaleLockTime(0); // held for the window's life; stale once its owner is gone
+            if (lock->tryLock(0)) {
+                autosaveLock_ = std::move(lock);
+                autosaveSlot_ = slot;
+                return;
+            }
         }
-    }
-    autosaveSlot_ = -1; // every slot held: slot 0's file, shared, as before slots
+    autosaveSlot_ = -1; // every slot held: slot 0's file, shared, and no marker
 }
 
 QStringList MainWindow::crashedAutosaves() const {
@@ -88,13 +94,19 @@ QStringList MainWindow::crashedAutosaves() const {
 }
 
 void MainWindow::markRunning() {
-    QFile marker(autosaveSlotPath(std::max(autosaveSlot_, 0), ".running"));
+    if (autosaveSlot_ < 0) // (another window's slot: its marker is its own)
+        return;
+    // The slot's file becomes this window's first, so that a crash before
+    // any edit offers this session, not one an earlier window left there.
+    autosaveNow();
+    QFile marker(autosaveSlotPath(autosaveSlot_, ".running"));
     if (marker.open(QIODevice::WriteOnly | QIODevice::Truncate))
         marker.write(QByteArray::number(QCoreApplication::applicationPid()) + "\n");
 }
 
 void MainWindow::cleanExit() {
-    QFile::remove(autosaveSlotPath(std::max(autosaveSlot_, 0), ".running"));
+    if (autosaveSlot_ >= 0)
+        QFile::remove(autosaveSlotPath(autosaveSlot_, ".running"));
 }
 
 mw::Session MainWindow::sessionToSave() const {
@@ -117,20 +129,38 @@ bool MainWindow::autosaveNow() {
 
 void MainWindow::offerRestore() {
     const QStringList crashed = crashedAutosaves();
-    // Offered once: their markers go (the files stay, for "open the autosave").
-    for (const QString& file : crashed)
-        QFile::remove(QString(file).replace(".session.json", ".running"));
-    markRunning();
-    if (crashed.isEmpty())
+    QString offered;
+    for (const QString& file : crashed) {
+        // Claimed while its marker goes, so that a window starting meanwhile
+        // does not take the slot between our look and the removal.
+        const QString marker = QString(file).replace(".session.json", ".running");
+        const bool own = file == autosavePath() && autosaveSlot_ >= 0;
+        QLockFile lock(QString(file).replace(".session.json", ".lock"));
+        lock.setStaleLockTime(0);
+        if (own || lock.tryLock(0)) {
+            offered = file; // the newest; the others wait for the next start
+            QFile::remove(marker);
+            break;
+        }
+    }
+    if (offered.isEmpty()) {
+        markRunning();
         return;
+    }
     const auto answer = QMessageBox::question(
         this, "Restore session?",
-        QString("A Mapwright window did not close cleanly last time. Restore its autosaved "
-                "session (%1)?")
-            .arg(crashed.front()),
+        QString("A Mapwright window did not close cleanly. Restore its autosaved session "
+                "(%1)?%2")
+            .arg(offered)
+            .arg(crashed.size() > 1
+                     ? QString(" (%1 more are offered at the next starts.)").arg(crashed.size() - 1)
+                     : QString()),
         QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
-    if (answer == QMessageBox::Yes && openSession(crashed.front()))
+    if (answer == QMessageBox::Yes && openSession(offered))
         path_.clear(); // save asks for a name: the autosave is not the user's file
+    // Only now: the offered file may be this window's own slot's, which
+    // marking writes (with the session restored, or the one declined for).
+    markRunning();
 }
 
 } // namespace mw::ui
