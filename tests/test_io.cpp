@@ -59,6 +59,7 @@ class TestIo : public QObject {
     void malformedYaml();
     void constraintsFile();
     void timeloopMapperCaseNeedsMapping();
+    void runsKeepTheDesignTheySearched();
     void writesReplaceFilesWhole();
     void traceCsvText();
     void fuzzFindingsAreOneLineErrors();
@@ -541,6 +542,28 @@ void TestIo::timeloopMapperCaseNeedsMapping() {
     const auto withMap = importTimeloop({d + "input.yaml", d + "ERT.yaml", d + "map.yaml"});
     QVERIFY(withMap.hasMapping);
     QVERIFY(evaluate(withMap.problem, withMap.arch, withMap.mapping).valid);
+}
+
+// A run records what it searched, the same digest for the same design in
+// any run of the program, and saved with it: an edit since (architecture or
+// layer) makes its curve and any proof another design's; an undo, its own.
+void TestIo::runsKeepTheDesignTheySearched() {
+    const auto c = eyeriss();
+    const Session s = sessionFromTimeloop(c);
+    QVERIFY(!s.runs.empty());
+    QCOMPARE(s.runs[0].searcher, std::string(kImportedRun)); // (then the mapper's, requested)
+    const std::string searched = s.runs[0].design;
+    QCOMPARE(searched.size(), std::size_t(16));
+    QCOMPARE(designFingerprint(s.arch, s.network.layers[0]), searched);
+    QCOMPARE(designFingerprints(s.arch, s.network), std::vector<std::string>{searched});
+    Architecture larger = s.arch;
+    larger.levels[1].capacityWords *= 2;
+    QVERIFY(designFingerprint(larger, s.network.layers[0]) != searched);
+    Network sparser = s.network;
+    sparser.layers[0].densities.push_back({"Inputs", 0.5});
+    QVERIFY(designFingerprint(s.arch, sparser.layers[0]) != searched);
+    const Session back = sessionFromJson(toJson(s), "s.json");
+    QCOMPARE(back.runs[0].design, searched);
 }
 
 QTEST_GUILESS_MAIN(TestIo)

@@ -629,8 +629,9 @@ void MainWindow::refreshExplorer() {
                  .arg(i + 1)
                  .arg(QString::fromStdString(r.searcher))
                  .arg(r.settings.seed)
-                 .arg(r.result.found ? QString::number(
-                                           r.stale.empty() ? costNow(r) : r.result.bestCost, 'g', 4)
+                 .arg(r.result.found ? QString::number(r.stale.empty() ? searchPanel_->costNow(r)
+                                                                       : r.result.bestCost,
+                                                       'g', 4)
                                      : QString("none"))
                  .arg(QString::fromStdString(r.layer))
                  .arg(r.stale.empty() ? QString() : QString(" (stale)"))});

@@ -136,7 +136,8 @@ void MainWindow::onRunFinished(const mw::SessionRun& run, int position) {
     for (std::size_t i = 0; i < session_.runs.size(); ++i) {
         const auto& r = session_.runs[i];
         if (r.layer == run.layer && r.result.found && r.stale.empty() &&
-            (best < 0 || costNow(r) < costNow(session_.runs[std::size_t(best)])))
+            (best < 0 ||
+             searchPanel_->costNow(r) < searchPanel_->costNow(session_.runs[std::size_t(best)])))
             best = int(i);
     }
     if (best < 0)
@@ -207,6 +208,7 @@ void MainWindow::openDesignPoint(const mw::SweepSpec& spec, const mw::PointRecor
             run.result.stopReason = "design point " + std::to_string(point.index);
             mw::evaluate(p, session_.arch, run.result.best, run.result.bestEvaluation);
             run.result.bestCost = settings.objective.value(run.result.bestEvaluation);
+            run.design = mw::designFingerprint(session_.arch, session_.network.layers[i]);
         } catch (const mw::InputError&) {
             continue;
         }

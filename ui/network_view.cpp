@@ -140,7 +140,8 @@ std::vector<mw::SessionRun> NetworkView::outcomeRuns() const {
     std::vector<mw::SessionRun> runs;
     if (!hasOutcome_)
         return runs;
-    for (const mw::LayerOutcome& l : outcome_.layers) {
+    for (std::size_t i = 0; i < outcome_.layers.size(); ++i) {
+        const mw::LayerOutcome& l = outcome_.layers[i];
         if (l.sameAs >= 0 || !l.result.found)
             continue;
         mw::SessionRun run;
@@ -150,6 +151,8 @@ std::vector<mw::SessionRun> NetworkView::outcomeRuns() const {
         run.finished = true;
         run.result = l.result;
         run.constraints = searchedConstraints_;
+        if (i < searchedNetwork_.layers.size())
+            run.design = mw::designFingerprint(searchedArch_, searchedNetwork_.layers[i]);
         runs.push_back(std::move(run));
     }
     return runs;

@@ -136,16 +136,19 @@ QString formatCost(double v) {
     return v >= mw::SearchContext::kInfinity ? QString("—") : QString::number(v, 'g', 5);
 }
 
-double costNow(const mw::SessionRun& r) {
-    return r.result.found ? r.settings.objective.value(r.result.bestEvaluation)
-                          : mw::SearchContext::kInfinity;
+bool SearchPanel::searchedAnotherDesign(const mw::SessionRun& r) const {
+    if (r.design.empty())
+        return false;
+    const auto now = designNow_.find(r.layer);
+    return now == designNow_.end() || now->second != r.design;
 }
 
-bool recosted(const mw::SessionRun& r) {
+double SearchPanel::costNow(const mw::SessionRun& r) const {
     if (!r.result.found)
-        return false;
-    const double now = costNow(r), then = r.result.bestCost;
-    return std::abs(now - then) > 1e-9 * std::max(std::abs(now), std::abs(then)); // (rounding)
+        return mw::SearchContext::kInfinity;
+    if (!searchedAnotherDesign(r) || !r.settings.objective.densities.empty())
+        return r.result.bestCost;
+    return r.settings.objective.value(r.result.bestEvaluation);
 }
 
 void SearchPanel::addSearchers(const std::vector<mw::SearcherFactory>& searchers) {
@@ -387,6 +390,10 @@ void SearchPanel::setTarget(const mw::Architecture& arch, const mw::Network& net
     network_ = network;
     layer_ = layer;
     lowerBound_ = 0.0;
+    designNow_.clear();
+    const std::vector<std::string> designs = mw::designFingerprints(arch, network);
+    for (std::size_t i = 0; i < designs.size(); ++i)
+        designNow_[network.layers[i].name] = designs[i];
     const mw::SearchObjective objective =
         mw::SearchObjective::parse(objective_->currentText().toStdString());
     plot_->yAxis->setLabel(QString("best %1 so far (%2)")
@@ -623,6 +630,7 @@ void SearchPanel::start(mw::SessionRun request) {
     const int id = nextId_++;
     Live& live = live_[id];
     live.request = request;
+    live.request.design = mw::designFingerprint(arch_, network_.layers[std::size_t(li)]);
     live.curve.searcher = request.searcher;
     live.curve.seed = request.settings.seed;
     live.job = std::make_unique<SearchJob>(id, arch_, problem, request.searcher, request.settings,

@@ -41,12 +41,6 @@ QString searcherFigures(const mw::SearchResult& r, const QString& sep, bool all)
 QString modelFigures(const mw::SearchResult& r, const QString& sep);
 // A cost as the panel shows it: 5 significant digits, a dash for none.
 QString formatCost(double v);
-// A run's best on the design as it now is: its objective over the re-costed
-// evaluation. (bestCost stays what its search found on the design it ran on.)
-double costNow(const mw::SessionRun& r);
-// Whether an edit since the search changed that figure: the run's curve and
-// any optimum it proved were of another design.
-bool recosted(const mw::SessionRun& r);
 
 class SearchPanel : public QWidget {
     Q_OBJECT
@@ -77,6 +71,16 @@ class SearchPanel : public QWidget {
     // The finished runs of the session (plotted when they searched the target
     // layer; all of them in the results table).
     void setRuns(const std::vector<mw::SessionRun>& runs);
+
+    // Whether the design (architecture, layer) changed since the run searched
+    // it: its curve and any optimum it proved are another design's. (Not
+    // known, for runs of sessions saved before runs kept it: no.)
+    bool searchedAnotherDesign(const mw::SessionRun& r) const;
+    // A run's best on the design as it now is: what its search found, or
+    // once the design changed, its objective over the re-costed evaluation
+    // (a density objective's sum over densities is kept: one evaluation at
+    // the layer's own density cannot re-cost it).
+    double costNow(const mw::SessionRun& r) const;
 
     // Settings, as the form shows them.
     void setSearchers(const QStringList& names);
@@ -201,8 +205,9 @@ class SearchPanel : public QWidget {
     // run: its index; one started here: kLiveKeys + its id, as its live row).
     static constexpr std::int64_t kLiveKeys = std::int64_t(1) << 40;
     std::vector<std::int64_t> rowKeys_;
-    bool sizingFigures_ = false;      // the figures column's width being set here
-    bool figuresWidthByUser_ = false; // ... or dragged by the user, and then kept
+    std::map<std::string, std::string> designNow_; // per layer: designFingerprint of the target
+    bool sizingFigures_ = false;                   // the figures column's width being set here
+    bool figuresWidthByUser_ = false;              // ... or dragged by the user, and then kept
     // A run that finished here, not yet in setRuns' runs: its id and where
     // runFinished placed it (id 0: none).
     struct Finishing {

@@ -96,7 +96,7 @@ void SearchPanel::rebuildPlot() {
         Curve c;
         c.searcher = r.searcher;
         c.seed = r.settings.seed;
-        c.earlierDesign = recosted(r); // (its history; the table has its cost now)
+        c.earlierDesign = searchedAnotherDesign(r); // (its history; the table has its cost now)
         for (const mw::TracePoint& t : r.result.trace) {
             if (t.best >= mw::SearchContext::kInfinity)
                 continue;

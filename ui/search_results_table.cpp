@@ -19,7 +19,7 @@ double SearchPanel::optimum(const std::string& layer, const std::string& objecti
     double best = 0.0;
     for (const mw::SessionRun& r : runs_) {
         if (!r.finished || r.layer != layer || r.settings.objective.name() != objective ||
-            !r.stale.empty() || recosted(r))
+            !r.stale.empty() || searchedAnotherDesign(r))
             continue; // (a proof holds for the design it was made on)
         const double o = mw::provenOptimum(r.result);
         if (o > 0 && (best == 0 || o < best))
@@ -78,8 +78,8 @@ void SearchPanel::refreshTable() {
         // own proven gap.
         QString overOptimum;
         const double opt = optimum(r.layer, r.settings.objective.name());
-        const bool current = r.stale.empty();   // a stale run's bound and optimum were another's
-        const bool searchedHere = !recosted(r); // its figures are of this design
+        const bool current = r.stale.empty(); // a stale run's bound and optimum were another's
+        const bool searchedHere = !searchedAnotherDesign(r); // its figures are of this design
         if (current && res.found && opt > 0)
             overOptimum = QString::number(100.0 * (costNow(r) / opt - 1.0), 'f', 1) + " %";
         else if (current && searchedHere && res.found && r.searcher == "optimal" &&
@@ -100,10 +100,10 @@ void SearchPanel::refreshTable() {
             overOptimum,
             QString::number(res.evaluations),
             QString::number(res.seconds, 'f', 2),
-            !r.stale.empty() ? QString("stale: %1").arg(QString::fromStdString(r.stale))
-            : res.cancelled  ? QString("cancelled")
-                             : QString::fromStdString(res.stopReason) +
-                                  (searchedHere ? QString() : QString(" (design since edited)")),
+            !r.stale.empty()
+                ? QString("stale: %1").arg(QString::fromStdString(r.stale))
+                : (res.cancelled ? QString("cancelled") : QString::fromStdString(res.stopReason)) +
+                      (searchedHere ? QString() : QString(" (design since edited)")),
             searcherFigures(res, ", ", false)};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 
 namespace mw {
 
@@ -82,6 +83,8 @@ Json toJson(const Session& s) {
             jr["constraints"] = r.constraints;
         if (!r.stale.empty())
             jr["stale"] = r.stale;
+        if (!r.design.empty())
+            jr["design"] = r.design;
         if (r.finished) {
             const SearchResult& res = r.result;
             Json trace = Json::array();
@@ -203,6 +206,7 @@ Session sessionFromJson(const Json& j, const std::string& where) {
         // A stale run (it no longer fits the design) is kept as it was saved:
         // its layer may be gone and its mapping illegal.
         r.stale = optional<std::string>(jr, "stale", at, std::string());
+        r.design = optional<std::string>(jr, "design", at, std::string());
         const int li = s.network.layerIndex(r.layer);
         if (li < 0 && r.stale.empty())
             throw InputError(at + ".layer", "'" + r.layer + "' is not a layer of the workload");
@@ -318,6 +322,43 @@ SearchSettings searchSettingsFromMapper(const TimeloopMapper& m) {
     return s;
 }
 
+namespace {
+
+// FNV-1a over the text, as 16 hex digits: stable across builds and machines.
+std::uint64_t fnv1a(std::string_view text, std::uint64_t h = 0xcbf29ce484222325ull) {
+    for (const unsigned char c : text) {
+        h ^= c;
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+std::string layerText(const LayerSpec& layer) {
+    Network one;
+    one.layers = {layer};
+    return toJson(one).at("layers").dump();
+}
+
+std::string hex(std::uint64_t h) {
+    char out[17];
+    std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
+    return out;
+}
+
+} // namespace
+
+std::string designFingerprint(const Architecture& a, const LayerSpec& layer) {
+    return hex(fnv1a(layerText(layer), fnv1a(toJson(a).dump() + "\n")));
+}
+
+std::vector<std::string> designFingerprints(const Architecture& a, const Network& network) {
+    const std::uint64_t arch = fnv1a(toJson(a).dump() + "\n"); // once for every layer
+    std::vector<std::string> out;
+    for (const LayerSpec& layer : network.layers)
+        out.push_back(hex(fnv1a(layerText(layer), arch)));
+    return out;
+}
+
 Session sessionFromTimeloop(const TimeloopCase& c) {
     Session s;
     s.name = c.problem.name;
@@ -333,6 +374,7 @@ Session sessionFromTimeloop(const TimeloopCase& c) {
         run.settings.budget.evaluations = 1;
         run.finished = true;
         run.constraints = s.constraints;
+        run.design = designFingerprint(s.arch, layer);
         SearchResult& r = run.result;
         r.searcher = kImportedRun;
         r.best = c.mapping;

@@ -31,7 +31,18 @@ struct SessionRun {
     // drawn nor counted as a best. Worked out from the design; saved, so that a
     // session whose runs no longer fit it still opens (their layer may be gone).
     std::string stale;
+    // What it searched: designFingerprint of the architecture and its layer
+    // when it started; empty when not known (sessions saved before it was
+    // kept). Once the design differs, the run's curve and any optimum it
+    // proved are another design's (its best is re-costed, or it is stale).
+    std::string design;
 };
+
+// A short digest of an architecture and one of its network's layers (their
+// JSON), the same for equal designs in any run of the program. One per layer
+// of `network`, in its order.
+std::string designFingerprint(const Architecture& a, const LayerSpec& layer);
+std::vector<std::string> designFingerprints(const Architecture& a, const Network& network);
 
 // How the search chart was left: its x axis (evaluations or wall time) and
 // whether that axis is logarithmic (a proof's or a long run's hundreds of
