@@ -520,6 +520,11 @@ class TestGui : public GuiTest {
         QVERIFY2(again.openSession(file), qPrintable(again.lastError()));
         QCOMPARE(sessionText(again.session()), sessionText(w.session()));
         QCOMPARE(again.searchPanel()->resultsTable()->rowCount(), 2);
+        // The design each run searched reads back as this design's.
+        for (const mw::SessionRun& r : again.session().runs) {
+            QVERIFY(!r.design.empty());
+            QVERIFY(!again.searchPanel()->searchedAnotherDesign(r));
+        }
         QVERIFY(again.inspector()->hasMapping());
         // Autosave writes the same session where crash recovery looks for it.
         QVERIFY(w.autosaveNow());
