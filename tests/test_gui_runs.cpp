@@ -329,6 +329,9 @@ class TestGuiRuns : public GuiTest {
             QCOMPARE(table->item(0, SearchPanel::ColFinal)->text(),
                      mw::ui::formatCost(run.settings.objective.value(run.result.bestEvaluation)));
             QVERIFY(panel->searchedAnotherDesign(run));
+            mw::SessionRun older = run; // a session saved before runs kept their design
+            older.design.clear();
+            QVERIFY(panel->searchedAnotherDesign(older)); // (its figure tells)
             QVERIFY(table->item(0, SearchPanel::ColFinal)->toolTip().startsWith("Re-costed"));
             QVERIFY(
                 table->item(0, SearchPanel::ColStatus)->text().endsWith("(design since edited)"));

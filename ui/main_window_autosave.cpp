@@ -129,17 +129,21 @@ bool MainWindow::autosaveNow() {
 
 void MainWindow::offerRestore() {
     const QStringList crashed = crashedAutosaves();
+    // The newest whose slot this window can hold (its own, or a free one):
+    // held until the user has answered, so that a window starting meanwhile
+    // neither takes the slot nor writes over the file offered.
     QString offered;
+    std::unique_ptr<QLockFile> held;
     for (const QString& file : crashed) {
-        // Claimed while its marker goes, so that a window starting meanwhile
-        // does not take the slot between our look and the removal.
-        const QString marker = QString(file).replace(".session.json", ".running");
-        const bool own = file == autosavePath() && autosaveSlot_ >= 0;
-        QLockFile lock(QString(file).replace(".session.json", ".lock"));
-        lock.setStaleLockTime(0);
-        if (own || lock.tryLock(0)) {
-            offered = file; // the newest; the others wait for the next start
-            QFile::remove(marker);
+        if (file == autosavePath() && autosaveSlot_ >= 0) {
+            offered = file;
+            break;
+        }
+        auto lock = std::make_unique<QLockFile>(QString(file).replace(".session.json", ".lock"));
+        lock->setStaleLockTime(0);
+        if (lock->tryLock(0)) {
+            offered = file;
+            held = std::move(lock);
             break;
         }
     }
@@ -158,6 +162,7 @@ void MainWindow::offerRestore() {
         QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
     if (answer == QMessageBox::Yes && openSession(offered))
         path_.clear(); // save asks for a name: the autosave is not the user's file
+    QFile::remove(QString(offered).replace(".session.json", ".running")); // offered once
     // Only now: the offered file may be this window's own slot's, which
     // marking writes (with the session restored, or the one declined for).
     markRunning();

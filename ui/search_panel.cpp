@@ -137,8 +137,15 @@ QString formatCost(double v) {
 }
 
 bool SearchPanel::searchedAnotherDesign(const mw::SessionRun& r) const {
-    if (r.design.empty())
-        return false;
+    if (r.design.empty()) {
+        // A run of a session saved before runs kept their design: its figure
+        // tells, where one evaluation can re-cost it.
+        if (!r.result.found || !r.settings.objective.densities.empty())
+            return false;
+        const double now = r.settings.objective.value(r.result.bestEvaluation);
+        const double then = r.result.bestCost;
+        return std::abs(now - then) > 1e-9 * std::max(std::abs(now), std::abs(then));
+    }
     const auto now = designNow_.find(r.layer);
     return now == designNow_.end() || now->second != r.design;
 }
@@ -393,7 +400,7 @@ void SearchPanel::setTarget(const mw::Architecture& arch, const mw::Network& net
     designNow_.clear();
     const std::vector<std::string> designs = mw::designFingerprints(arch, network);
     for (std::size_t i = 0; i < designs.size(); ++i)
-        designNow_[network.layers[i].name] = designs[i];
+        designNow_.emplace(network.layers[i].name, designs[i]); // (as layerIndex: the first)
     const mw::SearchObjective objective =
         mw::SearchObjective::parse(objective_->currentText().toStdString());
     plot_->yAxis->setLabel(QString("best %1 so far (%2)")

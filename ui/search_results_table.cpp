@@ -80,7 +80,9 @@ void SearchPanel::refreshTable() {
         const double opt = optimum(r.layer, r.settings.objective.name());
         const bool current = r.stale.empty(); // a stale run's bound and optimum were another's
         const bool searchedHere = !searchedAnotherDesign(r); // its figures are of this design
-        if (current && res.found && opt > 0)
+        // (A density objective's figure, a sum over densities, is not re-costed.)
+        const bool recostable = r.settings.objective.densities.empty();
+        if (current && res.found && opt > 0 && (searchedHere || recostable))
             overOptimum = QString::number(100.0 * (costNow(r) / opt - 1.0), 'f', 1) + " %";
         else if (current && searchedHere && res.found && r.searcher == "optimal" &&
                  res.stats.count("gap"))
@@ -118,9 +120,13 @@ void SearchPanel::refreshTable() {
             if (c == ColFigures)
                 item->setToolTip(searcherFigures(res, "\n", true));
             if (c == ColFinal && current && !searchedHere)
-                item->setToolTip(QString("Re-costed on the design as edited; its search found %1 "
+                item->setToolTip(
+                    recostable ? QString("Re-costed on the design as edited; its search found %1 "
                                          "on the design it ran on (its curve)")
-                                     .arg(formatCost(res.bestCost)));
+                                     .arg(formatCost(res.bestCost))
+                               : QString("Found on the design before the edit: a density "
+                                         "objective is not re-costed; run it again for this "
+                                         "design's"));
             if (c == ColSearcher) {
                 item->setData(Qt::UserRole, int(i));
                 item->setForeground(searcherColor(r.searcher));
