@@ -127,7 +127,7 @@ void MappingInspector::setSession(const mw::Architecture& arch, const mw::Networ
     for (int i = 0; i < pickA_->count() && firstCurrent < 0; ++i)
         if (runs_[std::size_t(pickA_->itemData(i).toInt())].stale.empty())
             firstCurrent = pickA_->itemData(i).toInt();
-    if (!(edited && a >= 0 && keepEdits())) {
+    if (!(edited && a >= 0 && editsOnRunA(problemA_, mappingA_))) {
         // Loops that no longer fit their layer (reshaped or removed) are set
         // aside, said, and put back when an undo brings the shape back.
         if (edited && a >= 0)
@@ -158,16 +158,9 @@ void MappingInspector::dropEdits() {
 }
 
 bool MappingInspector::restoreSetAside() {
-    mw::Problem p;
-    mw::Mapping best;
-    if (!load(runA_, p, best) || !sameDimensions(p, setAside_.problem))
+    if (!editsOnRunA(setAside_.problem, setAside_.mapping))
         return false;
-    problemA_ = p;
-    originalA_ = best;
-    mappingA_ = setAside_.mapping;
     setAside_ = {};
-    mw::evaluate(problemA_, arch_, mappingA_, evalA_);
-    refresh();
     return true;
 }
 
@@ -189,14 +182,15 @@ bool MappingInspector::sameDimensions(const mw::Problem& a, const mw::Problem& b
     return true;
 }
 
-bool MappingInspector::keepEdits() {
+bool MappingInspector::editsOnRunA(const mw::Problem& shape, const mw::Mapping& edits) {
     mw::Problem p;
     mw::Mapping best;
-    if (!load(runA_, p, best) || !sameDimensions(p, problemA_))
+    if (!load(runA_, p, best) || !sameDimensions(p, shape))
         return false;
     // The same loops on the layer and architecture as they now are.
     problemA_ = p;
     originalA_ = best;
+    mappingA_ = edits;
     mw::evaluate(problemA_, arch_, mappingA_, evalA_);
     if (const int at = pickA_->findData(runA_); at >= 0)
         pickA_->setCurrentIndex(at);

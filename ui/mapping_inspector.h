@@ -63,9 +63,9 @@ class MappingInspector : public QWidget {
     void fillFactors();
     void onFactorEdited(int row, int column);
     bool load(int runIndex, mw::Problem& p, mw::Mapping& m) const;
-    // Mapping A's hand edits on the session as setSession left it, when its
-    // run and layer are still there in the same shape; false: not kept.
-    bool keepEdits();
+    // `edits` as mapping A on run A as the session now has it, when run A's
+    // layer still has the dimensions of `shape` (the loops fit); false: not.
+    bool editsOnRunA(const mw::Problem& shape, const mw::Mapping& edits);
     bool restoreSetAside(); // the set-aside edits on run A, when its layer fits them again
     static bool sameDimensions(const mw::Problem& a, const mw::Problem& b);
     // Hand edits of a run whose layer changed shape under them (run -1: none).

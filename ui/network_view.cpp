@@ -132,8 +132,8 @@ void NetworkView::clearOutcome() {
 }
 
 bool NetworkView::outcomeStale() const {
-    return hasOutcome_ && (mw::toJson(searchedArch_) != mw::toJson(arch_) ||
-                           mw::toJson(searchedNetwork_) != mw::toJson(network_));
+    return hasOutcome_ && mw::designFingerprints(searchedArch_, searchedNetwork_) !=
+                              mw::designFingerprints(arch_, network_);
 }
 
 std::vector<mw::SessionRun> NetworkView::outcomeRuns() const {
