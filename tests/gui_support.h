@@ -1,6 +1,7 @@
 #pragma once
 // What the GUI tests share (test_gui: editing, files and sessions;
-// test_gui_runs: searches, design points and networks): the explorer's
+// test_gui_runs: searches, design points and networks; test_gui_plot: the
+// convergence plot): the explorer's
 // headers, its options for a test, and a session as text to compare.
 #include "common/error.h"
 #include "explore/sweep_db.h"

@@ -1,9 +1,9 @@
 // The explorer GUI's runs, offscreen: two searchers run side by side and
 // reach the plot, the results table and the inspector; runs pause, cancel
 // and keep their best, follow workload edits and undo, and close with the
-// session; the GUI thread stays responsive under a 2-thread search; the
-// proven optimum is plotted; design-space sweeps and network searches run
-// and open their points.
+// session; the GUI thread stays responsive under a 2-thread search;
+// design-space sweeps and network searches run and open their points. (The
+// convergence plot itself: test_gui_plot.)
 #include "gui_support.h"
 
 #include <QComboBox>
@@ -397,24 +397,6 @@ class TestGuiRuns : public GuiTest {
         QVERIFY(w.unsavedWork().isEmpty());
     }
 
-    // Issue 31, item 5: a first Run with the defaults lasts long enough to
-    // watch its curve grow, on a wall-time axis.
-    void firstRunShowsALiveCurve() {
-        MainWindow w(testOptions(dir_.path()));
-        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
-        auto* panel = w.searchPanel();
-        panel->setSearchers({"gamma"});
-        QCOMPARE(panel->runSelected(), 1); // the default budget
-        QCOMPARE(panel->plot()->xAxis->label(), QString("wall time (s)"));
-        QVERIFY(panel->plot()->yAxis->label().contains("J × cycles"));
-        QTest::qWait(1500);
-        QCOMPARE(panel->runningCount(), 1); // still growing after 1.5 s
-        QVERIFY(panel->plot()->graph(0)->dataCount() > 0);
-        panel->cancelAll();
-        QVERIFY(w.waitForSearches(60000));
-        QVERIFY(w.session().runs.at(0).result.seconds >= 1.0);
-    }
-
     void cancelledRunKeepsBest() {
         MainWindow w(testOptions(dir_.path()));
         QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
@@ -466,109 +448,6 @@ class TestGuiRuns : public GuiTest {
         }
         QCOMPARE(searches, 2);
         QVERIFY(s.runs.size() > 2);
-    }
-
-    void plotsTheProvenOptimum() {
-        // Under the tutorial's row-stationary constraints the optimal searcher
-        // proves a layer's optimum within seconds (the fully connected layer:
-        // a tenth of one): the chart draws it as a line, and the results table
-        // gives each run's distance above it.
-        MainWindow w(testOptions(dir_.path()));
-        QVERIFY(w.openSession(MainWindow::defaultSessionPath()));
-        const auto& layers = w.session().network.layers;
-        w.selectLayer(int(layers.size()) - 1);
-        auto* panel = w.searchPanel();
-        QVERIFY(panel->loadConstraints(QString(MAPWRIGHT_SOURCE_DIR) +
-                                       "/samples/constraints/eyeriss_row_stationary.json"));
-        panel->setSearchers({"optimal", "random"});
-        panel->setBudget(100'000, 0);
-        panel->setSeeds(1);
-        QCOMPARE(panel->runSelected(), 2);
-        QVERIFY(w.waitForSearches(120000));
-        double optimum = 0.0;
-        for (const auto& r : w.session().runs)
-            if (r.searcher == "optimal")
-                optimum = mw::provenOptimum(r.result);
-        QVERIFY(optimum > 0);
-        QCPGraph* line = nullptr;
-        for (int i = 0; i < panel->plot()->graphCount(); ++i)
-            if (panel->plot()->graph(i)->name() == "optimum")
-                line = panel->plot()->graph(i);
-        QVERIFY(line && line->data()->size() == 2);
-        QCOMPARE(line->data()->begin()->value, optimum);
-        QTableWidget* table = panel->resultsTable();
-        int checked = 0;
-        for (int row = 0; row < table->rowCount(); ++row) {
-            const QString searcher = table->item(row, mw::ui::SearchPanel::ColSearcher)->text();
-            const QString over = table->item(row, mw::ui::SearchPanel::ColOverOptimum)->text();
-            const double best = table->item(row, mw::ui::SearchPanel::ColFinal)->text().toDouble();
-            QVERIFY2(over.endsWith(" %"), qPrintable(over));
-            const double percent = over.chopped(2).toDouble();
-            if (searcher == "optimal")
-                QCOMPARE(over, QString("0.0 %"));
-            else // random search stays above it (rounded as the cells show them)
-                QVERIFY2(percent >= 0 && std::abs(percent - 100 * (best / optimum - 1)) < 0.1,
-                         qPrintable(over));
-            ++checked;
-        }
-        QCOMPARE(checked, 2);
-
-        // The proof's hundreds of thousands of evaluations beside random's
-        // few: a log x axis, with no key below the first evaluation, saved
-        // with the session and restored with it.
-        panel->setLogX(true);
-        QCOMPARE(panel->plot()->xAxis->scaleType(), QCPAxis::stLogarithmic);
-        QCOMPARE(panel->plot()->xAxis->range().lower, 1.0);
-        // (The plot was rebuilt: its graphs are new ones.)
-        bool optimumFromTheFirst = false;
-        for (int i = 0; i < panel->plot()->graphCount(); ++i) {
-            const QCPGraph* g = panel->plot()->graph(i);
-            QVERIFY(!g->data()->isEmpty());
-            QVERIFY2(g->data()->begin()->key >= 1.0, qPrintable(g->name()));
-            if (g->name() == "optimum")
-                optimumFromTheFirst = g->data()->begin()->key == 1.0;
-        }
-        QVERIFY(optimumFromTheFirst);
-        panel->setTimeAxis(true);
-        QCOMPARE(panel->plot()->xAxis->range().lower, 1e-4);
-        const QString saved = dir_.filePath("log-axis.json");
-        QVERIFY(w.saveSession(saved));
-        const mw::Session back = mw::loadSession(saved.toStdString());
-        QVERIFY(back.view.searchLogX && back.view.searchSeconds);
-        MainWindow again(testOptions(dir_.path()));
-        QVERIFY(again.openSession(saved));
-        QVERIFY(again.searchPanel()->view().searchLogX &&
-                again.searchPanel()->view().searchSeconds);
-        QCOMPARE(again.searchPanel()->plot()->xAxis->scaleType(), QCPAxis::stLogarithmic);
-        panel->setLogX(false);
-        QCOMPARE(panel->plot()->xAxis->scaleType(), QCPAxis::stLinear);
-        QCOMPARE(panel->plot()->xAxis->range().lower, 0.0);
-        // An edit that re-costs the runs: the proof was of the design before
-        // it, so no optimum is drawn or compared against.
-        mw::Architecture slower = w.session().arch;
-        slower.levels[0].readBandwidth = 0.01;
-        QVERIFY(w.architectureEditor()->applyEdit(slower, "slower DRAM"));
-        for (int i = 0; i < panel->plot()->graphCount(); ++i)
-            QVERIFY(panel->plot()->graph(i)->name() != "optimum");
-        for (int row = 0; row < table->rowCount(); ++row)
-            QVERIFY(table->item(row, mw::ui::SearchPanel::ColOverOptimum)->text().isEmpty());
-        const auto optimumDrawn = [&] {
-            for (int i = 0; i < panel->plot()->graphCount(); ++i)
-                if (panel->plot()->graph(i)->name() == "optimum")
-                    return true;
-            return false;
-        };
-        w.undoStack()->undo(); // and back: the proof holds again
-        QVERIFY(optimumDrawn());
-        // An edit that leaves the proving run's own cost as it was, yet may
-        // let other mappings do better (a larger buffer): the proof is not
-        // this design's either.
-        mw::Architecture larger = w.session().arch;
-        larger.levels[std::size_t(larger.levelIndex("shared_glb"))].capacityWords *= 2;
-        QVERIFY(w.architectureEditor()->applyEdit(larger, "larger buffer"));
-        QVERIFY(!optimumDrawn());
-        w.undoStack()->undo();
-        QVERIFY(optimumDrawn());
     }
 
     void pausesAndCancelsOneRun() {

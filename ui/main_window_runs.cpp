@@ -130,12 +130,14 @@ void MainWindow::onRunFinished(const mw::SessionRun& run, int position) {
     searchPanel_->setRuns(session_.runs);
     inspector_->setSession(session_.arch, session_.network, session_.runs);
     energyView_->setSession(session_.arch, session_.network, session_.runs);
-    // Show the best current run of its layer (this one when none is), in
-    // the inspector unless the user's hand edits are there.
+    // Show the best current run of its layer and objective (this one when
+    // none is: costs of other objectives are in other units), in the
+    // inspector unless the user's hand edits are there.
     int best = -1;
     for (std::size_t i = 0; i < session_.runs.size(); ++i) {
         const auto& r = session_.runs[i];
         if (r.layer == run.layer && r.result.found && r.stale.empty() &&
+            r.settings.objective.name() == run.settings.objective.name() &&
             (best < 0 ||
              searchPanel_->costNow(r) < searchPanel_->costNow(session_.runs[std::size_t(best)])))
             best = int(i);

@@ -217,6 +217,7 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
         seconds_->setEnabled(i == 1);
     });
     objective_ = new QComboBox;
+    objective_->setObjectName("objective");
     objective_->addItems({"edp", "energy", "cycles"});
     seeds_ = new QSpinBox;
     seeds_->setRange(1, 50);
@@ -244,6 +245,7 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     form->addRow("Evaluations", evaluations_);
     form->addRow("Seconds", seconds_);
     form->addRow("Objective", objective_);
+    connect(objective_, &QComboBox::currentTextChanged, this, [this] { refreshObjective(); });
     form->addRow("Seeds", seeds_);
     form->addRow("First seed", firstSeed_);
     form->addRow("Threads / run", threads_);
@@ -364,8 +366,20 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent) {
     table_->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(table_, &QWidget::customContextMenuRequested, this, &SearchPanel::showTableMenu);
 
+    // Above the plot, what it leaves out: runs of this layer that searched
+    // another objective (their figures are in other units).
+    plotNote_ = new QLabel;
+    plotNote_->setObjectName("plotNote");
+    plotNote_->setWordWrap(true);
+    plotNote_->setVisible(false);
+    auto* plotBox = new QWidget;
+    auto* plotLayout = new QVBoxLayout(plotBox);
+    plotLayout->setContentsMargins(0, 0, 0, 0);
+    plotLayout->setSpacing(2);
+    plotLayout->addWidget(plotNote_);
+    plotLayout->addWidget(plot_, 1);
     auto* split = new QSplitter(Qt::Vertical);
-    split->addWidget(plot_);
+    split->addWidget(plotBox);
     split->addWidget(table_);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
@@ -396,11 +410,16 @@ void SearchPanel::setTarget(const mw::Architecture& arch, const mw::Network& net
     arch_ = arch;
     network_ = network;
     layer_ = layer;
-    lowerBound_ = 0.0;
     designNow_.clear();
     const std::vector<std::string> designs = mw::designFingerprints(arch, network);
     for (std::size_t i = 0; i < designs.size(); ++i)
         designNow_.emplace(network.layers[i].name, designs[i]); // (as layerIndex: the first)
+    refreshObjective();
+}
+
+void SearchPanel::refreshObjective() {
+    // The plot is in the units of the objective chosen: its axis, its lower
+    // bound and the runs it draws.
     const mw::SearchObjective objective =
         mw::SearchObjective::parse(objective_->currentText().toStdString());
     plot_->yAxis->setLabel(QString("best %1 so far (%2)")
@@ -408,13 +427,11 @@ void SearchPanel::setTarget(const mw::Architecture& arch, const mw::Network& net
                                         ? QString("EDP")
                                         : QString::fromStdString(objective.name()))
                                .arg(objectiveUnit(objective)));
+    lowerBound_ = 0.0;
     try {
-        if (layer >= 0 && layer < int(network.layers.size())) {
-            const mw::Problem p = mw::buildProblem(network.layers[std::size_t(layer)]);
-            lowerBound_ =
-                mw::lowerBound(p, arch,
-                               mw::SearchObjective::parse(objective_->currentText().toStdString()))
-                    .objective;
+        if (layer_ >= 0 && layer_ < int(network_.layers.size())) {
+            const mw::Problem p = mw::buildProblem(network_.layers[std::size_t(layer_)]);
+            lowerBound_ = mw::lowerBound(p, arch_, objective).objective;
         }
     } catch (const mw::InputError&) {
         lowerBound_ = 0.0; // the editors report the problem; nothing to bound
@@ -553,8 +570,7 @@ void SearchPanel::setThreads(int threads) {
 }
 
 void SearchPanel::setObjective(const QString& name) {
-    objective_->setCurrentText(name);
-    setTarget(arch_, network_, layer_);
+    objective_->setCurrentText(name); // (refreshObjective, when it changes)
 }
 
 mw::SearchSettings SearchPanel::formSettings(std::uint64_t seed) const {

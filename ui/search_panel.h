@@ -130,6 +130,7 @@ class SearchPanel : public QWidget {
     bool waitForAll(int timeoutMs);
 
     QCustomPlot* plot() const { return plot_; }
+    QString plotNote() const; // what the plot leaves out; empty when nothing
     QTableWidget* resultsTable() const { return table_; }
     int replots() const { return replots_; }
     QString lastError() const { return lastError_; }
@@ -170,6 +171,9 @@ class SearchPanel : public QWidget {
     void onProgress(int id, const SearchJob::Mail::Progress& p);
     void onFinished(int id, const mw::SearchResult& result);
     void onFailed(int id, const QString& message);
+    // The plot's axis, lower bound and curves for the objective the form
+    // shows (runs of other objectives are left out, and said so).
+    void refreshObjective();
     void rebuildPlot();
     // A curve's x values as the axis draws them: on a log axis, none below
     // its floor (the first evaluation, a tenth of a millisecond).
@@ -234,6 +238,7 @@ class SearchPanel : public QWidget {
     QLabel* constraintsLabel_;
     QPushButton* clearConstraints_;
     QCustomPlot* plot_;
+    QLabel* plotNote_; // the runs the plot leaves out
     QTableWidget* table_;
     QTimer* refresh_;
 };

@@ -10,6 +10,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QLabel>
 #include <QMouseEvent>
 #include <QSignalBlocker>
 #include <QToolTip>
@@ -90,9 +91,20 @@ void SearchPanel::refreshCurve(Curve& c) {
 void SearchPanel::rebuildPlot() {
     plot_->clearGraphs();
     finishedCurves_.clear();
+    for (auto& [id, live] : live_)
+        live.curve.graph = nullptr; // (cleared above: drawn again below where it belongs)
+    // Only runs of the objective the axis shows: another objective's figures
+    // are in other units (joules against joules x cycles).
+    const std::string objective =
+        mw::SearchObjective::parse(objective_->currentText().toStdString()).name();
+    std::map<std::string, int> otherObjectives; // runs of this layer left out, by objective
     for (const mw::SessionRun& r : runs_) {
         if (!r.finished || !r.stale.empty() || network_.layerIndex(r.layer) != layer_)
             continue; // (a stale run's curve was of another design)
+        if (r.settings.objective.name() != objective) {
+            ++otherObjectives[r.settings.objective.name()];
+            continue;
+        }
         Curve c;
         c.searcher = r.searcher;
         c.seed = r.settings.seed;
@@ -122,11 +134,34 @@ void SearchPanel::rebuildPlot() {
     for (auto& [id, live] : live_) {
         if (network_.layerIndex(live.request.layer) != layer_)
             continue;
+        if (live.request.settings.objective.name() != objective) {
+            ++otherObjectives[live.request.settings.objective.name()];
+            continue;
+        }
         live.curve.variant = nextVariant(live.curve.searcher, live.curve.seed);
         live.curve.graph = plot_->addGraph();
         refreshCurve(live.curve);
     }
+    QStringList left;
+    int leftRuns = 0;
+    for (const auto& [name, count] : otherObjectives) {
+        left << QString("%1: %2").arg(QString::fromStdString(name)).arg(count);
+        leftRuns += count;
+    }
+    plotNote_->setText(left.isEmpty()
+                           ? QString()
+                           : QString("Not drawn: %1 %2 of this layer that searched another "
+                                     "objective (%3). Choose that objective to see %4.")
+                                 .arg(leftRuns)
+                                 .arg(leftRuns == 1 ? "run" : "runs")
+                                 .arg(left.join(", "))
+                                 .arg(leftRuns == 1 ? "its curve" : "their curves"));
+    plotNote_->setVisible(!left.isEmpty());
     refreshPlotNow();
+}
+
+QString SearchPanel::plotNote() const {
+    return plotNote_->text();
 }
 
 void SearchPanel::refreshPlotNow() {
