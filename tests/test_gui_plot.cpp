@@ -161,6 +161,21 @@ class TestGuiPlot : public GuiTest {
         QVERIFY(panel->plot()->yAxis->label().contains("energy"));
         QCOMPARE(panel->runSelected(), 1);
         QVERIFY(w.waitForSearches(60000));
+        // A session opened again shows the objective it last searched, and
+        // so its curves.
+        const QString saved = dir_.filePath("energy-run.json");
+        QVERIFY(w.saveSession(saved));
+        {
+            MainWindow again(testOptions(dir_.path()));
+            QVERIFY(again.openSession(MainWindow::defaultSessionPath()));
+            QCOMPARE(again.searchPanel()->findChild<QComboBox*>("objective")->currentText(),
+                     QString("edp"));
+            QVERIFY(again.openSession(saved));
+            QCOMPARE(again.searchPanel()->findChild<QComboBox*>("objective")->currentText(),
+                     QString("energy"));
+            QVERIFY(graphNamed(again.searchPanel()->plot(), "random · seed 3"));
+            QVERIFY(again.searchPanel()->plotNote().isEmpty());
+        }
         panel->setObjective("edp");
         QVERIFY(panel->plot()->yAxis->label().contains("J × cycles"));
         QVERIFY(!graphNamed(panel->plot(), "random · seed 3"));

@@ -356,6 +356,12 @@ void MainWindow::setSession(const mw::Session& session) {
     workloadEditor_->setNetwork(session_.network);
     workloadEditor_->setCurrentLayer(session_.currentLayer);
     searchPanel_->setView(session_.view);
+    // The form's objective, the plot's units: the one the session last
+    // searched (a Timeloop case's mapper may have asked for cycles), so that
+    // its curves are drawn.
+    const std::vector<mw::SessionRun>& last = requested_.empty() ? session_.runs : requested_;
+    if (!last.empty())
+        searchPanel_->setObjective(QString::fromStdString(last.back().settings.objective.name()));
     loading_ = false;
     refreshRunStates();
     refreshViews();

@@ -570,7 +570,9 @@ void SearchPanel::setThreads(int threads) {
 }
 
 void SearchPanel::setObjective(const QString& name) {
-    objective_->setCurrentText(name); // (refreshObjective, when it changes)
+    // (One the form does not offer, a weighted one, leaves it as it is.)
+    if (objective_->findText(name) >= 0)
+        objective_->setCurrentText(name); // (refreshObjective, when it changes)
 }
 
 mw::SearchSettings SearchPanel::formSettings(std::uint64_t seed) const {
@@ -662,10 +664,16 @@ void SearchPanel::start(mw::SessionRun request) {
         if (f.name == request.searcher)
             live.job->setSearcherFactory(f.make);
     connect(live.job.get(), &SearchJob::mailArrived, this, [this, id] { onMail(id); });
-    if (li == layer_) {
+    // (A requested run of a session may search another objective than the
+    // plot shows: then rebuildPlot counts it among those left out.)
+    if (li == layer_ &&
+        request.settings.objective.name() ==
+            mw::SearchObjective::parse(objective_->currentText().toStdString()).name()) {
         live.curve.variant = nextVariant(request.searcher, request.settings.seed);
         live.curve.graph = plot_->addGraph();
         refreshCurve(live.curve);
+    } else if (li == layer_) {
+        rebuildPlot();
     }
     live.job->start();
     if (pause_->isChecked())

@@ -88,9 +88,9 @@ class SearchPanel : public QWidget {
     void setBudget(qint64 evaluations, double seconds); // 0 = unused
     void setSeeds(int count, int first = 1);
     void setThreads(int threads);
-    void setObjective(const QString& name);
-    void setTimeAxis(bool seconds); // x axis: wall time instead of evaluations
-    void setLogX(bool on);          // x axis logarithmic
+    void setObjective(const QString& name); // one of those the form offers
+    void setTimeAxis(bool seconds);         // x axis: wall time instead of evaluations
+    void setLogX(bool on);                  // x axis logarithmic
     // The chart's axes as a session saves them; setView shows a saved one
     // (the setters above also announce it: viewChanged).
     mw::SessionView view() const { return {timeAxis_, logX_}; }
