@@ -16,8 +16,12 @@ templates use only read files:
   add_to_path(folder)     one more folder relative paths are looked up in
 
 Relative paths are looked up in the folder of the file being rendered, then in
-the folders add_to_path gave; parse data values are strings, as the front
-end's command line gives them.
+the folders add_to_path gave. Parse data values come as text (NAME=VALUE)
+and are given to the templates as the Python values the front end's users
+pass (jinja_parse_data={"reg_enabled": False, "datawidth_jinja": 16}):
+True/False, None, whole and decimal numbers as such, anything else (or a
+value in quotes) as a string. As text, "False" would be true in an {% if %}
+and "8" * 2 would be "88".
 
 include and include_all do not parse YAML here: they leave a tagged node
 (!mapwright-include {file, key}) that the C++ reader replaces, so YAML is read,
@@ -33,6 +37,7 @@ import errno
 import glob
 import json
 import os
+import re
 import stat
 import sys
 
@@ -95,9 +100,30 @@ class Compiled:
         return self.templates[path]
 
 
+WHOLE = re.compile(r"[-+]?(0|[1-9][0-9]*)")
+DECIMAL = re.compile(r"[-+]?([0-9]+\.[0-9]*|\.[0-9]+|[0-9]+(\.[0-9]*)?[eE][-+]?[0-9]+)")
+KEYWORDS = {"True": True, "true": True, "False": False, "false": False, "None": None,
+            "none": None, "null": None}
+
+
+def parse_value(text):
+    """A parse-data value as the Python value it spells (see the top)."""
+    if not isinstance(text, str):
+        return text
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    if text in KEYWORDS:
+        return KEYWORDS[text]
+    if WHOLE.fullmatch(text):
+        return int(text)
+    if DECIMAL.fullmatch(text):
+        return float(text)
+    return text
+
+
 class Renderer:
     def __init__(self, data, compiled):
-        self.data = data
+        self.data = {name: parse_value(value) for name, value in data.items()}
         self.search = []
         self.files = {}  # path -> rendered text
         self.compiled = compiled

@@ -96,6 +96,8 @@ class TestExercises : public QObject {
     void mergeKeysAndExpressions();
     void componentsAtTheirOwnNodes();
     void badNodeFilesAndTemplatesAreOneLineErrors();
+    void parseDataAsTheNotebooksGiveIt();
+    void splitExpressionsWhereTheyCannotMatter();
 };
 
 void TestExercises::designsReproduceTheirReferenceOutputs_data() {
@@ -636,6 +638,85 @@ void TestExercises::badNodeFilesAndTemplatesAreOneLineErrors() {
            "rendering needs more than 2 GiB of memory; expected a smaller template");
     expect(errorOf([] { mw::parseTemplateSetting("architecture", "--set"); }),
            "--set: 'architecture': expected NAME=VALUE");
+}
+
+// The exercises' notebooks give parse data as Python values
+// (jinja_parse_data={"reg_enabled": False}); --set gives text, read as the
+// value it spells: "False" is false (as text it would be true), "8" doubles
+// to 16 (as text, to "88"), and a quoted value stays text.
+void TestExercises::parseDataAsTheNotebooksGiveIt() {
+    QTemporaryDir dir;
+    const std::string top = dir.filePath("top.yaml.jinja2").toStdString();
+    mw::writeTextFile(top, R"(architecture:
+  version: 0.4
+  nodes:
+  - !Container {name: top, attributes: {technology: "45nm"}}
+  - !Component {name: DRAM, class: DRAM, attributes: {type: "LPDDR4", width: 64, datawidth: 8}}
+  - !Component
+    name: buf
+    class: smartbuffer_SRAM
+    attributes: {depth: {{ scale * 2 }}, width: 64, datawidth: 8}
+  {% if reg_enabled %}
+  - !Component
+    name: reg
+    class: smartbuffer_RF
+    attributes: {depth: 4, width: 8, datawidth: 8}
+  {% endif %}
+  - !Component {name: mac, class: intmac, attributes: {multiplier_width: 8, adder_width: 16}}
+problem:
+  shape: cnn-layer
+  instance: {C: 4, M: 8, P: 4, Q: 4, R: 1, S: 1, N: 1}
+  name_ignore: {{ label ~ "x" }}
+)");
+    auto levels = [&](const std::string& regEnabled, const std::string& scale) {
+        const mw::TimeloopCase c = mw::importTimeloop(
+            {top}, {{"reg_enabled", regEnabled}, {"scale", scale}, {"label", "\"16\""}});
+        std::vector<std::string> names;
+        for (const auto& l : c.arch.levels)
+            names.push_back(l.name);
+        return std::make_pair(names, c.arch.levels[1].capacityWords);
+    };
+    const auto off = levels("False", "8");
+    QCOMPARE(off.first, (std::vector<std::string>{"DRAM", "buf"}));
+    QCOMPARE(off.second, std::int64_t(16 * 8)); // depth 16 x block 8
+    QCOMPARE(levels("false", "8").first.size(), std::size_t(2));
+    QCOMPARE(levels("0", "8").first.size(), std::size_t(2));
+    QCOMPARE(levels("True", "8").first, (std::vector<std::string>{"DRAM", "buf", "reg"}));
+    QCOMPARE(levels("1", "0.5").second, std::int64_t(1 * 8)); // depth 1.0
+}
+
+// A container that fans out on one axis puts every spatial factor there,
+// whatever its split: the front end's `split: len(spec.problem.instance)`
+// (tutorial 02) is not read. Where the split decides, an expression is named
+// for what it is.
+void TestExercises::splitExpressionsWhereTheyCannotMatter() {
+    auto arch = [](const std::string& mesh) {
+        return "architecture:\n  version: 0.4\n  nodes:\n"
+               "  - !Container {name: top, attributes: {technology: \"45nm\"}}\n"
+               "  - !Component {name: DRAM, class: DRAM, attributes: {type: LPDDR4, width: 64, "
+               "datawidth: 8}}\n"
+               "  - !Container\n    name: PE\n    spatial: {" +
+               mesh +
+               "}\n    constraints:\n      spatial:\n        permutation: [N, P, Q, R, S, C, "
+               "M]\n        split: len(spec.problem.instance)\n"
+               "  - !Component {name: reg, class: smartbuffer_RF, attributes: {depth: 64, width: "
+               "8, datawidth: 8}}\n"
+               "  - !Component {name: mac, class: intmac, attributes: {multiplier_width: 8, "
+               "adder_width: 16}}\n";
+    };
+    const std::string prob =
+        "problem: {shape: cnn-layer, instance: {C: 4, M: 8, P: 4, Q: 4, R: 1, S: 1, N: 1}}\n";
+    const mw::TimeloopCase c = mw::importTimeloopTexts(
+        {{"arch.yaml", arch("meshX: 8"), nullptr}, {"problem.yaml", prob, nullptr}});
+    QCOMPARE(c.arch.levels[1].name, std::string("inter_PE_spatial"));
+    QVERIFY(c.hasConstraints);
+    EXPECT_CONTAINS(c.constraints.dump(), "\"spatial_order\":[\"M\",\"C\"");
+    EXPECT_CONTAINS(errorOf([&] {
+                        mw::importTimeloopTexts({{"arch.yaml", arch("meshX: 2, meshY: 4"), nullptr},
+                                                 {"problem.yaml", prob, nullptr}});
+                    }),
+                    "split: 'len(spec.problem.instance)' is a Python expression of the front "
+                    "end, which is not evaluated");
 }
 
 QTEST_GUILESS_MAIN(TestExercises)

@@ -23,6 +23,21 @@ std::string dimNames(const Problem& p) {
     return s;
 }
 
+// A spatial directive's split: a whole number. The front end evaluates a
+// Python expression there (split: len(spec.problem.instance)); reading a file
+// never runs its code, so such a split is named for what it is.
+std::int64_t splitValue(const YAML::Node& n, const std::string& where) {
+    const std::string t = text(n, where);
+    const bool expression = t.find_first_of("()+-*/.") != std::string::npos &&
+                            t.find_first_not_of("0123456789") != std::string::npos;
+    if (expression)
+        throw InputError(where, "'" + t +
+                                    "' is a Python expression of the front end, which is not "
+                                    "evaluated (reading a file runs none of its code); expected "
+                                    "the whole number it gives");
+    return parseCount(t, where, "split");
+}
+
 // A directive's text field, joined when given as a list (the Python front
 // end writes factors: [R=3, P=16]).
 std::string joined(const YAML::Node& n, const std::string& where) {
@@ -262,10 +277,9 @@ Mapping readMapping(const YAML::Node& list, const std::string& file, const Probl
             }
             // Spatial: dimensions before `split` in the permutation go to X, the rest to Y.
             const YAML::Node splitNode = child(dir, "split");
-            const std::size_t split =
-                given(splitNode) ? std::size_t(parseCount(text(splitNode, where + ".split"),
-                                                          where + ".split", "split"))
-                                 : perm.prefix.size() + std::size_t(p.numDims());
+            const std::size_t split = given(splitNode)
+                                          ? std::size_t(splitValue(splitNode, where + ".split"))
+                                          : perm.prefix.size() + std::size_t(p.numDims());
             std::vector<int> order = perm.prefix;
             for (int d = 0; d < p.numDims(); ++d)
                 if (std::find(order.begin(), order.end(), d) == order.end())
@@ -447,16 +461,17 @@ Json readConstraints(const Spec& spec, const Problem& p, const Architecture& a, 
             }
             const YAML::Node splitNode = child(dir, "split");
             const bool hasSplit = given(splitNode);
-            const std::int64_t split =
-                hasSplit ? parseCount(text(splitNode, where + ".split"), where + ".split", "split")
-                         : 0;
             // -1: either axis (no split given, or both axes fan out freely).
             std::vector<int> axis(static_cast<std::size_t>(D), -1);
+            // (A level that fans out on one axis only puts every factor there,
+            // whatever the split says: it is not read, so the front end's
+            // `split: len(spec.problem.instance)` for "all on X" is no error.)
             if (fanY == 1)
                 std::fill(axis.begin(), axis.end(), 0);
             else if (fanX == 1)
                 std::fill(axis.begin(), axis.end(), 1);
             else if (hasSplit) {
+                const std::int64_t split = splitValue(splitNode, where + ".split");
                 const std::int64_t pre = std::int64_t(perm.prefix.size());
                 const std::int64_t infix = D - pre - std::int64_t(perm.suffix.size());
                 for (std::size_t i = 0; i < perm.prefix.size(); ++i)

@@ -14,8 +14,9 @@
 namespace mw {
 
 // One top file and its parse data (Jinja2 variables: architecture=eyeriss_like,
-// problem=../layer_shapes/alexnet/0.yaml), given to the template as strings,
-// as the front end's command line gives them.
+// problem=../layer_shapes/alexnet/0.yaml), as text; the helper gives the
+// template the Python value each spells (False, 16, 0.5, else the text), as
+// the exercises' notebooks pass them.
 struct TemplateJob {
     std::string file;
     std::vector<std::pair<std::string, std::string>> data;
