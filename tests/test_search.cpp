@@ -78,6 +78,7 @@ class TestSearch : public QObject {
     void seenCostsGrowsOnManyThreads();
     void seenCostsGrowsStraightToTheExpectedKeys();
     void stressBudgetsThreadsAndCancels();
+    void hyperparametersOutOfRangeAreOneLineErrors();
 };
 
 void TestSearch::budgetsExact_data() {
@@ -623,6 +624,38 @@ void TestSearch::stressBudgetsThreadsAndCancels() {
             QVERIFY2(evaluate(p, a, r.best).valid, where.c_str());
         }
     }
+}
+
+// A hyperparameter that sizes or steers a search is checked before anything
+// is sized by it: a negative elite share or a population of two billion once
+// crashed the program (GAMMA sized its elites from the share unchecked).
+void TestSearch::hyperparametersOutOfRangeAreOneLineErrors() {
+    const Architecture a = eyeriss();
+    const Problem p = conv3x3();
+    const MapSpace space(p, a);
+    auto errorFor = [&](const std::string& searcher, const std::string& name, double value) {
+        SearchSettings s = budget(50, 1, 1);
+        s.params[name] = value;
+        return errorOf([&] { runSearch(space, searcher, s); });
+    };
+    EXPECT_CONTAINS(errorFor("gamma", "elite", -3), "param elite: is -3; expected a value from 0 "
+                                                    "to 0.5");
+    EXPECT_CONTAINS(errorFor("gamma", "elite", std::nan("")), "param elite: is nan");
+    EXPECT_CONTAINS(errorFor("gamma", "population", 2e9),
+                    "param population: is 2e+09; expected a whole number from 4 to 100000");
+    EXPECT_CONTAINS(errorFor("genetic", "population", 1.5), "expected a whole number");
+    EXPECT_CONTAINS(errorFor("genetic", "elites", 100), "param elites: is 100; expected a whole "
+                                                        "number from 0 to 99");
+    EXPECT_CONTAINS(errorFor("genetic", "crossover", 2), "param crossover: is 2");
+    EXPECT_CONTAINS(errorFor("random", "batch", -1), "param batch: is -1");
+    EXPECT_CONTAINS(errorFor("exhaustive", "batch", 0), "param batch: is 0");
+    EXPECT_CONTAINS(errorFor("reinforce", "hidden", 1e5), "param hidden: is 100000");
+    // In range, they run.
+    SearchSettings fine = budget(200, 1, 1);
+    fine.params["elite"] = 0.5;
+    fine.params["injection"] = 0.5;
+    fine.params["population"] = 4;
+    QVERIFY(runSearch(space, "gamma", fine).evaluations > 0);
 }
 
 QTEST_GUILESS_MAIN(TestSearch)

@@ -224,6 +224,35 @@ double SearchContext::param(const std::string& name, double fallback) const {
     return it->second;
 }
 
+namespace {
+
+// A parameter's value as an error shows it (%g: 0.05, 1e+09).
+std::string shownNumber(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", v);
+    return text;
+}
+
+} // namespace
+
+double SearchContext::param(const std::string& name, double fallback, double lo, double hi) const {
+    const double v = param(name, fallback);
+    if (!(v >= lo && v <= hi)) // (NaN fails too)
+        throw InputError("param " + name, "is " + shownNumber(v) + "; expected a value from " +
+                                              shownNumber(lo) + " to " + shownNumber(hi));
+    return v;
+}
+
+std::int64_t SearchContext::countParam(const std::string& name, std::int64_t fallback,
+                                       std::int64_t lo, std::int64_t hi) const {
+    const double v = param(name, double(fallback));
+    if (!(v >= double(lo) && v <= double(hi)) || v != std::floor(v))
+        throw InputError("param " + name, "is " + shownNumber(v) +
+                                              "; expected a whole number from " +
+                                              std::to_string(lo) + " to " + std::to_string(hi));
+    return std::int64_t(v);
+}
+
 double SearchContext::elapsed() const {
     return now() - start_ - inProgressCalls_;
 }

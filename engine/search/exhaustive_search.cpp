@@ -33,7 +33,7 @@ class ExhaustiveSearch : public Searcher {
         EnumerationOptions options;
         options.innermostOrders =
             !(space.levelHasTemporal(L - 1) && a.fanoutX(L - 1) == 1 && a.fanoutY(L - 1) == 1);
-        const auto batchSize = static_cast<std::size_t>(ctx.param("batch", 512));
+        const auto batchSize = static_cast<std::size_t>(ctx.countParam("batch", 512, 1, kMaxBatch));
         std::vector<Mapping> batch;
         std::vector<double> costs;
         auto flush = [&] {

@@ -60,29 +60,30 @@ class GammaSearch : public Searcher {
         const double autoPop =
             budget > 0 ? std::clamp(std::round(1.12 * std::sqrt(double(budget))), 20.0, 100.0)
                        : 100.0;
-        const auto popSize =
-            static_cast<std::size_t>(std::max(4.0, ctx.param("population", autoPop)));
-        const double parentsRatio = ctx.param("parents", 0.15);
-        const double eliteRatio = ctx.param("elite", 0.05);
-        const double injection = ctx.param("injection", 0.03);
-        const double crossFirst = ctx.param("crossover_first", 1.0);
-        const double cross = ctx.param("crossover", 0.5);
-        const double pOrder = ctx.param("mutate_order", 0.1);
-        const double pPar = ctx.param("mutate_parallelism", 0.1);
-        const double pGrow = ctx.param("growth", 0.0);
-        const double pAge = ctx.param("aging", 0.0);
-        const double pBypass = ctx.param("mutate_bypass", 0.5);
-        const double pLevel = ctx.param("mutate_level", 0.1);
-        const double pTile = ctx.param("mutate_tile", 1.0);
-        const double pRescatter = ctx.param("tile_rescatter", 0.25);
+        // (Shares and rates in [0, 1]; the population within what memory holds.)
+        const auto popSize = static_cast<std::size_t>(
+            ctx.countParam("population", std::int64_t(autoPop), 4, kMaxPopulation));
+        const double parentsRatio = ctx.param("parents", 0.15, 0.0, 1.0);
+        const double eliteRatio = ctx.param("elite", 0.05, 0.0, 0.5);
+        const double injection = ctx.param("injection", 0.03, 0.0, 0.5);
+        const double crossFirst = ctx.param("crossover_first", 1.0, 0.0, 1.0);
+        const double cross = ctx.param("crossover", 0.5, 0.0, 1.0);
+        const double pOrder = ctx.param("mutate_order", 0.1, 0.0, 1.0);
+        const double pPar = ctx.param("mutate_parallelism", 0.1, 0.0, 1.0);
+        const double pGrow = ctx.param("growth", 0.0, 0.0, 1.0);
+        const double pAge = ctx.param("aging", 0.0, 0.0, 1.0);
+        const double pBypass = ctx.param("mutate_bypass", 0.5, 0.0, 1.0);
+        const double pLevel = ctx.param("mutate_level", 0.1, 0.0, 1.0);
+        const double pTile = ctx.param("mutate_tile", 1.0, 0.0, 1.0);
+        const double pRescatter = ctx.param("tile_rescatter", 0.25, 0.0, 1.0);
         // 0: re-breed every illegal child; 1: fit its fan-outs; 2: its fan-outs and buffers.
         const int fitChildren = std::clamp(int(ctx.param("fit", 2)), 0, 2);
         const bool novelty = ctx.param("novelty", 1) != 0; // re-vary children seen before
-        const int varyAttempts = std::max(1, int(ctx.param("vary_attempts", 4)));
+        const int varyAttempts = int(ctx.countParam("vary_attempts", 4, 1, 1000));
         // Uniform draws keep injection unbiased; a repaired draw is biased
         // towards small inner tiles. (One try instead of 8 is 9 % faster on
         // conv3_x/Eyeriss but ends worse on ResNet-50/Accel-B: measured.)
-        const int injectionTries = std::max(1, int(ctx.param("injection_tries", 8)));
+        const int injectionTries = int(ctx.countParam("injection_tries", 8, 1, 1'000'000));
         const int L = space.arch().numLevels();
         const int D = space.problem().numDims();
         const int T = space.problem().numTensors();

@@ -21,11 +21,13 @@ class GeneticSearch : public Searcher {
   public:
     void run(SearchContext& ctx) override {
         const MapSpace& space = ctx.space();
-        const auto popSize = static_cast<std::size_t>(std::max(2.0, ctx.param("population", 100)));
-        const double crossover = ctx.param("crossover", 0.75);
-        const double mutation = ctx.param("mutation", 0.05);
-        const int tournament = std::max(1, int(ctx.param("tournament", 3)));
-        const auto elites = static_cast<std::size_t>(ctx.param("elites", 1));
+        const auto popSize =
+            static_cast<std::size_t>(ctx.countParam("population", 100, 2, kMaxPopulation));
+        const double crossover = ctx.param("crossover", 0.75, 0.0, 1.0);
+        const double mutation = ctx.param("mutation", 0.05, 0.0, 1.0);
+        const int tournament = int(ctx.countParam("tournament", 3, 1, std::int64_t(popSize)));
+        const auto elites =
+            static_cast<std::size_t>(ctx.countParam("elites", 1, 0, std::int64_t(popSize) - 1));
         const int L = space.arch().numLevels();
         const int D = space.problem().numDims();
         const int T = space.problem().numTensors();

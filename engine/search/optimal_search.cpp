@@ -170,7 +170,7 @@ void OptimalSearch::run(SearchContext& ctx) {
     orderBound_ = useBound_ && ctx.param("order_bound", 1) != 0;
     minOrderingsBounded_ = ctx.param("order_bound_min", 3);
     const bool mergeRule = ctx.param("merge_rule", 1) != 0;
-    batchSize_ = std::size_t(std::max(1.0, ctx.param("batch", 1024)));
+    batchSize_ = std::size_t(ctx.countParam("batch", 1024, 1, kMaxBatch));
     bound_ = std::make_unique<PartialBound>(*space_, objective);
     model_ = std::make_unique<CostModel>(*p_, *a_);
     orderScratch_.clear();

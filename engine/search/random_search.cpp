@@ -12,7 +12,7 @@ namespace {
 class RandomSearch : public Searcher {
   public:
     void run(SearchContext& ctx) override {
-        const auto batch = static_cast<std::size_t>(ctx.param("batch", 1024));
+        const auto batch = static_cast<std::size_t>(ctx.countParam("batch", 1024, 1, kMaxBatch));
         const MapSpace& space = ctx.space();
         std::vector<Mapping> out(batch);
         std::vector<double> costs(batch);

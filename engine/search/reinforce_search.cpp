@@ -489,8 +489,8 @@ class ReinforceSearch : public Searcher {
   public:
     void run(SearchContext& ctx) override {
         const MapSpace& space = ctx.space();
-        const auto batch = static_cast<std::size_t>(std::max(2.0, ctx.param("batch", 16)));
-        const int hidden = std::max(4, int(ctx.param("hidden", 64)));
+        const auto batch = static_cast<std::size_t>(ctx.countParam("batch", 16, 2, 4096));
+        const int hidden = int(ctx.countParam("hidden", 64, 4, 4096));
         const float learningRate = float(ctx.param("learning_rate", 0.02));
         const float momentum = float(ctx.param("momentum", 0.9));
         const double entropyWeight = ctx.param("entropy", 0.2);

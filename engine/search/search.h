@@ -47,6 +47,10 @@ struct SearchBudget {
 // The most threads one search runs (each is a system thread: more than the
 // machine has only contend, and thousands exhaust the process table).
 inline constexpr int kMaxSearchThreads = 256;
+// The largest population and candidate batch a searcher's parameters may ask
+// for: each member is a mapping of a few KiB, held twice over.
+inline constexpr std::int64_t kMaxPopulation = 100'000;
+inline constexpr std::int64_t kMaxBatch = 100'000;
 
 struct SearchSettings {
     SearchBudget budget;
@@ -204,6 +208,12 @@ class SearchContext {
     const SearchSettings& settings() const { return settings_; }
     Rng& rng() { return rng_; }
     double param(const std::string& name, double fallback) const;
+    // A hyperparameter that must lie in [lo, hi] (a rate, a share, a size):
+    // an InputError naming it otherwise, before anything is sized by it.
+    double param(const std::string& name, double fallback, double lo, double hi) const;
+    // The same for a whole number (a population, a batch).
+    std::int64_t countParam(const std::string& name, std::int64_t fallback, std::int64_t lo,
+                            std::int64_t hi) const;
 
     // Generates n candidates in parallel: gen(i, rng, out) fills candidate i
     // using an RNG stream of its own; returning false withdraws it (uncharged).
