@@ -304,6 +304,25 @@ void TestSweep::databaseRoundTripAndResume() {
     writeTextFile(notDb, "{}");
     const std::string msg = errorOf([&] { SweepDatabase::open(notDb); });
     QVERIFY2(msg.find("is not a Mapwright results database") != std::string::npos, msg.c_str());
+    // A database altered outside mapwright (a point without its design's
+    // values, an index past an int) is refused by name: the report and the
+    // plot once read past a point's values and crashed.
+    auto altered = [&](const char* sql) {
+        const std::string copy = tmp.filePath("altered.sqlite").toStdString();
+        std::filesystem::remove(copy);
+        std::filesystem::copy_file(path, copy);
+        sqlite3* writer = nullptr;
+        sqlite3_open_v2(copy.c_str(), &writer, SQLITE_OPEN_READWRITE, nullptr);
+        const int rc = sqlite3_exec(writer, sql, nullptr, nullptr, nullptr);
+        sqlite3_close(writer);
+        return rc == SQLITE_OK ? errorOf([&] { SweepDatabase::open(copy).points(); })
+                               : std::string("<sql failed>");
+    };
+    EXPECT_CONTAINS(altered("INSERT INTO points(id, valid, reason) VALUES(500, 1, '')"),
+                    "altered.sqlite: point 500 has 0 values of its design; expected one per "
+                    "varied parameter (2");
+    EXPECT_CONTAINS(altered("UPDATE points SET id = 9223372036854775807 WHERE id = 0"),
+                    "points.id 9223372036854775807: expected a point index from 0");
 }
 
 // A sweep killed while it writes a point leaves a hot journal; a read-only

@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <filesystem>
+#include <limits>
 
 namespace mw {
 
@@ -226,7 +227,12 @@ std::map<int, PointRecord> SweepDatabase::points() const {
                 path_);
     while (q.step(path_)) {
         PointRecord r;
-        r.index = int(q.integer(0));
+        const std::int64_t id = q.integer(0);
+        if (id < 0 || id > std::numeric_limits<int>::max())
+            throw InputError(path_, "points.id " + std::to_string(id) +
+                                        ": expected a point index from 0 (the database was "
+                                        "altered outside mapwright)");
+        r.index = int(id);
         r.valid = q.integer(1) != 0;
         r.reason = q.text(2);
         r.energy = q.real(3);
@@ -245,6 +251,16 @@ std::map<int, PointRecord> SweepDatabase::points() const {
     while (v.step(path_))
         if (auto it = out.find(int(v.integer(0))); it != out.end())
             it->second.values.push_back(v.text(1));
+    // Every reader takes a point's values one per varied parameter.
+    const std::size_t axes = spec_.contains("vary") ? spec_.at("vary").size() : 0;
+    for (const auto& [index, r] : out)
+        if (r.values.size() != axes)
+            throw InputError(path_, "point " + std::to_string(index) + " has " +
+                                        std::to_string(r.values.size()) +
+                                        " values of its design; expected one per varied "
+                                        "parameter (" +
+                                        std::to_string(axes) +
+                                        ": the database was altered outside mapwright)");
     Statement l(db_,
                 "SELECT point, name, same_as, found, energy_pJ, cycles, edp, evaluations, mapping "
                 "FROM layers ORDER BY point, layer",
