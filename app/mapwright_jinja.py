@@ -85,7 +85,10 @@ class Compiled:
 
     def text(self, path):
         if path not in self.texts:
-            with open(path, "rb") as f:
+            # (Opened without blocking: opening a FIFO for reading otherwise
+            # waits for a writer, and the check below never runs.)
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+            with os.fdopen(fd, "rb") as f:
                 if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
                     raise OSError(errno.EINVAL, "not a regular file")
                 data = f.read(MAX_TEXT_BYTES + 1)

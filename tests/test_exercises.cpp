@@ -25,6 +25,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/stat.h>
+
 namespace fs = std::filesystem;
 using mw::Json;
 using mw::test::errorOf;
@@ -633,6 +635,11 @@ void TestExercises::badNodeFilesAndTemplatesAreOneLineErrors() {
     mw::writeTextFile(endless, "x: {{ include_text('/dev/zero') }}\n");
     expect(errorOf([&] { mw::importTimeloop({endless}); }),
            "cannot read '/dev/zero' (not a regular file)");
+    // A FIFO: opening it for reading would wait for a writer for ever.
+    const std::string fifo = dir.filePath("fifo").toStdString();
+    QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+    mw::writeTextFile(endless, "x: {{ include_text('" + fifo + "') }}\n");
+    expect(errorOf([&] { mw::importTimeloop({endless}); }), "fifo' (not a regular file)");
     mw::writeTextFile(endless, "x: {{ ('a' * 4000000000) | length }}\n");
     expect(errorOf([&] { mw::importTimeloop({endless}); }),
            "rendering needs more than 2 GiB of memory; expected a smaller template");
