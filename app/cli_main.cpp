@@ -302,6 +302,31 @@ const std::vector<Command>& commands() {
     return table;
 }
 
+// An output that names one of the command's inputs would replace it (sweep
+// report R.sqlite --plot R.sqlite once wrote a PNG over the results): refused
+// before anything runs. Outputs are --out, --csv and --plot; inputs, every
+// other option's value and the positional files. (--db is both, by design.)
+void refuseOutputsOverInputs(const Args& args) {
+    namespace fs = std::filesystem;
+    std::vector<std::string> inputs = args.positional;
+    for (const auto& [key, value] : args.options)
+        if (key != "out" && key != "csv" && key != "plot" && key != "db")
+            inputs.push_back(value);
+    for (const auto& [key, values] : args.repeated)
+        inputs.insert(inputs.end(), values.begin(), values.end());
+    for (const char* output : {"out", "csv", "plot"}) {
+        if (!args.has(output))
+            continue;
+        const std::string out = args.get(output);
+        std::error_code ec;
+        for (const std::string& in : inputs)
+            if (fs::is_regular_file(in, ec) && fs::exists(out, ec) && fs::equivalent(in, out, ec))
+                throw InputError("--" + std::string(output),
+                                 "'" + out + "' is the input '" + in +
+                                     "'; expected another path (writing would replace it)");
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -315,8 +340,11 @@ int main(int argc, char** argv) {
         // (A subcommand's entry first, then the command's own.)
         const std::string first = argc > 2 ? argv[2] : "";
         for (const Command& c : commands())
-            if (cmd == c.name && (!c.sub || first == c.sub))
-                return c.run(parseArgs(argc, argv, 2, c.options));
+            if (cmd == c.name && (!c.sub || first == c.sub)) {
+                const Args args = parseArgs(argc, argv, 2, c.options);
+                refuseOutputsOverInputs(args);
+                return c.run(args);
+            }
         std::string names;
         for (const Command& c : commands())
             if (!c.sub)

@@ -743,6 +743,26 @@ void TestCli::badInput() {
     expectOneLineError(run({"import-timeloop", "--out", "x"}), "expected Timeloop YAML files");
     expectOneLineError(run({"bench", "nothing"}),
                        "expected 'bench model', 'bench search' or 'bench optimal'");
+    // An output naming an input would replace it: refused before anything
+    // runs, the input as it was (sweep report R --plot R once wrote a PNG
+    // over the results).
+    QTemporaryDir tmp;
+    const QString results = tmp.filePath("results.sqlite");
+    const std::string before = "not really a database";
+    mw::writeTextFile(results.toStdString(), before);
+    expectOneLineError(run({"sweep", "report", results, "--plot", results}),
+                       "--plot: '" + results + "' is the input '" + results +
+                           "'; expected another path (writing would replace it)");
+    const QString arch = tmp.filePath("arch.json");
+    QVERIFY(
+        QFile::copy(QString::fromStdString(kSamples) + "architectures/eyeriss_like.json", arch));
+    expectOneLineError(
+        run({"train-surrogate", "--arch", arch, "--workload",
+             QString::fromStdString(kSamples) + "workloads/eyeriss_tutorial_conv.json", "--out",
+             arch}),
+        "--out: '" + arch + "' is the input");
+    QCOMPARE(mw::readTextFile(results.toStdString()), before);
+    QVERIFY(mw::loadArchitecture(arch.toStdString()).numLevels() > 0);
 }
 
 void TestCli::intrinsicMatches() {
