@@ -162,6 +162,35 @@ inline std::string sci(double v) {
     return o.str();
 }
 
+// --out as a folder, made (with its parents) before any work is done, so that
+// a path that cannot be one fails at once, naming the option, rather than
+// after a network's layers have been searched.
+inline std::string outputFolder(const Args& a) {
+    const std::string out = a.get("out");
+    std::error_code ec;
+    if (out.empty())
+        throw InputError("--out", "is empty; expected a folder");
+    std::filesystem::create_directories(out, ec);
+    if (ec || !std::filesystem::is_directory(out))
+        throw InputError("--out", "'" + out + "' cannot be made a folder (" +
+                                      (ec ? ec.message() : std::string("a file is there")) + ")");
+    return out;
+}
+
+// --out as a file, checked before any work: its folder exists and it is not
+// a folder itself (the file is written when the work is done).
+inline std::string outputFile(const Args& a) {
+    const std::string out = a.get("out");
+    std::error_code ec;
+    const std::filesystem::path parent = std::filesystem::path(out).parent_path();
+    if (out.empty() || std::filesystem::is_directory(out, ec))
+        throw InputError("--out", "'" + out + "': expected a file to write, not a folder");
+    if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
+        throw InputError("--out",
+                         "'" + out + "': its folder '" + parent.string() + "' does not exist");
+    return out;
+}
+
 inline std::string findSample(const std::string& relative) {
     const std::vector<std::filesystem::path> roots = {
         std::filesystem::path(MAPWRIGHT_SOURCE_DIR) / "samples", "samples", "../samples",

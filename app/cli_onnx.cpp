@@ -48,7 +48,7 @@ int cmdImportOnnx(const Args& args) {
     if (args.positional.size() != 1)
         throw InputError("import-onnx", "expected MODEL.onnx --out NET.json [--batch N]");
     const mw::OnnxImportOptions options = onnxOptions(args);
-    const std::string out = args.get("out");
+    const std::string out = outputFile(args);
     const mw::OnnxImport r = mw::importOnnx(args.positional[0], options);
     mw::writeTextFile(out, mw::toJson(r.network).dump(1) + "\n");
     std::cout << "wrote " << out << ": " << r.network.layers.size() << " layers ("

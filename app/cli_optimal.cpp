@@ -32,6 +32,8 @@ std::string percentAbove(double cost, double reference) {
 } // namespace
 
 int cmdBenchOptimal(const Args& args) {
+    if (args.has("out"))
+        outputFile(args); // (written at the end: checked now)
     const mw::Architecture arch = mw::loadArchitecture(args.get("arch"));
     const mw::Network net = loadWorkload(args);
     std::vector<std::string> others = {"gamma", "annealing", "cosa", "random-pruned"};

@@ -312,8 +312,7 @@ int cmdSearch(const Args& args) {
     const std::string searcher = args.get("searcher");
     mw::makeSearcher(searcher); // unknown names fail before any work
     const mw::SearchSettings settings = settingsFrom(args);
-    const std::string out = args.get("out");
-    std::filesystem::create_directories(out);
+    const std::string out = outputFolder(args);
     const mw::MapSpace space = constrainedSpace(args, problem, arch, target.constraints);
     std::cout << target.note;
     const auto lb = mw::lowerBound(problem, arch, settings.objective);
@@ -393,9 +392,7 @@ int cmdCompare(const Args& args) {
     std::vector<std::string> searchers = searcherList(args);
     const int seeds = int(wholeNumber(args, "seeds", 5, 1, 100000));
     mw::SearchSettings base = settingsFrom(args);
-    const std::string out = args.opt("out", "");
-    if (!out.empty())
-        std::filesystem::create_directories(out);
+    const std::string out = args.has("out") ? outputFolder(args) : std::string();
     const mw::MapSpace space = spaceFor(args, problem, arch);
     const auto lb = mw::lowerBound(problem, arch, base.objective);
     // The optimal searcher first, and once (it draws nothing at random): the
@@ -505,6 +502,7 @@ int cmdNetwork(const Args& args) {
     o.settings = settingsFrom(args);
     o.warmStart = args.flag("warm-start");
     o.constraints = constraintsPerLayer(args, net, arch);
+    const std::string out = args.has("out") ? outputFolder(args) : std::string();
     const mw::NetworkOutcome r = mw::searchNetwork(net, arch, o, {}, interruptFlag());
     // Seconds per searched layer: a one-shot searcher (CoSA) is judged by its
     // time per layer, and its other figures go to network.json.
@@ -548,22 +546,20 @@ int cmdNetwork(const Args& args) {
               << r.evaluations << " evaluations in " << std::setprecision(2) << r.seconds << " s\n"
               << "totals       energy " << std::setprecision(3) << r.energy * 1e-6 << " uJ, cycles "
               << std::setprecision(0) << r.cycles << ", EDP " << sci(r.edp) << " J*cycle\n";
-    if (args.has("out")) {
-        std::filesystem::create_directories(args.get("out"));
-        mw::writeTextFile(args.get("out") + "/network.json",
-                          json{{"format", "mapwright.network-result"},
-                               {"version", mw::kFormatVersion},
-                               {"searcher", o.searcher},
-                               {"warm_start", o.warmStart},
-                               {"stopped", stoppedBy()},
-                               {"energy_pJ", r.energy},
-                               {"cycles", r.cycles},
-                               {"edp", r.edp},
-                               {"evaluations", r.evaluations},
-                               {"seconds", r.seconds},
-                               {"layers", layers}}
-                                  .dump(1) +
-                              "\n");
+    if (!out.empty()) {
+        mw::writeTextFile(out + "/network.json", json{{"format", "mapwright.network-result"},
+                                                      {"version", mw::kFormatVersion},
+                                                      {"searcher", o.searcher},
+                                                      {"warm_start", o.warmStart},
+                                                      {"stopped", stoppedBy()},
+                                                      {"energy_pJ", r.energy},
+                                                      {"cycles", r.cycles},
+                                                      {"edp", r.edp},
+                                                      {"evaluations", r.evaluations},
+                                                      {"seconds", r.seconds},
+                                                      {"layers", layers}}
+                                                         .dump(1) +
+                                                     "\n");
     }
     if (interrupted()) {
         std::cout << "interrupted  layers without a mapping above were not searched"

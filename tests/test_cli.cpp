@@ -763,6 +763,20 @@ void TestCli::badInput() {
         "--out: '" + arch + "' is the input");
     QCOMPARE(mw::readTextFile(results.toStdString()), before);
     QVERIFY(mw::loadArchitecture(arch.toStdString()).numLevels() > 0);
+    // An --out that cannot be written fails before the work, not after a
+    // network's layers have all been searched.
+    QElapsedTimer clock;
+    clock.start();
+    expectOneLineError(run({"network", "--arch", arch, "--workload",
+                            QString::fromStdString(kSamples) + "networks/resnet18.json",
+                            "--searcher", "gamma", "--budget", "100000", "--out", results}),
+                       "--out: '" + results + "' cannot be made a folder");
+    QVERIFY(clock.elapsed() < 20000);
+    expectOneLineError(
+        run({"bench", "optimal", "--arch", arch, "--workload",
+             QString::fromStdString(kSamples) + "workloads/eyeriss_tutorial_conv.json", "--out",
+             tmp.filePath("none/x.json")}),
+        "' does not exist");
 }
 
 void TestCli::intrinsicMatches() {
