@@ -100,6 +100,7 @@ class TestExercises : public QObject {
     void badNodeFilesAndTemplatesAreOneLineErrors();
     void parseDataAsTheNotebooksGiveIt();
     void splitExpressionsWhereTheyCannotMatter();
+    void mappingsNameContainers();
 };
 
 void TestExercises::designsReproduceTheirReferenceOutputs_data() {
@@ -724,6 +725,41 @@ void TestExercises::splitExpressionsWhereTheyCannotMatter() {
                     }),
                     "split: 'len(spec.problem.instance)' is a Python expression of the front "
                     "end, which is not evaluated");
+}
+
+// Tutorial 01's exercise 04 maps onto its PE array by the container's name
+// (target: PE): the front end takes it for the container's fan-out, the
+// dummy level inter_PE_spatial.
+void TestExercises::mappingsNameContainers() {
+    const std::string arch = R"(architecture:
+  version: 0.4
+  nodes:
+  - !Container {name: System, attributes: {technology: "40nm"}}
+  - !Component {name: MainMemory, class: DRAM, attributes: {width: 256, datawidth: 8}}
+  - !Component {name: GlobalBuffer, class: SRAM, attributes: {depth: 32768, width: 64, datawidth: 8}}
+  - !Container {name: PE, spatial: {meshX: 16}}
+  - !Component {name: RegisterFile, class: regfile, attributes: {depth: 64, width: 8, datawidth: 8}}
+  - !Component {name: MACC, class: intmac, attributes: {datawidth: 8}}
+)";
+    const std::string prob =
+        "problem: {shape: cnn-layer, instance: {C: 32, M: 32, P: 16, Q: 1, R: 3, S: 1, N: 1}}\n";
+    const std::string map = R"(mapping:
+  - {target: MainMemory, type: temporal, factors: R=1 P=1 M=1 C=1, permutation: PRMC}
+  - {target: GlobalBuffer, type: temporal, factors: R=3 P=1 M=32 C=2, permutation: PRMC}
+  - {target: PE, type: spatial, factors: R=1 P=1 M=1 C=16, permutation: PRMC}
+  - {target: RegisterFile, type: temporal, factors: R=1 P=16 M=1 C=1, permutation: RPMC}
+)";
+    const mw::TimeloopCase c = mw::importTimeloopTexts({{"arch.yaml", arch, nullptr},
+                                                        {"problem.yaml", prob, nullptr},
+                                                        {"map.yaml", map, nullptr}});
+    QVERIFY(c.hasMapping);
+    const int pe = c.arch.levelIndex("inter_PE_spatial");
+    QVERIFY(pe > 0);
+    const int C = c.problem.dimIndex("C");
+    QCOMPARE(int(c.mapping.levels[std::size_t(pe)].spatialX[std::size_t(C)]), 16);
+    const mw::Evaluation e = mw::evaluate(c.problem, c.arch, c.mapping);
+    QVERIFY(e.valid);
+    QCOMPARE(e.cycles, std::int64_t(3 * 32 * 2 * 16));
 }
 
 QTEST_GUILESS_MAIN(TestExercises)

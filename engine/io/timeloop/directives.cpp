@@ -175,7 +175,11 @@ int targetLevel(const YAML::Node& dir, const std::string& where, const Architect
         throw InputError(where, "a directive without 'target'; expected the storage level it "
                                 "applies to");
     const std::string name = text(target, where + ".target");
-    const int l = a.levelIndex(name);
+    int l = a.levelIndex(name);
+    // A v0.4 container, named as the front end lets mappings name it: its
+    // fan-out's dummy level (nodes.cpp names it so).
+    if (l < 0)
+        l = a.levelIndex("inter_" + name + "_spatial");
     if (l < 0) {
         std::string levels;
         for (const auto& s : a.levels)
