@@ -93,6 +93,7 @@ class TestTimeloop : public QObject {
     void badInputsAreOneLineErrors();
     void contradictoryConstraintsAreReported();
     void keysGivenTwiceReadTheFirst();
+    void minimumUtilizationAsTimeloop();
 };
 
 // The tutorial's Eyeriss constraints, imported, give the map space of the
@@ -508,6 +509,58 @@ problem: {shape: cnn-layer, instance: {C: 4, M: 4}}
                                                       nullptr}});
     QCOMPARE(scoped.arch.levels[std::size_t(scoped.arch.levelIndex("buf"))].capacityWords,
              std::int64_t(64));
+}
+
+// Timeloop's min_utilization: a level's kept tiles must fill that share of
+// its words (after multiple buffering). Tutorial 03's register file holds
+// 64 words and the mapping's tiles 11: timeloop-model 0fc43fb maps it at
+// 0.17 (1536 cycles, as without) and refuses it at 0.18 ("mapped tile size
+// 11 is less than constrained minimum utilization 11.52") and at 0.9
+// (57.6). The share survives our JSON and the export.
+void TestTimeloop::minimumUtilizationAsTimeloop() {
+    const std::string d = kCases + "03-model-conv1d+oc-3level-no-bypass/";
+    const std::string input = readTextFile(d + "input.yaml");
+    const std::size_t rf = input.find("name: RegisterFile");
+    const std::size_t at = input.find("min_utilization: 0", rf);
+    QVERIFY(rf != std::string::npos && at != std::string::npos);
+    QTemporaryDir tmp;
+    auto withShare = [&](const std::string& share) {
+        std::string text = input;
+        text.replace(at, std::string("min_utilization: 0").size(), "min_utilization: " + share);
+        const std::string file = tmp.filePath("input.yaml").toStdString();
+        writeTextFile(file, text);
+        return importTimeloop({file, d + "ERT.yaml"});
+    };
+    const TimeloopCase fits = withShare("0.17");
+    const int l = fits.arch.levelIndex("RegisterFile");
+    QCOMPARE(fits.arch.levels[std::size_t(l)].minUtilization, 0.17);
+    const Evaluation e = evaluate(fits.problem, fits.arch, fits.mapping);
+    QVERIFY(e.valid);
+    QCOMPARE(e.cycles, std::int64_t(1536));
+    auto refusal = [&](const std::string& share) {
+        const TimeloopCase c = withShare(share);
+        const Evaluation r = evaluate(c.problem, c.arch, c.mapping);
+        if (r.valid || r.numViolations != 1)
+            return std::string("<not one violation>");
+        return describe(r.violations[0], c.problem, c.arch);
+    };
+    QCOMPARE(refusal("0.18"), std::string("level 'RegisterFile': kept tiles together fill 11 "
+                                          "words but its minimum utilization asks for 12"));
+    EXPECT_CONTAINS(refusal("0.9"), "asks for 58");
+    // Through our JSON and Timeloop's YAML.
+    const TimeloopCase c = withShare("0.5");
+    QCOMPARE(architectureFromJson(toJson(c.arch)).levels[std::size_t(l)].minUtilization, 0.5);
+    const std::string out = tmp.filePath("export").toStdString();
+    exportTimeloop(c.problem, c.arch, &c.mapping, out);
+    const TimeloopCase back = importTimeloop(
+        {out + "/arch.yaml", out + "/problem.yaml", out + "/mapping.yaml", out + "/ERT.yaml"});
+    QCOMPARE(back.arch.levels[std::size_t(l)].minUtilization, 0.5);
+    EXPECT_CONTAINS(errorOf([&] {
+                        Architecture bad = c.arch;
+                        bad.levels[std::size_t(l)].minUtilization = 1.5;
+                        validateArchitecture(bad);
+                    }),
+                    "min_utilization: expected a share from 0 to 1");
 }
 
 QTEST_GUILESS_MAIN(TestTimeloop)

@@ -77,6 +77,10 @@ const Field<StorageLevel> kStorageFields[] = {
      [](StorageLevel& s) -> FieldRef { return &s.writeBandwidth; }},
     {"multiple_buffering", "Multiple buffering", "At least 1; 2 = double buffering",
      [](StorageLevel& s) -> FieldRef { return &s.multipleBuffering; }},
+    {"min_utilization", "Minimum utilization",
+     "Share of its words (after multiple buffering) the kept tiles must fill: 0 = none, 1 = "
+     "full (Timeloop's min_utilization)",
+     [](StorageLevel& s) -> FieldRef { return &s.minUtilization; }},
     {"read_energy", "Read energy (pJ)", "Per vector access of block-size words",
      [](StorageLevel& s) -> FieldRef { return &s.energy.read; },
      [](StorageLevel& s) { return &s.sources.read; }},

@@ -175,6 +175,8 @@ void validateArchitecture(const Architecture& a) {
                              "is negative or not finite; expected >= 0 (0 = unlimited)");
         if (!(s.multipleBuffering >= 1.0 && s.multipleBuffering <= 1e6))
             throw InputError(lw + ".multiple_buffering", "expected a value from 1 to 1e6");
+        if (!(s.minUtilization >= 0.0 && s.minUtilization <= 1.0))
+            throw InputError(lw + ".min_utilization", "expected a share from 0 to 1");
         if (!sane(s.energy.read, kMostPj) || !sane(s.energy.write, kMostPj) ||
             !sane(s.energy.update, kMostPj) || !sane(s.energy.leak, kMostPj))
             throw InputError(lw + ".energy_pJ",

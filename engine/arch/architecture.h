@@ -64,6 +64,9 @@ struct StorageLevel {
     double readBandwidth = 0.0;  // words per cycle per instance; 0 = unlimited
     double writeBandwidth = 0.0; // words per cycle per instance; 0 = unlimited
     double multipleBuffering = 1.0;
+    // Timeloop's min_utilization: kept tiles must fill at least this share
+    // of the words left by multiple buffering (0: no floor; 1: full).
+    double minUtilization = 0.0;
     ActionEnergies energy;
     double area = 0.0; // um^2 per instance
     StorageSources sources;

@@ -98,6 +98,8 @@ json toJson(const Architecture& a) {
                   {"mesh_x", s.meshX},
                   {"mesh_y", s.meshY},
                   {"multiple_buffering", s.multipleBuffering}};
+        if (s.minUtilization > 0)
+            l["min_utilization"] = s.minUtilization;
         if (!s.component.empty())
             l["component"] = s.component;
         if (s.numBanks != 1)
@@ -192,9 +194,9 @@ Architecture architectureFromJson(const json& j) {
         const json& lj = levels[i];
         onlyKeys(lj, path,
                  {"name", "class", "capacity_words", "word_bits", "block_size", "mesh_x", "mesh_y",
-                  "read_bandwidth", "write_bandwidth", "multiple_buffering", "component", "banks",
-                  "cluster_size", "technology_nm", "dram_type", "energy_pJ", "area_um2",
-                  "sources"});
+                  "read_bandwidth", "write_bandwidth", "multiple_buffering", "min_utilization",
+                  "component", "banks", "cluster_size", "technology_nm", "dram_type", "energy_pJ",
+                  "area_um2", "sources"});
         if (lj.contains("sources"))
             onlyKeys(lj.at("sources"), path + ".sources",
                      {"read", "write", "update", "leak", "area"});
@@ -217,6 +219,7 @@ Architecture architectureFromJson(const json& j) {
         s.readBandwidth = optNumber(lj, "read_bandwidth", path, 0.0);
         s.writeBandwidth = optNumber(lj, "write_bandwidth", path, 0.0);
         s.multipleBuffering = optNumber(lj, "multiple_buffering", path, 1.0);
+        s.minUtilization = optNumber(lj, "min_utilization", path, 0.0);
         s.component = optString(lj, "component", path, "");
         s.numBanks = optCount(lj, "banks", path, 1);
         s.clusterSize = optCount(lj, "cluster_size", path, 1);

@@ -341,6 +341,14 @@ void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::T
             if (!single) // only the tiles together overflow
                 out.addViolation(
                     violation(ViolationKind::Capacity, l, -1, -1, ls.capacityUsed, available));
+        } else if (s.minUtilization > 0.0 && l > 0 && !s.unbounded()) {
+            // Timeloop's floor on the words of the level left by multiple
+            // buffering (buffer.cpp: effective_size x min_utilization).
+            const double effective = std::floor(double(s.capacityWords) / s.multipleBuffering);
+            const double floor = effective * s.minUtilization;
+            if (double(ls.capacityUsed) < floor)
+                out.addViolation(violation(ViolationKind::MinUtilization, l, -1, -1,
+                                           ls.capacityUsed, i64(std::ceil(floor))));
         }
     }
     out.utilizedMacs = instances;

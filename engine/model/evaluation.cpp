@@ -55,6 +55,9 @@ std::string describe(const Violation& v, const Problem& p, const Architecture& a
                    need + " words but the level holds " + have;
         return levelName(a, v.level) + ": kept tiles together need " + need +
                " words but the level holds " + have;
+    case ViolationKind::MinUtilization:
+        return levelName(a, v.level) + ": kept tiles together fill " + need +
+               " words but its minimum utilization asks for " + have;
     case ViolationKind::OutermostMustKeep:
         return levelName(a, v.level) + ": the outermost level must keep " + tensorName(p, v.tensor);
     }

@@ -15,16 +15,17 @@ struct Problem;
 struct Architecture;
 
 enum class ViolationKind : std::uint8_t {
-    LevelCount,       // the mapping has a different number of levels than the architecture
-    ZeroFactor,       // a loop factor of 0
-    FactorProduct,    // factors of a dimension do not multiply to its bound
-    BadPermutation,   // a level's loop order is not a permutation of the dimensions
-    FanoutX,          // spatial factors on X above a level exceed its mesh
-    FanoutY,          // spatial factors on Y above a level exceed its mesh
-    NoFanout,         // spatial factors at a level that does not fan out
-    SplitAxes,        // one dimension fans out on both X and Y of one level (not Timeloop's)
-    Capacity,         // kept tiles overflow the level (needed vs available words)
-    OutermostMustKeep // the outermost level must keep every tensor
+    LevelCount,        // the mapping has a different number of levels than the architecture
+    ZeroFactor,        // a loop factor of 0
+    FactorProduct,     // factors of a dimension do not multiply to its bound
+    BadPermutation,    // a level's loop order is not a permutation of the dimensions
+    FanoutX,           // spatial factors on X above a level exceed its mesh
+    FanoutY,           // spatial factors on Y above a level exceed its mesh
+    NoFanout,          // spatial factors at a level that does not fan out
+    SplitAxes,         // one dimension fans out on both X and Y of one level (not Timeloop's)
+    Capacity,          // kept tiles overflow the level (needed vs available words)
+    OutermostMustKeep, // the outermost level must keep every tensor
+    MinUtilization     // kept tiles fill less than the level's min_utilization asks
 };
 
 // `level` indexes Architecture::levels; for fan-outs it is the level whose

@@ -64,7 +64,10 @@ std::string archKey(const Architecture& a) {
           << s.blockSize << ':' << s.meshX << 'x' << s.meshY << ':' << s.readBandwidth << ':'
           << s.writeBandwidth << ':' << s.multipleBuffering << ':' << s.energy.read << ':'
           << s.energy.write << ':' << s.energy.update << ':' << s.energy.leak
-          << (s.clusterSize != 1 ? ":c" + std::to_string(s.clusterSize) : std::string()) << ';';
+          << (s.clusterSize != 1 ? ":c" + std::to_string(s.clusterSize) : std::string())
+          // (Only where given: the keys of the surrogates trained before it stand.)
+          << (s.minUtilization > 0 ? ":u" + std::to_string(s.minUtilization) : std::string())
+          << ';';
     o << a.compute.meshX << 'x' << a.compute.meshY << ':' << a.compute.macEnergy;
     return o.str();
 }

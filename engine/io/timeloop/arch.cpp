@@ -498,6 +498,7 @@ Architecture readComponents(const Spec& spec, std::vector<std::string>& notes,
             s.readBandwidth = num({"read_bandwidth"}, bandwidth / 2);
             s.writeBandwidth = num({"write_bandwidth"}, bandwidth / 2);
             s.multipleBuffering = num({"multiple_buffering"}, 1.0);
+            s.minUtilization = num({"min_utilization"}, 0.0);
             // Timeloop's default is two banks (buffer.cpp).
             s.numBanks = static_cast<int>(whole({"n_banks", "num_banks"}, 2, 1, 1 << 20));
             const YAML::Node type = estimatorAttr("type");

@@ -96,6 +96,8 @@ std::string timeloopArchitectureYaml(const Architecture& a) {
         if (s.writeBandwidth > 0)
             out << YAML::Key << "write_bandwidth" << YAML::Value << s.writeBandwidth;
         out << YAML::Key << "multiple_buffering" << YAML::Value << s.multipleBuffering;
+        if (s.minUtilization > 0)
+            out << YAML::Key << "min_utilization" << YAML::Value << s.minUtilization;
         out << YAML::Key << "meshX" << YAML::Value << s.meshX;
         out << YAML::Key << "meshY" << YAML::Value << s.meshY;
         out << YAML::EndMap << YAML::EndMap;
