@@ -102,8 +102,10 @@ int cmdExportTimeloop(const Args& args) {
     mapper.timeout = wholeNumber(args, "timeout", 1000, 0, kMaxWholeOption);
     mapper.threads = int(wholeNumber(args, "threads", 0, 0, mw::kMaxSearchThreads));
     try {
-        mw::exportTimeloop(problem, arch, mapping ? &*mapping : nullptr, out,
-                           constraints.is_null() ? nullptr : &constraints, mapper);
+        for (const std::string& n :
+             mw::exportTimeloop(problem, arch, mapping ? &*mapping : nullptr, out,
+                                constraints.is_null() ? nullptr : &constraints, mapper))
+            std::cerr << "note: " << n << "\n";
     } catch (const InputError& e) {
         if (args.has("constraints") && e.where() == "constraints")
             throw e.within(args.get("constraints"));

@@ -190,12 +190,24 @@ void TestIo::timeloopExportReadsBack() {
     for (const char* line : {"target: psum_spad", "type: spatial", "split: 0"})
         QVERIFY2(mapping.find(line) != std::string::npos, line);
     // A second export into the folder without a mapping or constraints
-    // leaves none of the first's: timeloop-model would read them with it.
-    writeTemp(tmp, "constraints.yaml", "architecture_constraints: {targets: []}\n");
-    exportTimeloop(c.problem, c.arch, nullptr, dir);
+    // leaves none of the first's where timeloop-model would read them with
+    // it, and loses neither (a person may have written them): they are set
+    // aside, and the notes say so.
+    const std::string written = "architecture_constraints: {targets: []}\n";
+    writeTemp(tmp, "constraints.yaml", written);
+    const std::vector<std::string> notes = exportTimeloop(c.problem, c.arch, nullptr, dir);
     QVERIFY(fs::exists(fs::path(dir) / "arch.yaml"));
     QVERIFY(!fs::exists(fs::path(dir) / "mapping.yaml"));
     QVERIFY(!fs::exists(fs::path(dir) / "constraints.yaml"));
+    QCOMPARE(readTextFile(dir + "/constraints.yaml.earlier"), written);
+    QCOMPARE(readTextFile(dir + "/mapping.yaml.earlier"), mapping);
+    QCOMPARE(notes.size(), std::size_t(2));
+    EXPECT_CONTAINS(notes[0], "mapping.yaml aside as " + dir +
+                                  "/mapping.yaml.earlier: this case "
+                                  "has none");
+    // Once more: nothing left to set aside, the earlier copies kept.
+    QVERIFY(exportTimeloop(c.problem, c.arch, nullptr, dir).empty());
+    QCOMPARE(readTextFile(dir + "/constraints.yaml.earlier"), written);
 }
 
 void TestIo::malformedJson() {

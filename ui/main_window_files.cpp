@@ -342,13 +342,17 @@ bool MainWindow::exportTimeloop(const QString& dir) {
         // The constraints searches run under: the session's may no longer
         // fit the design, and the search panel then holds none.
         const mw::Json& constraints = searchPanel_->constraints();
-        mw::exportTimeloop(p, session_.arch, withMapping ? &inspector_->mapping() : nullptr,
-                           dir.toStdString(), constraints.is_null() ? nullptr : &constraints,
-                           mapper);
-        info(QString("Exported %1 on %2 for Timeloop to %3 (%4ERT, ART, %5mapper.yaml)")
+        const std::vector<std::string> notes = mw::exportTimeloop(
+            p, session_.arch, withMapping ? &inspector_->mapping() : nullptr, dir.toStdString(),
+            constraints.is_null() ? nullptr : &constraints, mapper);
+        QStringList asides;
+        for (const std::string& n : notes)
+            asides << QString::fromStdString(n);
+        info(QString("Exported %1 on %2 for Timeloop to %3 (%4ERT, ART, %5mapper.yaml)%6")
                  .arg(QString::fromStdString(p.name), QString::fromStdString(session_.arch.name),
                       dir, withMapping ? "mapping.yaml, " : "",
-                      constraints.is_null() ? "" : "constraints.yaml, "));
+                      constraints.is_null() ? "" : "constraints.yaml, ",
+                      asides.isEmpty() ? QString() : "; " + asides.join("; ")));
     } catch (const std::exception& e) {
         fail(QString::fromStdString(e.what()));
         return false;
@@ -438,8 +442,8 @@ void MainWindow::exportTimeloopDialog() {
     if (!present.isEmpty() &&
         QMessageBox::question(this, "Replace files?",
                               QString("%1 already holds %2. Replace them with this case's (a "
-                                      "mapping.yaml or constraints.yaml it has none of is "
-                                      "removed)?")
+                                      "mapping.yaml or constraints.yaml it has none of is kept "
+                                      "as NAME.yaml.earlier)?")
                                   .arg(dir, present.join(", ")),
                               QMessageBox::Yes | QMessageBox::Cancel,
                               QMessageBox::Cancel) != QMessageBox::Yes)

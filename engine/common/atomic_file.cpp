@@ -100,6 +100,10 @@ void FileSet::removeOnCommit(const std::string& path) {
     stale_.push_back(path);
 }
 
+void FileSet::setAsideOnCommit(const std::string& path, const std::string& aside) {
+    asides_.emplace_back(path, aside);
+}
+
 void FileSet::commit() {
     // Renames within a folder do not fail for want of space; one that fails
     // (the target became a folder) is named, and the rest stay staged.
@@ -110,6 +114,19 @@ void FileSet::commit() {
     }
     // A stale file that is not there is gone already; one that cannot go (a
     // folder, a permission) is named, as it would be read with the new set.
+    std::vector<std::pair<std::string, std::string>> asides = std::move(asides_);
+    asides_.clear();
+    for (const auto& [path, aside] : asides) {
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(path, ec))
+            continue;
+        std::filesystem::rename(path, aside, ec);
+        if (ec)
+            throw InputError(path, "is left from an earlier set and could not be set aside as '" +
+                                       aside + "' (" + ec.message() + ")");
+        syncFolder(path);
+        setAside_.emplace_back(path, aside);
+    }
     std::vector<std::string> stale = std::move(stale_);
     stale_.clear();
     for (const std::string& path : stale) {

@@ -39,12 +39,20 @@ class FileSet {
     // A file of an earlier set that this one does not have (a best mapping,
     // when this run found none): removed on commit, if present.
     void removeOnCommit(const std::string& path);
+    // A file this set does not have that a person may have written (a
+    // mapping.yaml in the folder a case is exported to): renamed to `aside`
+    // on commit, if present, so that it is neither read with the new set
+    // nor lost.
+    void setAsideOnCommit(const std::string& path, const std::string& aside);
+    // What commit() set aside: (path, aside) of each file that was there.
+    const std::vector<std::pair<std::string, std::string>>& setAside() const { return setAside_; }
     // Renames every staged file over its target and removes the stale ones.
     void commit();
 
   private:
     std::vector<std::pair<std::string, std::string>> staged_; // temporary, target
     std::vector<std::string> stale_;
+    std::vector<std::pair<std::string, std::string>> asides_, setAside_;
 };
 
 } // namespace mw

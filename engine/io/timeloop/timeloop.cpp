@@ -238,8 +238,9 @@ TimeloopCase importTimeloopTexts(const std::vector<TimeloopText>& files) {
     return c;
 }
 
-void exportTimeloop(const Problem& p, const Architecture& a, const Mapping* m,
-                    const std::string& dir, const Json* constraints, const TimeloopMapper& mapper) {
+std::vector<std::string> exportTimeloop(const Problem& p, const Architecture& a, const Mapping* m,
+                                        const std::string& dir, const Json* constraints,
+                                        const TimeloopMapper& mapper) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec)
@@ -254,24 +255,31 @@ void exportTimeloop(const Problem& p, const Architecture& a, const Mapping* m,
     const std::string art = timeloopArtYaml(a);
     const std::string cons = constraints ? timeloopConstraintsYaml(*constraints, p, a) : "";
     const std::string mapperText = timeloopMapperYaml(mapper);
-    // One case: written together, and a mapping or constraints file of an
-    // earlier export into the folder removed when this case has none
-    // (timeloop-model would read it beside this case's architecture).
+    // One case: written together, and a mapping or constraints file already
+    // in the folder set aside when this case has none (timeloop-model would
+    // read it beside this case's architecture; a person may have written it).
     FileSet files;
     files.stage((d / "arch.yaml").string(), arch);
     files.stage((d / "problem.yaml").string(), problem);
     if (m)
         files.stage((d / "mapping.yaml").string(), mapping);
     else
-        files.removeOnCommit((d / "mapping.yaml").string());
+        files.setAsideOnCommit((d / "mapping.yaml").string(),
+                               (d / "mapping.yaml.earlier").string());
     files.stage((d / "ERT.yaml").string(), ert);
     files.stage((d / "ART.yaml").string(), art);
     files.stage((d / "mapper.yaml").string(), mapperText);
     if (!cons.empty())
         files.stage((d / "constraints.yaml").string(), cons);
     else
-        files.removeOnCommit((d / "constraints.yaml").string());
+        files.setAsideOnCommit((d / "constraints.yaml").string(),
+                               (d / "constraints.yaml.earlier").string());
     files.commit();
+    std::vector<std::string> notes;
+    for (const auto& [path, aside] : files.setAside())
+        notes.push_back("set " + path + " aside as " + aside +
+                        ": this case has none, and timeloop-model would read it with this one");
+    return notes;
 }
 
 } // namespace mw

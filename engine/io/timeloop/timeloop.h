@@ -100,9 +100,11 @@ std::string timeloopMapperYaml(const TimeloopMapper& m);
 // Writes arch.yaml, problem.yaml, ERT.yaml, ART.yaml and (when given)
 // mapping.yaml into dir, for timeloop-model; and mapper.yaml and (when
 // given) constraints.yaml, for timeloop-mapper. Nothing is written when any
-// part cannot be said in Timeloop's terms.
-void exportTimeloop(const Problem& p, const Architecture& a, const Mapping* m,
-                    const std::string& dir, const Json* constraints = nullptr,
-                    const TimeloopMapper& mapper = {});
+// part cannot be said in Timeloop's terms. A mapping.yaml or constraints.yaml
+// already there that this case has none of is renamed NAME.yaml.earlier; the
+// notes returned say so.
+std::vector<std::string> exportTimeloop(const Problem& p, const Architecture& a, const Mapping* m,
+                                        const std::string& dir, const Json* constraints = nullptr,
+                                        const TimeloopMapper& mapper = {});
 
 } // namespace mw
