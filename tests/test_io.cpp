@@ -545,6 +545,22 @@ void TestIo::constraintsFile() {
     bad["min_spatial_utilisation"] = 0.5;
     EXPECT_CONTAINS(errorOf([&] { constraintsFromJson(bad, p, a); }),
                     "(did you mean 'min_spatial_utilization'?)");
+    // A dimension the problem lacks is ignored (one file serves layers of
+    // several shapes), with a note: a typo no longer changes nothing unsaid.
+    QTemporaryDir tmp;
+    Json typo = readJsonFile(kSamples + "constraints/eyeriss_row_stationary.json");
+    typo["levels"][0]["temporal"]["ZZ"] = 4;
+    typo["levels"][0]["order"] = Json::array({"Nope", "*"});
+    const std::string typoFile = writeTemp(tmp, "typo.json", typo.dump());
+    std::vector<std::string> notes;
+    loadConstraints(typoFile, p, a, &notes);
+    QCOMPARE(notes.size(), std::size_t(2));
+    EXPECT_CONTAINS(notes[0], "$.levels[0].temporal: 'ZZ' is not a dimension of the problem (N, "
+                              "G, C, M, P, Q, R, S): ignored");
+    EXPECT_CONTAINS(notes[1], "$.levels[0].order: 'Nope' is not a dimension");
+    notes.clear();
+    loadConstraints(kSamples + "constraints/eyeriss_row_stationary.json", p, a, &notes);
+    QVERIFY(notes.empty());
 }
 
 void TestIo::timeloopMapperCaseNeedsMapping() {

@@ -98,6 +98,37 @@ void factorsOf(const Json& obj, const std::string& path, const Problem& p,
     }
 }
 
+// Notes for the dimension names of a file the problem lacks: ignored by
+// design (one file serves conv layers and GEMMs), but a typo ("ZZ", "Nope")
+// would otherwise change nothing without a word. (The text names no layer,
+// so that a network's layers share one note.)
+void noteUnknownDimensions(const Json& j, const Problem& p, std::vector<std::string>& notes) {
+    if (!j.contains("levels") || !j.at("levels").is_array())
+        return;
+    const Json& levels = j.at("levels");
+    std::string dims;
+    for (const auto& d : p.dims)
+        dims += (dims.empty() ? "" : ", ") + d.name;
+    auto check = [&](const std::string& name, const std::string& path) {
+        if (name != "*" && p.dimIndex(name) < 0)
+            notes.push_back(path + ": '" + name + "' is not a dimension of the problem (" + dims +
+                            "): ignored");
+    };
+    for (std::size_t i = 0; i < levels.size(); ++i) {
+        const std::string path = "$.levels[" + std::to_string(i) + "]";
+        for (const char* key : {"temporal", "spatial_x", "spatial_y"})
+            if (levels[i].contains(key) && levels[i].at(key).is_object())
+                for (const auto& [dim, v] : levels[i].at(key).items())
+                    check(dim, path + "." + key);
+        for (const char* key :
+             {"order", "spatial_order", "spatial_dims", "spatial_dims_x", "spatial_dims_y"})
+            if (levels[i].contains(key) && levels[i].at(key).is_array())
+                for (const Json& name : levels[i].at(key))
+                    if (name.is_string())
+                        check(name.get<std::string>(), path + "." + key);
+    }
+}
+
 } // namespace
 
 MapSpaceConstraints constraintsFromJson(const Json& j, const Problem& p, const Architecture& a) {
@@ -189,6 +220,7 @@ Json readConstraintsFile(const std::string& path, const Problem& p, const Archit
         return importTimeloopConstraints(readTimeloopFiles({path}), p, a, notes);
     return json_fields::withFile(path, [&](const Json& j) {
         constraintsFromJson(j, p, a); // (its errors, located in the file)
+        noteUnknownDimensions(j, p, notes);
         return j;
     });
 }
