@@ -312,6 +312,16 @@ void TestIo::badWorkloadFields() {
         "tensors":[{"name":"A","ranks":[[{"dim":"J"}]]}]}]})");
     EXPECT_CONTAINS(errorOf([&] { loadNetwork(unknownDim); }),
                     "$.layers[0].tensors[0].ranks[0][0].dim: unknown dimension 'J'");
+    // Two tensors of one name could not be told apart (keep, bypass, the
+    // reports), and an export wrote both.
+    const std::string twice =
+        writeTemp(tmp, "twice.json", R"({"layers":[{"name":"l","kind":"custom",
+        "dimensions":[{"name":"I","bound":4}],
+        "tensors":[{"name":"A","ranks":[[{"dim":"I"}]]},{"name":"A","ranks":[[{"dim":"I"}]],
+        "read_write":true}]}]})");
+    EXPECT_CONTAINS(errorOf([&] { loadNetwork(twice); }),
+                    "$.layers[0]: problem 'l'.tensors.A: is defined twice; expected one data "
+                    "space of each name");
     const std::string extra =
         writeTemp(tmp, "extra.json", R"({"layers":[{"name":"l","kind":"gemm","Q":3}]})");
     EXPECT_CONTAINS(errorOf([&] { loadNetwork(extra); }), "Q: is not a parameter of gemm");

@@ -178,6 +178,10 @@ void finalizeProblem(Problem& p) {
         const std::string tw = where + ".tensors." + ds.name;
         if (ds.name.empty())
             throw InputError(where, "a data space has an empty name");
+        // (Keep, bypass and every report name tensors: two of one name could
+        // not be told apart, and an export would write both.)
+        if (p.tensorIndex(ds.name) != int(&ds - p.tensors.data()))
+            throw InputError(tw, "is defined twice; expected one data space of each name");
         double words = 1.0;
         for (int r = 0; r < ds.numRanks; ++r) {
             double extent = 1.0;
