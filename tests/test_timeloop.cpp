@@ -246,6 +246,13 @@ void TestTimeloop::estimatesWhereNoTableIsGiven() {
     QVERIFY(tg.sources.read == ValueSource::Imported);
     QCOMPARE(tg.energy.read, 18.183829);
     QVERIFY(tg.sources.area == ValueSource::Estimated); // no ART given
+    // The note says what was estimated: the areas, not the energies the ERT gave.
+    std::string estimatedNote;
+    for (const auto& note : t.notes)
+        if (note.find("estimated at") != std::string::npos)
+            estimatedNote = note;
+    EXPECT_CONTAINS(estimatedNote, "shared_glb (area), ");
+    QVERIFY2(estimatedNote.find("energy") == std::string::npos, estimatedNote.c_str());
     // An ART pins areas.
     const std::string art = "ART:\n  version: 0.4\n  tables:\n  - name: system.shared_glb[1..1]\n"
                             "    area: 1234.5\n";

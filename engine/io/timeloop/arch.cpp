@@ -343,7 +343,13 @@ Architecture readComponents(const Spec& spec, std::vector<std::string>& notes,
         bool needsEnergy = false;
     };
     std::vector<Node> nodes;
-    std::vector<std::string> estimated; // components some value of which is estimated
+    // Components some value of which is estimated, and which: "energy",
+    // "area" or both (a note that named only the component read as if its
+    // energies were estimated where only its area was).
+    std::vector<std::pair<std::string, std::string>> estimated;
+    auto whatIs = [](bool energy, bool area) {
+        return std::string(energy && area ? "energy and area" : energy ? "energy" : "area");
+    };
     for (const auto& c : comps) {
         const std::string where = at(c.file, c.node) + ": component '" + c.name + "'";
         auto attr = [&](std::initializer_list<const char*> keys) {
@@ -529,7 +535,8 @@ Architecture readComponents(const Spec& spec, std::vector<std::string>& notes,
                 s.sources.area = ValueSource::Imported;
             }
             if (s.cls != LevelClass::Dummy && (!actions || !read || !fill || !update || !inArt))
-                estimated.push_back(c.name);
+                estimated.emplace_back(c.name,
+                                       whatIs(!actions || !read || !fill || !update, !inArt));
             // DRAM is priced by its type, a dummy not at all: neither needs a node.
             node.needsEnergy = s.cls != LevelClass::Dummy && s.cls != LevelClass::DRAM &&
                                (!read || !fill || !update);
@@ -569,7 +576,7 @@ Architecture readComponents(const Spec& spec, std::vector<std::string>& notes,
                 m.areaSource = ValueSource::Imported;
             }
             if (!compute || !inArt)
-                estimated.push_back(c.name);
+                estimated.emplace_back(c.name, whatIs(!compute, !inArt));
             node.needsEnergy = !compute;
             m.technologyNm = node.nm;
             nodes.push_back(node);
@@ -624,11 +631,11 @@ Architecture readComponents(const Spec& spec, std::vector<std::string>& notes,
         a.compute.technologyNm = 0.0;
     if (!estimated.empty()) {
         std::string list;
-        for (const auto& n : estimated) {
+        for (const auto& [n, what] : estimated) {
             const int l = a.levelIndex(n);
             const double nm = l >= 0 ? a.nodeOf(a.levels[l]) : a.nodeOf(a.compute);
-            list += (list.empty() ? "" : ", ") + n +
-                    (nm != a.technologyNm ? " (at " + std::to_string(int(nm)) + " nm)" : "");
+            list += (list.empty() ? "" : ", ") + n + " (" + what +
+                    (nm != a.technologyNm ? ", at " + std::to_string(int(nm)) + " nm" : "") + ")";
         }
         notes.push_back("estimated at " + std::to_string(int(a.technologyNm)) +
                         " nm (no ERT or ART entry): " + list);
