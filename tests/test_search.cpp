@@ -262,6 +262,10 @@ void TestSearch::badSettings() {
     QVERIFY(message([&] {
                 SearchObjective::parse("weighted:nan,1");
             }).find("expected exponents from 0 to 100") != std::string::npos);
+    // A third weight was read as no more than two ("2,3" as 2).
+    for (const char* text : {"weighted:1,2,3", "weighted:1,2x"})
+        EXPECT_CONTAINS(message([&] { SearchObjective::parse(text); }),
+                        "expected weighted:A,B with numbers");
     // Settings the Python module and the GUI pass as given: a thread per
     // worker (thousands exhaust the process table) and a finite time budget.
     SearchSettings many = budget(10);
@@ -650,6 +654,8 @@ void TestSearch::hyperparametersOutOfRangeAreOneLineErrors() {
     EXPECT_CONTAINS(errorFor("random", "batch", -1), "param batch: is -1");
     EXPECT_CONTAINS(errorFor("exhaustive", "batch", 0), "param batch: is 0");
     EXPECT_CONTAINS(errorFor("reinforce", "hidden", 1e5), "param hidden: is 100000");
+    EXPECT_CONTAINS(errorFor("annealing", "probe", -1), "param probe: is -1");
+    EXPECT_CONTAINS(errorFor("annealing", "accept_start", 0), "param accept_start: is 0");
     // In range, they run.
     SearchSettings fine = budget(200, 1, 1);
     fine.params["elite"] = 0.5;

@@ -18,12 +18,13 @@ class AnnealingSearch : public Searcher {
   public:
     void run(SearchContext& ctx) override {
         const MapSpace& space = ctx.space();
-        const double acceptStart = ctx.param("accept_start", 0.98);
-        const double acceptEnd = ctx.param("accept_end", 1e-4);
-        const int probeMoves = static_cast<int>(ctx.param("probe", 32));
+        const double acceptStart = ctx.param("accept_start", 0.98, 1e-12, 1.0);
+        const double acceptEnd = ctx.param("accept_end", 1e-4, 1e-12, 1.0);
+        const int probeMoves = int(ctx.countParam("probe", 32, 1, kMaxBatch));
         // One chain by default: proposing k neighbours per step in parallel costs a
         // thread hand-off per step, which is slower than one core at these rates.
-        const auto width = static_cast<std::size_t>(std::max(1.0, ctx.param("parallel_moves", 1)));
+        const auto width =
+            static_cast<std::size_t>(ctx.countParam("parallel_moves", 1, 1, kMaxBatch));
 
         std::vector<Mapping> start = initialMappings(ctx, 1);
         if (start.empty()) {
@@ -76,7 +77,7 @@ class AnnealingSearch : public Searcher {
 
         // Probe: typical |delta log cost| of a move sets the temperatures.
         std::vector<double> costs(out.size());
-        double tMax = ctx.param("t_max", 0.0), tMin = ctx.param("t_min", 0.0);
+        double tMax = ctx.param("t_max", 0.0, 0.0, 1e9), tMin = ctx.param("t_min", 0.0, 0.0, 1e9);
         if (tMax <= 0.0 || tMin <= 0.0) {
             ctx.evaluateGenerated(std::size_t(probeMoves), fromCurrent, out.data(), costs.data());
             double sum = 0.0;

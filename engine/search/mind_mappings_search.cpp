@@ -184,14 +184,14 @@ class MindMappingsSearch : public Searcher {
         Descent d;
         d.alpha0 = ctx.param("learning_rate", d.alpha0);
         d.injectEvery = std::max(1, int(ctx.param("injection_interval", d.injectEvery)));
-        d.temperature0 = ctx.param("temperature", d.temperature0);
-        d.cooling = ctx.param("cooling", d.cooling);
+        d.temperature0 = ctx.param("temperature", d.temperature0, 0.0, 1e9);
+        d.cooling = ctx.param("cooling", d.cooling, 0.0, 1.0);
         d.coolEvery = std::max(1, int(ctx.param("cooling_interval", d.coolEvery)));
         d.maxDoublings = int(ctx.param("step_doublings", d.maxDoublings));
         const int stepsPerEval = std::max(1, int(ctx.param("steps_per_evaluation", 20)));
         // Two chains by default, whatever the threads (a seed gives the same
         // run on one thread or two; on two, each chain has its own).
-        const int chainCount = std::max(1, int(ctx.param("chains", 2)));
+        const int chainCount = int(ctx.countParam("chains", 2, 1, kMaxSearchThreads));
         // What each chain descends (see SurrogateDescent): "gradient_outputs"
         // 0 (default) the predicted log EDP, 1 the reference code's output
         // sum. Neither wins everywhere (README, "Mind Mappings"), so with two

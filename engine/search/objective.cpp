@@ -89,8 +89,17 @@ SearchObjective SearchObjective::parse(const std::string& full) {
         try {
             if (comma == std::string::npos)
                 throw std::invalid_argument("comma");
-            o.energyExponent = std::stod(rest.substr(0, comma));
-            o.cycleExponent = std::stod(rest.substr(comma + 1));
+            // Each read to its end: stod alone read "2,3" as 2, and
+            // weighted:1,2,3 passed as weighted:1,2.
+            auto whole = [](const std::string& t) {
+                std::size_t used = 0;
+                const double v = std::stod(t, &used);
+                if (used != t.size())
+                    throw std::invalid_argument("trailing text");
+                return v;
+            };
+            o.energyExponent = whole(rest.substr(0, comma));
+            o.cycleExponent = whole(rest.substr(comma + 1));
         } catch (const std::exception&) {
             throw InputError("--objective", "'" + text + "': expected weighted:A,B with numbers");
         }
