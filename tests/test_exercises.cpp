@@ -674,11 +674,10 @@ void TestExercises::parseDataAsTheNotebooksGiveIt() {
 problem:
   shape: cnn-layer
   instance: {C: 4, M: 8, P: 4, Q: 4, R: 1, S: 1, N: 1}
-  name_ignore: {{ label ~ "x" }}
 )");
     auto levels = [&](const std::string& regEnabled, const std::string& scale) {
-        const mw::TimeloopCase c = mw::importTimeloop(
-            {top}, {{"reg_enabled", regEnabled}, {"scale", scale}, {"label", "\"16\""}});
+        const mw::TimeloopCase c =
+            mw::importTimeloop({top}, {{"reg_enabled", regEnabled}, {"scale", scale}});
         std::vector<std::string> names;
         for (const auto& l : c.arch.levels)
             names.push_back(l.name);
@@ -690,7 +689,8 @@ problem:
     QCOMPARE(levels("false", "8").first.size(), std::size_t(2));
     QCOMPARE(levels("0", "8").first.size(), std::size_t(2));
     QCOMPARE(levels("True", "8").first, (std::vector<std::string>{"DRAM", "buf", "reg"}));
-    QCOMPARE(levels("1", "0.5").second, std::int64_t(1 * 8)); // depth 1.0
+    QCOMPARE(levels("1", "0.5").second, std::int64_t(1 * 8));        // depth 1.0
+    QCOMPARE(levels("False", "\"8\"").second, std::int64_t(88 * 8)); // quoted: text, "8" * 2
 }
 
 // A container that fans out on one axis puts every spatial factor there,

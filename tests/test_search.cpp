@@ -656,12 +656,20 @@ void TestSearch::hyperparametersOutOfRangeAreOneLineErrors() {
     EXPECT_CONTAINS(errorFor("reinforce", "hidden", 1e5), "param hidden: is 100000");
     EXPECT_CONTAINS(errorFor("annealing", "probe", -1), "param probe: is -1");
     EXPECT_CONTAINS(errorFor("annealing", "accept_start", 0), "param accept_start: is 0");
+    EXPECT_CONTAINS(errorFor("annealing", "accept_end", 1), "param accept_end: is 1"); // log 1 = 0
+    EXPECT_CONTAINS(errorFor("random-pruned", "permutations", -1), "param permutations: is -1");
+    EXPECT_CONTAINS(errorFor("gamma", "fit", std::nan("")), "param fit: is nan");
     // In range, they run.
     SearchSettings fine = budget(200, 1, 1);
     fine.params["elite"] = 0.5;
     fine.params["injection"] = 0.5;
     fine.params["population"] = 4;
     QVERIFY(runSearch(space, "gamma", fine).evaluations > 0);
+    // The smallest genetic population, with its default tournament of 3
+    // (drawn with replacement).
+    SearchSettings two = budget(200, 1, 1);
+    two.params["population"] = 2;
+    QVERIFY(runSearch(space, "genetic", two).evaluations > 0);
 }
 
 QTEST_GUILESS_MAIN(TestSearch)

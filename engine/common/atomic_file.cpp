@@ -112,21 +112,34 @@ void FileSet::commit() {
         staged_.erase(staged_.begin());
         replaceWith(temporary, target);
     }
-    // A stale file that is not there is gone already; one that cannot go (a
-    // folder, a permission) is named, as it would be read with the new set.
+    // A file to set aside goes to the first of aside, aside.1, aside.2, ...
+    // that is free: one set aside before is not written over.
     std::vector<std::pair<std::string, std::string>> asides = std::move(asides_);
     asides_.clear();
     for (const auto& [path, aside] : asides) {
         std::error_code ec;
         if (!std::filesystem::is_regular_file(path, ec))
             continue;
-        std::filesystem::rename(path, aside, ec);
+        auto taken = [&ec](const std::string& name) {
+            return std::filesystem::symlink_status(name, ec).type() !=
+                   std::filesystem::file_type::not_found;
+        };
+        std::string free = aside;
+        for (int k = 1; taken(free); ++k) {
+            if (k > 1000)
+                throw InputError(path, "could not be set aside: '" + aside + "' and '" + aside +
+                                           ".1' to '.1000' are all taken");
+            free = aside + "." + std::to_string(k);
+        }
+        std::filesystem::rename(path, free, ec);
         if (ec)
             throw InputError(path, "is left from an earlier set and could not be set aside as '" +
-                                       aside + "' (" + ec.message() + ")");
+                                       free + "' (" + ec.message() + ")");
         syncFolder(path);
-        setAside_.emplace_back(path, aside);
+        setAside_.emplace_back(path, free);
     }
+    // A stale file that is not there is gone already; one that cannot go (a
+    // folder, a permission) is named, as it would be read with the new set.
     std::vector<std::string> stale = std::move(stale_);
     stale_.clear();
     for (const std::string& path : stale) {

@@ -41,8 +41,8 @@ class FileSet {
     void removeOnCommit(const std::string& path);
     // A file this set does not have that a person may have written (a
     // mapping.yaml in the folder a case is exported to): renamed to `aside`
-    // on commit, if present, so that it is neither read with the new set
-    // nor lost.
+    // on commit, if present (aside.1, aside.2, ... when that is taken), so
+    // that it is neither read with the new set nor lost.
     void setAsideOnCommit(const std::string& path, const std::string& aside);
     // What commit() set aside: (path, aside) of each file that was there.
     const std::vector<std::pair<std::string, std::string>>& setAside() const { return setAside_; }

@@ -230,8 +230,8 @@ std::map<int, PointRecord> SweepDatabase::points() const {
         const std::int64_t id = q.integer(0);
         if (id < 0 || id > std::numeric_limits<int>::max())
             throw InputError(path_, "points.id " + std::to_string(id) +
-                                        ": expected a point index from 0 (the database was "
-                                        "altered outside mapwright)");
+                                        ": expected a point index from 0 to 2^31 - 1 (the "
+                                        "database was altered outside mapwright)");
         r.index = int(id);
         r.valid = q.integer(1) != 0;
         r.reason = q.text(2);

@@ -100,19 +100,23 @@ void factorsOf(const Json& obj, const std::string& path, const Problem& p,
 
 // Notes for the dimension names of a file the problem lacks: ignored by
 // design (one file serves conv layers and GEMMs), but a typo ("ZZ", "Nope")
-// would otherwise change nothing without a word. (The text names no layer,
-// so that a network's layers share one note.)
+// would otherwise change nothing without a word. One note per name, with
+// the places it is written (and no layer named, so that a network's layers
+// share it).
 void noteUnknownDimensions(const Json& j, const Problem& p, std::vector<std::string>& notes) {
     if (!j.contains("levels") || !j.at("levels").is_array())
         return;
     const Json& levels = j.at("levels");
-    std::string dims;
-    for (const auto& d : p.dims)
-        dims += (dims.empty() ? "" : ", ") + d.name;
+    std::vector<std::pair<std::string, std::string>> unknown; // name, where (in file order)
     auto check = [&](const std::string& name, const std::string& path) {
-        if (name != "*" && p.dimIndex(name) < 0)
-            notes.push_back(path + ": '" + name + "' is not a dimension of the problem (" + dims +
-                            "): ignored");
+        if (name == "*" || p.dimIndex(name) >= 0)
+            return;
+        for (auto& [n, where] : unknown)
+            if (n == name) {
+                where += ", " + path;
+                return;
+            }
+        unknown.emplace_back(name, path);
     };
     for (std::size_t i = 0; i < levels.size(); ++i) {
         const std::string path = "$.levels[" + std::to_string(i) + "]";
@@ -127,6 +131,12 @@ void noteUnknownDimensions(const Json& j, const Problem& p, std::vector<std::str
                     if (name.is_string())
                         check(name.get<std::string>(), path + "." + key);
     }
+    std::string dims;
+    for (const auto& d : p.dims)
+        dims += (dims.empty() ? "" : ", ") + d.name;
+    for (const auto& [name, where] : unknown)
+        notes.push_back("'" + name + "' is not a dimension of the problem (" + dims +
+                        "): ignored at " + where);
 }
 
 } // namespace

@@ -18,8 +18,10 @@ class AnnealingSearch : public Searcher {
   public:
     void run(SearchContext& ctx) override {
         const MapSpace& space = ctx.space();
-        const double acceptStart = ctx.param("accept_start", 0.98, 1e-12, 1.0);
-        const double acceptEnd = ctx.param("accept_end", 1e-4, 1e-12, 1.0);
+        // Acceptance shares strictly inside (0, 1): the temperatures are
+        // -typical / log(share), infinite at 0 and 1.
+        const double acceptStart = ctx.param("accept_start", 0.98, 1e-12, 0.999999);
+        const double acceptEnd = ctx.param("accept_end", 1e-4, 1e-12, 0.999999);
         const int probeMoves = int(ctx.countParam("probe", 32, 1, kMaxBatch));
         // One chain by default: proposing k neighbours per step in parallel costs a
         // thread hand-off per step, which is slower than one core at these rates.

@@ -77,7 +77,7 @@ class GammaSearch : public Searcher {
         const double pTile = ctx.param("mutate_tile", 1.0, 0.0, 1.0);
         const double pRescatter = ctx.param("tile_rescatter", 0.25, 0.0, 1.0);
         // 0: re-breed every illegal child; 1: fit its fan-outs; 2: its fan-outs and buffers.
-        const int fitChildren = std::clamp(int(ctx.param("fit", 2)), 0, 2);
+        const int fitChildren = int(ctx.countParam("fit", 2, 0, 2));
         const bool novelty = ctx.param("novelty", 1) != 0; // re-vary children seen before
         const int varyAttempts = int(ctx.countParam("vary_attempts", 4, 1, 1000));
         // Uniform draws keep injection unbiased; a repaired draw is biased

@@ -25,7 +25,8 @@ class GeneticSearch : public Searcher {
             static_cast<std::size_t>(ctx.countParam("population", 100, 2, kMaxPopulation));
         const double crossover = ctx.param("crossover", 0.75, 0.0, 1.0);
         const double mutation = ctx.param("mutation", 0.05, 0.0, 1.0);
-        const int tournament = int(ctx.countParam("tournament", 3, 1, std::int64_t(popSize)));
+        // (A tournament draws with replacement: any size up to a bound works.)
+        const int tournament = int(ctx.countParam("tournament", 3, 1, 1000));
         const auto elites =
             static_cast<std::size_t>(ctx.countParam("elites", 1, 0, std::int64_t(popSize) - 1));
         const int L = space.arch().numLevels();

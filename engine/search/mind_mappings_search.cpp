@@ -183,7 +183,7 @@ class MindMappingsSearch : public Searcher {
 
         Descent d;
         d.alpha0 = ctx.param("learning_rate", d.alpha0);
-        d.injectEvery = std::max(1, int(ctx.param("injection_interval", d.injectEvery)));
+        d.injectEvery = int(ctx.countParam("injection_interval", d.injectEvery, 1, 1'000'000'000));
         d.temperature0 = ctx.param("temperature", d.temperature0, 0.0, 1e9);
         d.cooling = ctx.param("cooling", d.cooling, 0.0, 1.0);
         d.coolEvery = std::max(1, int(ctx.param("cooling_interval", d.coolEvery)));
@@ -312,8 +312,8 @@ class MindMappingsSearch : public Searcher {
             return false;
         }
         SurrogateOptions o;
-        o.samples = int(ctx.param("samples", o.samples));
-        o.epochs = int(ctx.param("epochs", o.epochs));
+        o.samples = int(ctx.countParam("samples", o.samples, 1, 10'000'000));
+        o.epochs = int(ctx.countParam("epochs", o.epochs, 1, 100'000));
         o.widthDivisor = int(ctx.param("width_divisor", o.widthDivisor));
         o.paperLayers = ctx.param("paper_layers", 0) != 0;
         o.threads = ctx.settings().threads;

@@ -16,10 +16,10 @@ namespace {
 class RandomPrunedSearch : public Searcher {
   public:
     void run(SearchContext& ctx) override {
-        const int perms = std::max(1, int(ctx.param("permutations", 16)));
+        const int perms = int(ctx.countParam("permutations", 16, 1, 10'000));
         const auto victory = static_cast<std::int64_t>(ctx.param("victory", 500));
         const auto timeout = static_cast<std::int64_t>(ctx.param("timeout", 1000));
-        const int factorizations = std::max(1, int(ctx.param("factorizations_per_batch", 16)));
+        const int factorizations = int(ctx.countParam("factorizations_per_batch", 16, 1, 10'000));
         const MapSpace& space = ctx.space();
         const int L = space.arch().numLevels();
         const int D = space.problem().numDims();

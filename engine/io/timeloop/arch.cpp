@@ -214,6 +214,7 @@ const std::vector<std::string>& timeloopAttributes() {
                                                    "read_bandwidth",
                                                    "write_bandwidth",
                                                    "multiple_buffering",
+                                                   "min_utilization",
                                                    "n_banks",
                                                    "num_banks",
                                                    "shared_bandwidth",

@@ -28,8 +28,10 @@ std::string dimNames(const Problem& p) {
 // never runs its code, so such a split is named for what it is.
 std::int64_t splitValue(const YAML::Node& n, const std::string& where) {
     const std::string t = text(n, where);
-    const bool expression = t.find_first_of("()+-*/.") != std::string::npos &&
-                            t.find_first_not_of("0123456789") != std::string::npos;
+    // (A name or a call: -1 or 1.5 are numbers, and parseCount says why not.)
+    const bool expression = std::any_of(t.begin(), t.end(), [](char c) {
+        return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+    });
     if (expression)
         throw InputError(where, "'" + t +
                                     "' is a Python expression of the front end, which is not "
