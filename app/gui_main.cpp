@@ -10,6 +10,7 @@
 #include "ui/gui_bench.h"
 #include "ui/main_window.h"
 #include "ui/network_view.h"
+#include "ui/search_panel.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -17,6 +18,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <memory>
 #include <vector>
 
 int main(int argc, char** argv) {
@@ -35,7 +37,16 @@ int main(int argc, char** argv) {
     }
     int count = int(args.size());
     args.push_back(nullptr);
-    QApplication app(count, args.data());
+    // --help needs no display: without one, a QApplication aborts before the
+    // parser could print the options.
+    bool helpOnly = false;
+    for (int i = 1; i < count; ++i)
+        helpOnly = helpOnly || QString::fromLocal8Bit(args[std::size_t(i)]) == "--help" ||
+                   QString::fromLocal8Bit(args[std::size_t(i)]) == "-h" ||
+                   QString::fromLocal8Bit(args[std::size_t(i)]) == "--help-all";
+    std::unique_ptr<QCoreApplication> app =
+        helpOnly ? std::make_unique<QCoreApplication>(count, args.data())
+                 : std::make_unique<QApplication>(count, args.data());
     QApplication::setApplicationName("Mapwright");
     QApplication::setOrganizationName("Mapwright");
     QCommandLineParser parser;
@@ -144,13 +155,19 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "mapwright: the session's searches did not finish\n");
         return 1;
     }
+    // A requested search that failed (a parameter out of range, say) is the
+    // script's error too, not only a line in the picture's status bar.
+    if (window.searchPanel()->failedRuns() > 0) {
+        std::fprintf(stderr, "mapwright: %s\n", qPrintable(window.searchPanel()->lastError()));
+        return 1;
+    }
     if (parser.value("view") == "network") { // the network view shows a network search
         window.networkView()->run();
         window.networkView()->waitForFinished(30 * 60 * 1000);
     }
     window.showView(parser.value("view"));
     QApplication::processEvents();
-    QTimer::singleShot(300, &app, &QApplication::quit); // let layouts and plots settle
+    QTimer::singleShot(300, app.get(), &QApplication::quit); // let layouts and plots settle
     QApplication::exec();
     const QString out = parser.value("screenshot");
     if (!window.grab().save(out)) {

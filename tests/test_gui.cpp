@@ -615,6 +615,36 @@ class TestGui : public GuiTest {
         QVERIFY(gui.waitForFinished(60000));
         QCOMPARE(gui.exitCode(), 1);
         QVERIFY(gui.readAllStandardError().contains("resnet50.json"));
+        // A requested search that fails fails the script, saying why (it
+        // was only a line in the picture's status bar, and exit status 0).
+        mw::Json failing = mw::readJsonFile(MainWindow::defaultSessionPath().toStdString());
+        failing["runs"] = mw::Json::array({{{"searcher", "gamma"},
+                                            {"layer", failing["workload"]["layers"][0]["name"]},
+                                            {"settings",
+                                             {{"budget_evaluations", 100},
+                                              {"seed", 1},
+                                              {"objective", "edp"},
+                                              {"threads", 1},
+                                              {"params", {{"population", -5}}}}}}});
+        const QString failingPath = path("failing-run.json");
+        mw::writeTextFile(failingPath.toStdString(), failing.dump());
+        gui.start(MAPWRIGHT_GUI, {"--session", failingPath, "--screenshot", out});
+        QVERIFY(gui.waitForFinished(60000));
+        QCOMPARE(gui.exitCode(), 1);
+        const QString why = gui.readAllStandardError();
+        QVERIFY2(why.contains("param population: is -5; expected a whole number from 4 to 100000"),
+                 qPrintable(why));
+        // --help needs no display.
+        QProcess help;
+        QProcessEnvironment bare = QProcessEnvironment::systemEnvironment();
+        bare.remove("DISPLAY");
+        bare.remove("WAYLAND_DISPLAY");
+        bare.remove("QT_QPA_PLATFORM");
+        help.setProcessEnvironment(bare);
+        help.start(MAPWRIGHT_GUI, {"--help"});
+        QVERIFY(help.waitForFinished(60000));
+        QCOMPARE(help.exitCode(), 0);
+        QVERIFY(help.readAllStandardOutput().contains("--screenshot"));
     }
 };
 

@@ -612,6 +612,14 @@ void TestIo::runsKeepTheDesignTheySearched() {
     QVERIFY(designFingerprint(s.arch, sparser.layers[0]) != searched);
     const Session back = sessionFromJson(toJson(s), "s.json");
     QCOMPARE(back.runs[0].design, searched);
+    // An imported mapping that is not legal says why, not only "none found".
+    TimeloopCase broken = c;
+    broken.mapping.levels[0].temporal[0] *= 2;
+    const SessionRun imported = sessionFromTimeloop(broken).runs.at(0);
+    QVERIFY(!imported.result.found);
+    EXPECT_CONTAINS(imported.result.stopReason,
+                    "imported from Timeloop, not a legal mapping: dimension " +
+                        broken.problem.dims[0].name + ": factors multiply to");
 }
 
 QTEST_GUILESS_MAIN(TestIo)

@@ -748,6 +748,7 @@ void SearchPanel::onFailed(int id, const QString& message) {
     it->second.job->wait();
     live_.erase(it);
     lastError_ = message;
+    ++failedRuns_;
     status_->setText(message);
     refreshTable();
     emit this->message(message);

@@ -134,7 +134,8 @@ class SearchPanel : public QWidget {
     QTableWidget* resultsTable() const { return table_; }
     int replots() const { return replots_; }
     QString lastError() const { return lastError_; }
-    bool exportPlot(const QString& path); // .png or .pdf
+    int failedRuns() const { return failedRuns_; } // runs that ended in an error (lastError)
+    bool exportPlot(const QString& path);          // .png or .pdf
 
   protected:
     void showEvent(QShowEvent* event) override; // sizes what was filled while hidden
@@ -219,6 +220,7 @@ class SearchPanel : public QWidget {
         std::size_t position = 0;
     } finishing_;
     QString lastError_;
+    int failedRuns_ = 0;
 
     QListWidget* searcherList_;
     std::vector<mw::SearcherFactory> extra_;

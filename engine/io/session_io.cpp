@@ -386,6 +386,12 @@ Session sessionFromTimeloop(const TimeloopCase& c) {
             r.found ? run.settings.objective.value(r.bestEvaluation) : SearchContext::kInfinity;
         r.trace.push_back({1, 0.0, r.bestCost, r.bestCost});
         r.stopReason = "imported from Timeloop";
+        if (!r.found) { // why: its table row and status say so, not only "none found"
+            std::string why;
+            for (const std::string& v : describeViolations(r.bestEvaluation, c.problem, c.arch))
+                why += (why.empty() ? "" : "; ") + v;
+            r.stopReason += ", not a legal mapping: " + why;
+        }
         s.runs.push_back(run);
     }
     if (c.hasMapper) {
