@@ -506,6 +506,20 @@ void TestIo::fuzzFindingsAreOneLineErrors() {
     session["runs"][0]["result"]["notes"] = {1};
     EXPECT_CONTAINS(errorOf([&] { sessionFromJson(session, "s.json"); }),
                     "s.json: runs[0].result.notes: expected a list of lines");
+    // Figures no run can have (the table showed -7 evaluations, -2.00 s),
+    // and an objective named as the file's field, not as --objective.
+    session = toJson(noted);
+    session["runs"][0]["result"]["evaluations"] = -7;
+    EXPECT_CONTAINS(errorOf([&] { sessionFromJson(session, "s.json"); }),
+                    "s.json: runs[0].result.evaluations: is negative");
+    session = toJson(noted);
+    session["runs"][0]["result"]["trace"] = {{-5, -1.0, 3.0, 3.0}};
+    EXPECT_CONTAINS(errorOf([&] { sessionFromJson(session, "s.json"); }),
+                    "s.json: runs[0].result.trace[0]: has a negative evaluation or time");
+    session = toJson(noted);
+    session["runs"][0]["settings"]["objective"] = "fast";
+    EXPECT_CONTAINS(errorOf([&] { sessionFromJson(session, "s.json"); }),
+                    "s.json: runs[0].settings.objective: is 'fast'; expected edp, energy");
     // Timeloop: a mesh of 0 (was a division by zero), a range that is no number
     // (was std::stoll's exception), and quoted input with a line break.
     const std::string d = kCases + "00-model-conv1d-1level/";

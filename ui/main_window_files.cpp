@@ -119,8 +119,10 @@ bool MainWindow::openSession(const QString& path) {
     }
     if (!error.isEmpty()) {
         // The file is left as it is; the autosave, if there is one, is offered.
+        // (Not in a window that does not autosave, a script's: the file there
+        // is another window's, of some other session.)
         const QString autosave = autosavePath();
-        const bool offer = path != autosave && QFileInfo::exists(autosave);
+        const bool offer = options_.autosave && path != autosave && QFileInfo::exists(autosave);
         if (offer)
             error += QString(" (the autosaved session %1 can be opened instead)").arg(autosave);
         fail(error);

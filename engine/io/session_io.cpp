@@ -54,8 +54,12 @@ SearchSettings settingsFromJson(const Json& j, const std::string& where) {
         (s.budget.evaluations == 0 && s.budget.seconds == 0))
         throw InputError(where, "needs a positive budget_evaluations or budget_seconds");
     s.seed = optional<std::uint64_t>(j, "seed", where, 1);
-    s.objective =
-        SearchObjective::parse(optional<std::string>(j, "objective", where, std::string("edp")));
+    try {
+        s.objective = SearchObjective::parse(
+            optional<std::string>(j, "objective", where, std::string("edp")));
+    } catch (const InputError& e) { // (parse names --objective: here it is the file's field)
+        throw InputError(where + ".objective", e.detail());
+    }
     s.threads = optional<int>(j, "threads", where, 1);
     if (s.threads < 1 || s.threads > kMaxSearchThreads)
         throw InputError(where + ".threads", "is " + std::to_string(s.threads) +
@@ -232,6 +236,15 @@ Session sessionFromJson(const Json& j, const std::string& where) {
             out.illegal = optional<std::int64_t>(res, "illegal", rat, std::int64_t(0));
             out.duplicates = optional<std::int64_t>(res, "duplicates", rat, std::int64_t(0));
             out.seconds = optional<double>(res, "seconds", rat, 0.0);
+            // (Counts and times a run cannot have: the table would show them.)
+            for (const auto& [field, value] :
+                 {std::pair<const char*, double>{"evaluations", double(out.evaluations)},
+                  {"illegal", double(out.illegal)},
+                  {"duplicates", double(out.duplicates)},
+                  {"seconds", out.seconds}})
+                if (!(value >= 0.0))
+                    throw InputError(rat + "." + field, "is negative; expected a count or time "
+                                                        "from 0");
             out.cancelled = optional<bool>(res, "cancelled", rat, false);
             out.stopReason = optional<std::string>(res, "stop_reason", rat, std::string());
             if (res.contains("notes")) {
@@ -272,6 +285,9 @@ Session sessionFromJson(const Json& j, const std::string& where) {
                     out.trace.push_back({json_fields::as<std::int64_t>(t[0], row),
                                          json_fields::as<double>(t[1], row),
                                          costFromJson(t[2], row), costFromJson(t[3], row)});
+                    if (out.trace.back().evaluation < 0 || !(out.trace.back().seconds >= 0.0))
+                        throw InputError(row, "has a negative evaluation or time; expected "
+                                              "[evaluation, seconds, cost, best] from 0");
                 }
             }
             if (out.found && !r.stale.empty()) {
