@@ -318,11 +318,15 @@ void TestSweep::databaseRoundTripAndResume() {
         return rc == SQLITE_OK ? errorOf([&] { SweepDatabase::open(copy).points(); })
                                : std::string("<sql failed>");
     };
-    EXPECT_CONTAINS(altered("INSERT INTO points(id, valid, reason) VALUES(500, 1, '')"),
+    EXPECT_CONTAINS(altered("INSERT INTO points(id, valid, reason) VALUES(500, 0, 'x')"),
                     "altered.sqlite: point 500 has 0 values of its design; expected one per "
                     "varied parameter (2");
     EXPECT_CONTAINS(altered("UPDATE points SET id = 9223372036854775807 WHERE id = 0"),
                     "points.id 9223372036854775807: expected a point index from 0");
+    EXPECT_CONTAINS(altered("UPDATE points SET energy_pJ = 'abc' WHERE valid = 1"),
+                    "'s energy_pJ is not a number from 0");
+    EXPECT_CONTAINS(altered("UPDATE points SET cycles = -5 WHERE valid = 1"),
+                    "'s cycles is not a number from 0");
 }
 
 // A sweep killed while it writes a point leaves a hot journal; a read-only

@@ -4,6 +4,7 @@
 
 #include <sqlite3.h>
 
+#include <cmath>
 #include <filesystem>
 #include <limits>
 
@@ -66,6 +67,10 @@ class Statement {
                  : std::string();
     }
     double real(int c) const { return sqlite3_column_double(stmt_, c); }
+    bool numeric(int c) const {
+        const int type = sqlite3_column_type(stmt_, c);
+        return type == SQLITE_INTEGER || type == SQLITE_FLOAT;
+    }
     std::int64_t integer(int c) const { return sqlite3_column_int64(stmt_, c); }
 
   private:
@@ -242,6 +247,17 @@ std::map<int, PointRecord> SweepDatabase::points() const {
         r.evaluations = q.integer(7);
         r.seconds = q.real(8);
         r.warmFrom = int(q.integer(9));
+        // A valid point's figures are numbers from 0 (text read as 0 J, or a
+        // negative energy, was drawn and put on the Pareto front).
+        if (r.valid)
+            for (int c : {3, 4, 5})
+                if (!q.numeric(c) || !(q.real(c) >= 0.0) || !std::isfinite(q.real(c)))
+                    throw InputError(path_, "point " + std::to_string(id) + "'s " +
+                                                (c == 3   ? "energy_pJ"
+                                                 : c == 4 ? "cycles"
+                                                          : "edp") +
+                                                " is not a number from 0 (the database was "
+                                                "altered outside mapwright)");
         const std::string arch = q.text(10);
         if (!arch.empty())
             r.architecture = parseJsonText(arch, path_ + ": points.architecture");
