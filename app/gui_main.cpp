@@ -17,7 +17,9 @@
 #include <QFileInfo>
 #include <QTimer>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -39,11 +41,10 @@ int main(int argc, char** argv) {
     args.push_back(nullptr);
     // --help needs no display: without one, a QApplication aborts before the
     // parser could print the options.
-    bool helpOnly = false;
-    for (int i = 1; i < count; ++i)
-        helpOnly = helpOnly || QString::fromLocal8Bit(args[std::size_t(i)]) == "--help" ||
-                   QString::fromLocal8Bit(args[std::size_t(i)]) == "-h" ||
-                   QString::fromLocal8Bit(args[std::size_t(i)]) == "--help-all";
+    const bool helpOnly = std::any_of(args.begin() + 1, args.begin() + count, [](const char* a) {
+        return std::strcmp(a, "--help") == 0 || std::strcmp(a, "-h") == 0 ||
+               std::strcmp(a, "--help-all") == 0;
+    });
     std::unique_ptr<QCoreApplication> app =
         helpOnly ? std::make_unique<QCoreApplication>(count, args.data())
                  : std::make_unique<QApplication>(count, args.data());

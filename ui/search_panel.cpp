@@ -417,11 +417,14 @@ void SearchPanel::setTarget(const mw::Architecture& arch, const mw::Network& net
     refreshObjective();
 }
 
+mw::SearchObjective SearchPanel::formObjective() const {
+    return mw::SearchObjective::parse(objective_->currentText().toStdString());
+}
+
 void SearchPanel::refreshObjective() {
     // The plot is in the units of the objective chosen: its axis, its lower
     // bound and the runs it draws.
-    const mw::SearchObjective objective =
-        mw::SearchObjective::parse(objective_->currentText().toStdString());
+    const mw::SearchObjective objective = formObjective();
     plot_->yAxis->setLabel(QString("best %1 so far (%2)")
                                .arg(QString::fromStdString(objective.name()).toUpper() == "EDP"
                                         ? QString("EDP")
@@ -582,7 +585,7 @@ mw::SearchSettings SearchPanel::formSettings(std::uint64_t seed) const {
     else
         s.budget.seconds = seconds_->value();
     s.seed = seed;
-    s.objective = mw::SearchObjective::parse(objective_->currentText().toStdString());
+    s.objective = formObjective();
     s.threads = threads_->value();
     return s;
 }
@@ -666,9 +669,7 @@ void SearchPanel::start(mw::SessionRun request) {
     connect(live.job.get(), &SearchJob::mailArrived, this, [this, id] { onMail(id); });
     // (A requested run of a session may search another objective than the
     // plot shows: then rebuildPlot counts it among those left out.)
-    if (li == layer_ &&
-        request.settings.objective.name() ==
-            mw::SearchObjective::parse(objective_->currentText().toStdString()).name()) {
+    if (li == layer_ && request.settings.objective.name() == formObjective().name()) {
         live.curve.variant = nextVariant(request.searcher, request.settings.seed);
         live.curve.graph = plot_->addGraph();
         refreshCurve(live.curve);

@@ -175,6 +175,7 @@ class SearchPanel : public QWidget {
     // The plot's axis, lower bound and curves for the objective the form
     // shows (runs of other objectives are left out, and said so).
     void refreshObjective();
+    mw::SearchObjective formObjective() const; // the objective the form shows
     void rebuildPlot();
     // A curve's x values as the axis draws them: on a log axis, none below
     // its floor (the first evaluation, a tenth of a millisecond).

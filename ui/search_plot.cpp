@@ -95,8 +95,7 @@ void SearchPanel::rebuildPlot() {
         live.curve.graph = nullptr; // (cleared above: drawn again below where it belongs)
     // Only runs of the objective the axis shows: another objective's figures
     // are in other units (joules against joules x cycles).
-    const std::string objective =
-        mw::SearchObjective::parse(objective_->currentText().toStdString()).name();
+    const std::string objective = formObjective().name();
     std::map<std::string, int> otherObjectives; // runs of this layer left out, by objective
     for (const mw::SessionRun& r : runs_) {
         if (!r.finished || !r.stale.empty() || network_.layerIndex(r.layer) != layer_)
@@ -213,8 +212,7 @@ void SearchPanel::refreshPlotNow() {
     line("lower bound", lowerBound_, QPen(Qt::black, 1.2, Qt::DashLine));
     double opt = 0.0;
     if (layer_ >= 0 && layer_ < int(network_.layers.size()))
-        opt = optimum(network_.layers[std::size_t(layer_)].name,
-                      mw::SearchObjective::parse(objective_->currentText().toStdString()).name());
+        opt = optimum(network_.layers[std::size_t(layer_)].name, formObjective().name());
     line("optimum", opt, QPen(searcherColor("optimal"), 1.4, Qt::DashDotLine));
     if (yMax > 0 && yMin < 1e300) {
         if (logX_)
