@@ -130,7 +130,7 @@ bool makeFanoutOverflow(const mw::MapSpace& space, mw::Rng& rng, mw::Mapping& m,
 int cmdParityCases(const Args& args) {
     const mw::Architecture arch = mw::loadArchitecture(args.get("arch"));
     const mw::Problem problem = loadProblem(args);
-    const std::string out = args.get("out");
+    const std::string out = outputFolder(args);
     const auto count = [&](const char* key) { return int(wholeNumber(args, key, 0, 0, 1000000)); };
     const int random = count("random"), raw = count("raw"), invalid = count("invalid");
     const auto seed = std::uint64_t(wholeNumber(args, "seed", 1, 0, kMaxWholeOption));
@@ -200,7 +200,6 @@ int cmdParityCases(const Args& args) {
         }
     }
 
-    fs::create_directories(out);
     mw::Json list = mw::Json::array();
     int written = 0;
     for (std::size_t i = 0; i < cases.size(); ++i) {

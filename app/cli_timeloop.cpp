@@ -36,12 +36,11 @@ int cmdImportTimeloop(const Args& args) {
                                             "[mapping.yaml] [constraints.yaml] [mapper.yaml] "
                                             "[ERT.yaml] [ART.yaml], or input.yaml ERT.yaml "
                                             "[map.yaml]) and --out DIR");
-    const std::string out = args.get("out");
     std::vector<std::pair<std::string, std::string>> data;
     for (const auto& s : args.all("set"))
         data.push_back(mw::parseTemplateSetting(s, "--set"));
     const mw::TimeloopCase c = mw::importTimeloop(args.positional, data);
-    fs::create_directories(out);
+    const std::string out = outputFolder(args);
     const mw::Session session = mw::sessionFromTimeloop(c);
     const fs::path dir(out);
     std::vector<std::string> wrote;

@@ -777,6 +777,15 @@ void TestCli::badInput() {
              QString::fromStdString(kSamples) + "workloads/eyeriss_tutorial_conv.json", "--out",
              tmp.filePath("none/x.json")}),
         "' does not exist");
+    // Import and parity cases name the folder they could not make, as the
+    // other commands do.
+    const QString conv = QString::fromStdString(kSamples) + "workloads/eyeriss_tutorial_conv.json";
+    expectOneLineError(run({"parity-cases", "--arch", arch, "--workload", conv, "--out", results}),
+                       "--out: '" + results + "' cannot be made a folder");
+    const QString tl = QString::fromStdString(kSamples) + "timeloop/eyeriss_like_conv/";
+    expectOneLineError(
+        run({"import-timeloop", tl + "arch.yaml", tl + "problem.yaml", "--out", results}),
+        "--out: '" + results + "' cannot be made a folder");
 }
 
 void TestCli::intrinsicMatches() {
