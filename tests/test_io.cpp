@@ -474,6 +474,11 @@ void TestIo::fuzzFindingsAreOneLineErrors() {
         {{"searcher", "gamma"}, {"settings", {{"budget_evaluations", 10}, {"threads", 1e6}}}}};
     EXPECT_CONTAINS(errorOf([&] { sessionFromJson(session, "s.json"); }),
                     "s.json: runs[0].settings.threads: is 1000000; expected 1 to 256 threads");
+    // A later build's session (was read as if it were this build's).
+    session = readJsonFile(kSamples + "sessions/default.json");
+    session["version"] = 99;
+    EXPECT_CONTAINS(errorOf([&] { sessionFromJson(session, "s.json"); }),
+                    "s.json: $.version: is 99; this build reads up to version");
     // The chart's view: saved as written, refused when it is not one.
     session = readJsonFile(kSamples + "sessions/default.json");
     session["view"] = {{"search_x", "seconds"}, {"search_log_x", true}};

@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "common/json_fields.h"
+#include "io/json_files.h"
 #include "model/cost_model.h"
 
 #include <algorithm>
@@ -30,6 +31,7 @@ double costFromJson(const Json& j, const std::string& path) {
     return j.is_null() ? SearchContext::kInfinity : json_fields::as<double>(j, path);
 }
 
+using json_fields::checkFormat;
 using json_fields::member;
 using json_fields::optional;
 using json_fields::required;
@@ -150,6 +152,7 @@ Session sessionFromJson(const Json& j, const std::string& where) {
     const std::string format = optional<std::string>(j, "format", root, std::string());
     if (format != "mapwright.session")
         throw InputError(where + ": format", "is '" + format + "'; expected 'mapwright.session'");
+    checkFormat(j, "mapwright.session", root); // a later build's session is refused, not misread
     Session s;
     s.name = optional<std::string>(j, "name", root, std::string());
     try {
