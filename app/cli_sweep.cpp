@@ -6,6 +6,7 @@
 #include "explore/design_space.h"
 #include "search/search.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -74,15 +75,16 @@ mw::SweepSpec sweepFrom(const Args& args) {
                                                     : args.get("spec") + ": $." + field;
     });
     mw::checkSweep(s);
-    if (!s.constraints.is_null()) {
-        const std::string where = args.opt("constraints", "constraints");
-        for (const auto& layer : s.network.layers)
-            try {
-                mw::constraintsFromJson(s.constraints, mw::buildProblem(layer), s.base);
-            } catch (const InputError& e) {
-                throw e.within(where);
-            }
-    }
+    // A parameter the searcher refuses would make every point invalid:
+    // refused before the database.
+    const auto given = args.all("param");
+    mw::checkSweepParams(s, [&](const std::string& name) {
+        const bool onCommandLine = std::any_of(given.begin(), given.end(), [&](const auto& kv) {
+            return kv.rfind(name + "=", 0) == 0;
+        });
+        return onCommandLine || !args.has("spec") ? "--param " + name
+                                                  : args.get("spec") + ": $.params." + name;
+    });
     return s;
 }
 
@@ -192,7 +194,8 @@ int cmdSweepMerge(const Args& args) {
 
 } // namespace
 
-void printPoint(const mw::SweepSpec& spec, const mw::PointRecord& r, int done, int total) {
+void printPoint(const mw::SweepSpec& spec, const mw::PointRecord& r, int done, int total,
+                std::set<std::string>& noted) {
     std::cout << "point " << std::setw(4) << r.index << "  " << std::setw(4) << done << "/" << total
               << "  " << valuesText(spec, r.values) << "  ";
     if (r.valid)
@@ -202,6 +205,10 @@ void printPoint(const mw::SweepSpec& spec, const mw::PointRecord& r, int done, i
     else
         std::cout << "invalid: " << r.reason;
     std::cout << "  (" << fixedText(r.seconds, 2) << " s)\n" << std::flush;
+    for (const std::string& name : r.unreadParams)
+        if (noted.insert(name).second)
+            std::cerr << "note: parameter '" << name << "' was not read by " << spec.searcher
+                      << " (misspelt, or another searcher's); it changed nothing\n";
 }
 
 int finishSweep(const SweepRun& run, const mw::SweepDatabase& db, double seconds, bool complete) {
@@ -261,11 +268,12 @@ int cmdSweep(const Args& args) {
     mw::SweepRunOptions options;
     options.threads = run.threads;
     options.shard = run.shard;
+    std::set<std::string> noted; // unread params, said once
     const bool complete = mw::runSweep(
         run.spec, finished, options,
         [&](const mw::PointRecord& r) {
             db.write(r);
-            printPoint(run.spec, r, ++done, total);
+            printPoint(run.spec, r, ++done, total, noted);
         },
         interruptFlag());
     const double seconds =

@@ -5,6 +5,7 @@
 #include "explore/pareto.h"
 #include "explore/sweep_db.h"
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,8 +20,10 @@ struct SweepRun {
     int threads = 1; // points at once, per process
 };
 
-// One line per finished point, as the sweep goes.
-void printPoint(const mw::SweepSpec& spec, const mw::PointRecord& r, int done, int total);
+// One line per finished point, as the sweep goes; a param it did not read is
+// noted once (`noted`: those said already).
+void printPoint(const mw::SweepSpec& spec, const mw::PointRecord& r, int done, int total,
+                std::set<std::string>& noted);
 // The end of a run: counts, time, the energy-cycles front; the exit status.
 int finishSweep(const SweepRun& run, const mw::SweepDatabase& db, double seconds, bool complete);
 

@@ -173,9 +173,10 @@ int coordinate(const SweepRun& run, int ranks) {
         const auto it = p.predecessor >= 0 ? records.find(p.predecessor) : records.end();
         return it == records.end() ? nullptr : &it->second;
     };
+    std::set<std::string> noted; // unread params (this rank's points say), said once
     auto record = [&](mw::PointRecord r) {
         db.write(r);
-        printPoint(run.spec, r, ++finished, total);
+        printPoint(run.spec, r, ++finished, total, noted);
         schedule.finished(r.index);
         owner.erase(r.index);
         // As read back from the database, so warm starts match a resumed run's.

@@ -130,6 +130,27 @@ void TestCliSweep::sweepBadInput() {
                   tmp.filePath("override.sqlite")})
                  .exitCode,
              0);
+    // A searcher parameter it refuses is the sweep's error, before the
+    // database (not every point's); one it does not read is noted.
+    const QString params = tmp.filePath("params.json");
+    mw::writeTextFile(params.toStdString(),
+                      R"({"format": "mapwright.sweep", "architecture": ")" + kSamples +
+                          R"(architectures/eyeriss_like.json", "workload": ")" + net +
+                          R"(", "vary": [{"parameter": "pe_mesh", "values": ["8x8", "16x16"]}],
+                          "searcher": "gamma", "budget": 40, "params": {"population": -5}})");
+    expectOneLineError(run({"sweep", "--spec", params, "--db", db}),
+                       "params.json: $.params.population: is -5; expected a whole number from 4");
+    QVERIFY(!QFile::exists(db));
+    expectOneLineError(run({"sweep", "--spec", params, "--param", "population=2.5", "--db", db}),
+                       "--param population: is 2.5; expected a whole number");
+    QVERIFY(!QFile::exists(db));
+    const Run misspelt = run({"sweep", "--spec", params, "--param", "population=8", "--param",
+                              "mutaton_rate=0.2", "--db", tmp.filePath("misspelt.sqlite")});
+    QVERIFY2(misspelt.exitCode == 0, qPrintable(misspelt.err));
+    QCOMPARE(misspelt.err.count("note: parameter 'mutaton_rate' was not read by gamma"), 1);
+    QVERIFY(!misspelt.err.contains("'population'"));
+    QVERIFY(
+        misspelt.out.contains("2 points in " + tmp.filePath("misspelt.sqlite") + " (0 invalid)"));
     expectOneLineError(run({"sweep", "report", tmp.filePath("none.sqlite")}), "does not exist");
     const QString args = tmp.filePath("a.json");
     mw::writeTextFile(args.toStdString(), "{}");

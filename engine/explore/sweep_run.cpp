@@ -5,6 +5,7 @@
 #include "estimate/estimator.h"
 #include "search/network_search.h"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -155,12 +156,58 @@ std::optional<PointRecord> evaluateDesignPoint(const SweepSpec& s, const DesignP
         l.evaluations = lo.sameAs < 0 ? lo.result.evaluations : 0;
         r.layers.push_back(std::move(l));
     }
+    for (const auto& [name, value] : s.params) {
+        const bool read = std::any_of(out.layers.begin(), out.layers.end(), [&](const auto& lo) {
+            const auto& unread = lo.result.unreadParams;
+            return lo.sameAs < 0 && std::find(unread.begin(), unread.end(), name) == unread.end();
+        });
+        if (!read)
+            r.unreadParams.push_back(name);
+    }
     r.energy = out.energy;
     r.cycles = out.cycles;
     r.edp = out.edp;
     r.evaluations = out.evaluations;
     r.seconds = elapsed();
     return r;
+}
+
+void checkSweepParams(const SweepSpec& s,
+                      const std::function<std::string(const std::string&)>& whereOfParam) {
+    if (s.params.empty() || s.network.layers.empty())
+        return;
+    for (const DesignPoint& p : planSweep(s)) {
+        Architecture arch;
+        try {
+            arch = pointArchitecture(s, p);
+        } catch (const InputError&) {
+            continue; // not a design: its record will say so
+        }
+        Network first = s.network;
+        first.layers.resize(1);
+        NetworkSearchOptions o;
+        o.searcher = s.searcher;
+        o.settings.budget.evaluations = 1;
+        o.settings.budget.seconds = 1.0; // CoSA's MIP, say, is not one evaluation
+        o.settings.seed = s.seed;
+        o.settings.objective = SearchObjective::parse(s.objective);
+        o.settings.params = s.params;
+        o.settings.threads = 1;
+        o.settings.progressInterval = 1e9;
+        if (!s.constraints.is_null())
+            o.constraints = [&](const Problem& problem) {
+                return constraintsFromJson(s.constraints, problem, arch);
+            };
+        try {
+            searchNetwork(first, arch, o, {}, nullptr);
+        } catch (const InputError& e) {
+            for (const auto& [name, value] : s.params)
+                if (e.where().ends_with("param " + name))
+                    throw InputError(whereOfParam(name), e.detail());
+            // The layer's own trouble: each point's record will say it.
+        }
+        return;
+    }
 }
 
 SweepSchedule::SweepSchedule(std::vector<DesignPoint> points, const std::set<int>& done)

@@ -43,6 +43,9 @@ struct PointRecord {
     double seconds = 0.0; // wall time (the one figure that differs between runs)
     int warmFrom = -1;    // the point its searches started from
     std::vector<LayerRecord> layers;
+    // The sweep's params none of this point's searches read (misspelt, or
+    // another searcher's): for a note, not stored.
+    std::vector<std::string> unreadParams;
 };
 
 Json toJson(const PointRecord& r);
@@ -55,6 +58,14 @@ PointRecord pointRecordFromJson(const Json& j, const std::string& where);
 std::optional<PointRecord> evaluateDesignPoint(const SweepSpec& s, const DesignPoint& p,
                                                const PointRecord* predecessor,
                                                const std::atomic<bool>* cancel = nullptr);
+
+// The searcher's parameters tried before any point is searched: the searcher
+// runs briefly (one evaluation, at most a second) on the first layer of the
+// first point that is a design, so that a value it refuses stops the sweep in
+// one InputError placed at whereOfParam(name), rather than making every point
+// invalid. (A parameter read only later in a search is checked there.)
+void checkSweepParams(const SweepSpec& s,
+                      const std::function<std::string(const std::string&)>& whereOfParam);
 
 // Which points may start: those not done whose predecessor is done (or who
 // have none), lowest index first.

@@ -636,11 +636,13 @@ SearchResult SearchContext::finish() {
     result_.seconds = elapsed();
     std::size_t k = 0;
     for (const auto& [name, value] : settings_.params)
-        if (!paramRead_[k++].load(std::memory_order_relaxed))
+        if (!paramRead_[k++].load(std::memory_order_relaxed)) {
+            result_.unreadParams.push_back(name);
             result_.notes.push_back(
                 "parameter '" + name +
                 "' was not read by this run (misspelt, or another searcher's); it "
                 "changed nothing");
+        }
     // How much of the model's work neighbouring candidates shared.
     std::int64_t reused = 0, counted = 0;
     for (const WorkerScratch& w : workerScratch_) {

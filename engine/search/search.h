@@ -115,6 +115,8 @@ struct SearchResult {
     // What the run wants its user to know beside its stop reason (a refused
     // surrogate file, say), one line each.
     std::vector<std::string> notes;
+    // The settings' params the searcher never read (a note says so too).
+    std::vector<std::string> unreadParams;
 };
 
 class WorkerPool;
