@@ -334,6 +334,14 @@ void TestIo::badWorkloadFields() {
     const std::string extra =
         writeTemp(tmp, "extra.json", R"({"layers":[{"name":"l","kind":"gemm","Q":3}]})");
     EXPECT_CONTAINS(errorOf([&] { loadNetwork(extra); }), "Q: is not a parameter of gemm");
+    // Two layers of one name: a run of the second was read back as the first's.
+    const std::string sameName =
+        writeTemp(tmp, "sameName.json",
+                  R"({"layers":[{"name":"fc","kind":"gemm","M":4,"N":4,"K":4},
+        {"name":"fc","kind":"gemm","M":8,"N":4,"K":4}]})");
+    EXPECT_CONTAINS(errorOf([&] { loadNetwork(sameName); }),
+                    "sameName.json: $.layers[1].name: 'fc' is already the name of layers[0]; "
+                    "expected a name unique within the network");
     // A shape parameter left out is missing, not the editor's default; one of
     // 1 (a stride) may be left out.
     const std::string noC = writeTemp(tmp, "noC.json", R"({"layers":[{"name":"l","kind":"conv2d",

@@ -473,6 +473,12 @@ Network networkFromJson(const json& j) {
                 l.params.emplace_back(key, v);
             }
         }
+        // Runs, --layer, sweeps and the network view name a layer by its
+        // name: a second of one name would take the first one's results.
+        if (const int earlier = n.layerIndex(l.name); earlier >= 0)
+            throw InputError(path + ".name", "'" + l.name + "' is already the name of layers[" +
+                                                 std::to_string(earlier) +
+                                                 "]; expected a name unique within the network");
         n.layers.push_back(std::move(l));
     }
     for (const auto& l : n.layers) // surface bad shapes at load time
