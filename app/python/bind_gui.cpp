@@ -7,11 +7,15 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <cstdlib>
+
 #ifdef MAPWRIGHT_PYTHON_GUI
 #include "ui/main_window.h"
 #include "ui/search_panel.h"
 
 #include <QApplication>
+#include <QStringList>
 #include <QTimer>
 #endif
 
@@ -29,6 +33,28 @@ void bindGui(py::module_& m) {
             throw mw::InputError("gui", "this module was built without the GUI "
                                         "(MAPWRIGHT_BUILD_GUI=OFF)");
 #else
+            // Checked before a window opens: a run of an unknown searcher or a
+            // budget of none was dropped, and Qt without a display aborts the
+            // interpreter.
+            const py::dict registered = m.attr("_searchers");
+            const auto builtIn = mw::searcherNames();
+            for (const auto& name : run)
+                if (!registered.contains(name) &&
+                    std::find(builtIn.begin(), builtIn.end(), name) == builtIn.end())
+                    throw mw::InputError("run", "'" + name +
+                                                    "' is not a searcher; expected one of "
+                                                    "searchers()");
+            if (budget < 1 || budget > (std::int64_t(1) << 53)) // the command line's limit
+                throw mw::InputError("budget", "is " + std::to_string(budget) +
+                                                   "; expected evaluations from 1 to 2^53");
+            if (!mw::ui::MainWindow::viewNames().contains(QString::fromStdString(view)))
+                throw mw::InputError("view",
+                                     "is '" + view + "'; expected one of " +
+                                         mw::ui::MainWindow::viewNames().join(", ").toStdString());
+            if (!QApplication::instance() && !std::getenv("QT_QPA_PLATFORM") &&
+                !std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY"))
+                throw mw::InputError("gui", "there is no display (DISPLAY is not set); expected "
+                                            "one, or QT_QPA_PLATFORM=offscreen with screenshot=");
             // Each registered searcher, made on a worker thread when a run starts.
             std::vector<mw::SearcherFactory> searchers;
             for (const auto& [name, factory] : m.attr("_searchers").cast<py::dict>()) {

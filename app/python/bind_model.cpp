@@ -14,6 +14,8 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <thread>
 
@@ -23,8 +25,18 @@ namespace mwpy {
 
 namespace {
 
+// As the file system spells it (os.fsencode: a name that is not UTF-8 too).
 std::string pathOf(const py::object& src) {
-    return py::str(py::module_::import("os").attr("fspath")(src)).cast<std::string>();
+    return py::bytes(py::module_::import("os").attr("fsencode")(src)).cast<std::string>();
+}
+
+// A thread count as the command line takes it, or 0 for every core.
+int threadsOf(int threads) {
+    if (threads < 0 || threads > mw::kMaxSearchThreads)
+        throw mw::InputError("threads", "is " + std::to_string(threads) + "; expected 1 to " +
+                                            std::to_string(mw::kMaxSearchThreads) +
+                                            ", or 0 for every core");
+    return threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 bool isPath(const py::object& src) {
@@ -51,20 +63,32 @@ void warnNotes(const std::vector<std::string>& notes) {
 mw::Json constraintsFrom(const py::object& src, const mw::Problem& p, const mw::Architecture& a) {
     if (src.is_none())
         return nullptr;
+    std::vector<std::string> notes;
     if (isPath(src)) {
         // Checked here so that errors name the file, as the command line's do.
-        std::vector<std::string> notes;
         mw::Json c = mw::readConstraintsFile(pathOf(src), p, a, notes);
         warnNotes(notes);
         return c;
     }
-    return fromPython(src, "constraints");
+    mw::Json c = fromPython(src, "constraints");
+    try {
+        mw::constraintsFromJson(c, p, a);
+    } catch (const mw::InputError& e) {
+        throw e.within("constraints");
+    }
+    mw::noteUnknownDimensions(c, p, notes);
+    warnNotes(notes);
+    return c;
 }
 
 mw::Mapping mappingFrom(const Space& s, const py::object& src) {
     if (isPath(src))
         return mw::loadMapping(pathOf(src), s.problem, s.arch);
-    return mw::mappingFromJson(fromPython(src, "mapping"), s.problem, s.arch);
+    try {
+        return mw::mappingFromJson(fromPython(src, "mapping"), s.problem, s.arch);
+    } catch (const mw::InputError& e) {
+        throw e.where().rfind("mapping", 0) == 0 ? e : e.within("mapping");
+    }
 }
 
 PyMapping wrap(const std::shared_ptr<Space>& s, const mw::Mapping& m) {
@@ -101,8 +125,31 @@ py::array_t<std::int64_t> encodeArray(const Space& s, const mw::Mapping& m) {
     return out;
 }
 
-mw::Mapping decodeArray(const Space& s,
-                        py::array_t<std::int64_t, py::array::c_style | py::array::forcecast> v) {
+// Encoded rows as integers: a float array whose values are whole is taken,
+// one with a fraction is refused (NumPy's cast would drop it in silence, and
+// 1e30 would wrap).
+py::array_t<std::int64_t, py::array::c_style> encodedRows(const py::object& rows,
+                                                          const char* what) {
+    const py::array a = py::array::ensure(rows);
+    if (!a)
+        throw mw::InputError(what, "expected an integer array");
+    if (a.dtype().kind() == 'f') {
+        const auto f = a.cast<py::array_t<double, py::array::c_style | py::array::forcecast>>();
+        for (py::ssize_t i = 0; i < f.size(); ++i) {
+            const double v = f.data()[i];
+            if (!(v == std::floor(v) && std::abs(v) < 9.2e18))
+                throw mw::InputError(std::string(what) + " (flat index " + std::to_string(i) + ")",
+                                     "is " + py::str(py::float_(v)).cast<std::string>() +
+                                         "; expected a whole number");
+        }
+    } else if (a.dtype().kind() != 'i' && a.dtype().kind() != 'u' && a.dtype().kind() != 'b') {
+        throw mw::InputError(what, "has dtype " + py::str(a.dtype()).cast<std::string>() +
+                                       "; expected integers");
+    }
+    return a.cast<py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>>();
+}
+
+mw::Mapping decodeArray(const Space& s, py::array_t<std::int64_t, py::array::c_style> v) {
     if (v.ndim() != 1 || std::size_t(v.shape(0)) != s.encoding->size())
         throw mw::InputError("encoded mapping", "has shape " + shapeText(v) + "; expected (" +
                                                     std::to_string(s.encoding->size()) + ",)");
@@ -166,8 +213,13 @@ void bindModel(py::module_& m) {
         .def(py::init<std::uint64_t>(), py::arg("seed") = 1)
         .def("random", &mw::Rng::uniform, "A float in [0, 1).")
         .def(
-            "below", [](mw::Rng& r, std::uint64_t n) { return n ? r.below(n) : 0; }, py::arg("n"),
-            "An integer in [0, n).");
+            "below",
+            [](mw::Rng& r, std::uint64_t n) {
+                if (n == 0)
+                    throw mw::InputError("n", "is 0; expected at least 1 (an integer in [0, n))");
+                return r.below(n);
+            },
+            py::arg("n"), "An integer in [0, n).");
 
     py::class_<mw::Architecture, std::shared_ptr<mw::Architecture>>(m, "Architecture")
         .def_readonly("name", &mw::Architecture::name)
@@ -225,8 +277,15 @@ void bindModel(py::module_& m) {
         .def(
             "problem",
             [](const mw::Network& n, const py::object& key) {
-                if (py::isinstance<py::int_>(key)) {
-                    const auto i = key.cast<std::int64_t>();
+                if (!key.is_none() && !py::isinstance<py::str>(key) &&
+                    !py::hasattr(key, "__index__"))
+                    throw mw::InputError(
+                        "layer", "is a " +
+                                     py::str(key.get_type().attr("__name__")).cast<std::string>() +
+                                     "; expected a layer's name or index");
+                if (!key.is_none() && !py::isinstance<py::str>(key)) { // int, NumPy integer
+                    const mw::Json index = fromPython(key, "layer");
+                    const auto i = index.is_number_integer() ? index.get<std::int64_t>() : -1;
                     if (i < 0 || i >= std::int64_t(n.layers.size()))
                         throw py::index_error("layer " + std::to_string(i) + " of " +
                                               std::to_string(n.layers.size()));
@@ -259,6 +318,10 @@ void bindModel(py::module_& m) {
     m.def(
         "load_network",
         [](const py::object& src, std::int64_t batch) {
+            if (batch < 0 || batch > 1000000) // (the command line's --batch)
+                throw mw::InputError("batch",
+                                     "is " + std::to_string(batch) +
+                                         "; expected 1 to 1000000, or 0 for the model's own");
             mw::OnnxImportOptions o;
             o.batch = batch;
             return load(
@@ -438,14 +501,14 @@ void bindModel(py::module_& m) {
             py::arg("mapping"))
         .def(
             "decode",
-            [](const SpacePtr& s,
-               py::array_t<std::int64_t, py::array::c_style | py::array::forcecast> v) {
-                return wrap(s, decodeArray(*s, v));
+            [](const SpacePtr& s, const py::object& v) {
+                return wrap(s, decodeArray(*s, encodedRows(v, "encoded mapping")));
             },
             py::arg("vector"))
         .def(
             "sample_encoded",
             [](const Space& s, std::size_t n, std::uint64_t seed, bool legal, int threads) {
+                const int t = threadsOf(threads);
                 const std::size_t w = s.encoding->size();
                 py::array_t<std::int64_t> out({py::ssize_t(n), py::ssize_t(w)});
                 std::int64_t* data = out.mutable_data();
@@ -461,9 +524,6 @@ void bindModel(py::module_& m) {
                             s.encoding->encode(m, data + i * w);
                         }
                     };
-                    const int t = threads > 0
-                                      ? threads
-                                      : int(std::max(1u, std::thread::hardware_concurrency()));
                     std::vector<std::thread> pool;
                     const std::size_t chunk = (n + std::size_t(t) - 1) / std::size_t(t);
                     for (int k = 0; k < t; ++k)
@@ -489,9 +549,9 @@ void bindModel(py::module_& m) {
             "prints.")
         .def(
             "evaluate_batch",
-            [](const Space& s,
-               py::array_t<std::int64_t, py::array::c_style | py::array::forcecast> rows,
-               int threads) {
+            [](const Space& s, const py::object& given, int threads) {
+                threadsOf(threads);
+                const auto rows = encodedRows(given, "evaluate_batch rows");
                 if (rows.ndim() != 2 || std::size_t(rows.shape(1)) != s.encoding->size())
                     throw mw::InputError("evaluate_batch",
                                          "rows have shape " + shapeText(rows) + "; expected (n, " +
@@ -539,10 +599,20 @@ void bindModel(py::module_& m) {
     m.def(
         "bench_model",
         [](const py::object& arch, int runs, double seconds) {
+            // The command line's ranges: a run is at least a set of mappings,
+            // so an endless one cannot be asked for.
+            if (runs < 1 || runs > 1000)
+                throw mw::InputError("runs", "is " + std::to_string(runs) + "; expected 1 to 1000");
+            if (!(seconds > 0 && seconds <= 3600))
+                throw mw::InputError("seconds", "is " + std::to_string(seconds) +
+                                                    "; expected more than 0, at most 3600");
             const mw::Architecture a =
-                arch.is_none() ? mw::Architecture{} : arch.cast<mw::Architecture>();
-            if (arch.is_none())
-                throw mw::InputError("bench_model", "expected an architecture");
+                py::isinstance<mw::Architecture>(arch)
+                    ? arch.cast<mw::Architecture>()
+                    : load(
+                          arch, "architecture",
+                          [](const std::string& p) { return mw::loadArchitecture(p); },
+                          [](const mw::Json& j) { return mw::architectureFromJson(j); });
             mw::ModelBenchResult r;
             {
                 py::gil_scoped_release release;

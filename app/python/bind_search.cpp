@@ -22,8 +22,20 @@ namespace {
 // The driver's view for a Python searcher: charged evaluations, the RNG, the
 // budget, the best so far.
 struct Context {
-    mw::SearchContext* ctx;
+    mw::SearchContext* ctx; // null once the run has ended (a script may keep ctx)
     std::shared_ptr<Space> space;
+    // The run's generator, held here so that a kept ctx.rng outlives the run
+    // (given back to the driver at the end).
+    mw::Rng rng;
+
+    mw::SearchContext& live() const {
+        if (!ctx)
+            throw mw::InputError("SearchContext",
+                                 "is used after its run ended; expected it only within "
+                                 "run(ctx) (the run's outcome is the SearchResult search() "
+                                 "returns)");
+        return *ctx;
+    }
 };
 
 struct Result {
@@ -68,38 +80,48 @@ PythonSearcher::~PythonSearcher() {
 
 void PythonSearcher::run(mw::SearchContext& ctx) {
     py::gil_scoped_acquire gil;
-    Context c{&ctx, space_ ? space_ : Space::like(ctx.space())};
-    searcher_.attr("run")(py::cast(&c, py::return_value_policy::reference));
+    auto c = std::make_shared<Context>(
+        Context{&ctx, space_ ? space_ : Space::like(ctx.space()), ctx.rng()});
+    struct Ending { // also when run() raises
+        Context& c;
+        ~Ending() {
+            c.live().rng() = c.rng;
+            c.ctx = nullptr;
+        }
+    } ending{*c};
+    searcher_.attr("run")(c);
 }
 
 void bindSearch(py::module_& m) {
-    py::class_<Context>(m, "SearchContext",
-                        "What the driver gives a Python searcher's run(ctx): charged evaluations, "
-                        "the RNG, the budget and the best so far.")
+    py::class_<Context, std::shared_ptr<Context>>(
+        m, "SearchContext",
+        "What the driver gives a Python searcher's run(ctx): charged evaluations, "
+        "the RNG, the budget and the best so far.")
         .def_property_readonly("space", [](const Context& c) { return c.space; })
         .def_property_readonly(
-            "rng", [](Context& c) -> mw::Rng& { return c.ctx->rng(); },
+            "rng", [](Context& c) -> mw::Rng& { return c.rng; },
             py::return_value_policy::reference_internal)
         .def(
             "param",
             [](const Context& c, const std::string& name, double fallback) {
-                return c.ctx->param(name, fallback);
+                return c.live().param(name, fallback);
             },
             py::arg("name"), py::arg("default"), "A --param value, or the default.")
         .def(
             "evaluate",
-            [](Context& c, const PyMapping& pm) { return costOf(c.ctx->evaluate(pm.mapping)); },
+            [](Context& c, const PyMapping& pm) { return costOf(c.live().evaluate(pm.mapping)); },
             py::arg("mapping"), "Charged: the objective (inf when illegal).")
         .def(
             "evaluate_batch",
             [](Context& c, const py::object& batch) {
+                mw::SearchContext& ctx = c.live();
                 const std::vector<mw::Mapping> ms = mappingsOf(*c.space, batch);
                 py::array_t<double> costs{py::ssize_t(ms.size())};
                 double* out = costs.mutable_data();
                 std::size_t charged = 0;
                 {
                     py::gil_scoped_release release;
-                    charged = c.ctx->evaluateBatch(ms.data(), ms.size(), out);
+                    charged = ctx.evaluateBatch(ms.data(), ms.size(), out);
                 }
                 for (std::size_t i = 0; i < ms.size(); ++i)
                     out[i] = i < charged ? costOf(out[i]) : NAN;
@@ -109,30 +131,33 @@ void bindSearch(py::module_& m) {
             "Charged, in parallel on the search's threads: a list of Mappings or an (n, "
             "encoding_size) array; costs (inf when illegal, NaN past the budget).")
         .def(
-            "stopped", [](const Context& c) { return c.ctx->stopped(); },
+            "stopped", [](const Context& c) { return c.live().stopped(); },
             "Budget spent, time up, or cancelled: return from run().")
         .def(
-            "stop", [](Context& c, const std::string& why) { c.ctx->stop(why); }, py::arg("reason"))
+            "stop", [](Context& c, const std::string& why) { c.live().stop(why); },
+            py::arg("reason"))
         .def("is_known",
-             [](const Context& c, const PyMapping& pm) { return c.ctx->isKnown(pm.mapping); })
-        .def("set_stat", [](Context& c, const std::string& k, double v) { c.ctx->setStat(k, v); })
-        .def_property_readonly("evaluations", [](const Context& c) { return c.ctx->evaluations(); })
+             [](const Context& c, const PyMapping& pm) { return c.live().isKnown(pm.mapping); })
+        .def("set_stat", [](Context& c, const std::string& k, double v) { c.live().setStat(k, v); })
+        .def_property_readonly("evaluations",
+                               [](const Context& c) { return c.live().evaluations(); })
         .def_property_readonly("remaining",
                                [](const Context& c) -> py::object {
-                                   const auto r = c.ctx->remainingEvaluations();
+                                   const auto r = c.live().remainingEvaluations();
                                    return r == std::numeric_limits<std::int64_t>::max()
                                               ? py::none()
                                               : py::cast(r);
                                })
-        .def_property_readonly(
-            "best",
-            [](const Context& c) -> py::object {
-                return c.ctx->hasBest() ? py::cast(PyMapping{c.ctx->best(), c.space}) : py::none();
-            })
+        .def_property_readonly("best",
+                               [](const Context& c) -> py::object {
+                                   return c.live().hasBest()
+                                              ? py::cast(PyMapping{c.live().best(), c.space})
+                                              : py::none();
+                               })
         .def_property_readonly("best_cost",
-                               [](const Context& c) { return costOf(c.ctx->bestCost()); })
+                               [](const Context& c) { return costOf(c.live().bestCost()); })
         .def_property_readonly("threads",
-                               [](const Context& c) { return c.ctx->settings().threads; });
+                               [](const Context& c) { return c.live().settings().threads; });
 
     py::class_<Result>(m, "SearchResult")
         .def_property_readonly("searcher", [](const Result& r) { return r.result.searcher; })
@@ -216,6 +241,11 @@ void bindSearch(py::module_& m) {
             double seconds, std::uint64_t seed, const std::string& objective, int threads,
             const py::object& params, const py::object& progress) {
             mw::SearchSettings s;
+            if (!space)
+                throw mw::InputError("space", "is None; expected a MapSpace");
+            if (!std::isfinite(seconds))
+                throw mw::InputError("seconds", "is " + std::to_string(seconds) +
+                                                    "; expected a finite number of seconds");
             if (budget < 0 || seconds < 0)
                 throw mw::InputError("search", "budget and seconds must not be negative");
             if (budget == 0 && seconds == 0)
@@ -227,9 +257,24 @@ void bindSearch(py::module_& m) {
             s.seed = seed;
             s.objective = mw::SearchObjective::parse(objective);
             s.threads = threads;
-            if (!params.is_none())
-                for (const auto& [k, v] : params.cast<py::dict>())
-                    s.params[k.cast<std::string>()] = v.cast<double>();
+            if (!params.is_none()) {
+                if (!py::isinstance<py::dict>(params))
+                    throw mw::InputError("params", "expected a dict {name: number}");
+                for (const auto& [k, v] : params.cast<py::dict>()) {
+                    if (!py::isinstance<py::str>(k))
+                        throw mw::InputError("params", "has a key that is not a string");
+                    const std::string name = k.cast<std::string>();
+                    const mw::Json value = fromPython(v, "params." + name);
+                    if (!value.is_number() || !std::isfinite(value.get<double>()))
+                        throw mw::InputError("params." + name,
+                                             "is " +
+                                                 (value.is_number()
+                                                      ? std::to_string(value.get<double>())
+                                                      : value.dump()) +
+                                                 "; expected a finite number");
+                    s.params[name] = value.get<double>();
+                }
+            }
 
             // The searcher: a built-in by name, a registered one, or an object.
             std::unique_ptr<mw::Searcher> made;

@@ -13,7 +13,12 @@ PYBIND11_MODULE(_mapwright, m) {
             if (p)
                 std::rethrow_exception(p);
         } catch (const mw::InputError& e) {
-            PyErr_SetString(PyExc_ValueError, e.what());
+            // A message quoting a file's bytes may not be UTF-8: those are
+            // replaced (PyErr_SetString would raise an empty ValueError).
+            const std::string what = e.what();
+            PyObject* text = PyUnicode_DecodeUTF8(what.data(), Py_ssize_t(what.size()), "replace");
+            PyErr_SetObject(PyExc_ValueError, text);
+            Py_XDECREF(text);
         }
     });
     mwpy::bindModel(m);

@@ -98,6 +98,8 @@ void factorsOf(const Json& obj, const std::string& path, const Problem& p,
     }
 }
 
+} // namespace
+
 // Notes for the dimension names of a file the problem lacks: ignored by
 // design (one file serves conv layers and GEMMs), but a typo ("ZZ", "Nope")
 // would otherwise change nothing without a word. One note per name, with
@@ -138,8 +140,6 @@ void noteUnknownDimensions(const Json& j, const Problem& p, std::vector<std::str
         notes.push_back("'" + name + "' is not a dimension of the problem (" + dims +
                         "): ignored at " + where);
 }
-
-} // namespace
 
 MapSpaceConstraints constraintsFromJson(const Json& j, const Problem& p, const Architecture& a) {
     const std::string root = "$";

@@ -55,6 +55,10 @@ MapSpaceConstraints constraintsFromJson(const Json& j, const Problem& p, const A
 // without parse data), whose import says in `notes` what it dropped or doubts.
 Json readConstraintsFile(const std::string& path, const Problem& p, const Architecture& a,
                          std::vector<std::string>& notes);
+// Notes for each dimension name of mapwright.constraints `j` that p lacks:
+// ignored by design (one file serves conv layers and GEMMs), but a typo
+// would otherwise change nothing without a word.
+void noteUnknownDimensions(const Json& j, const Problem& p, std::vector<std::string>& notes);
 // The same, read. Callers that face users pass `notes` and show them.
 MapSpaceConstraints loadConstraints(const std::string& path, const Problem& p,
                                     const Architecture& a,

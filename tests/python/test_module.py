@@ -269,6 +269,101 @@ def test_bad_input_raises_the_command_lines_messages(source, cli, space, tmp_pat
         mw.load_network(tmp_path / "x.onnx")
 
 
+def _in_a_subprocess(code, source, env=None):
+    """code run by a fresh interpreter (a crash there fails the test, not pytest)."""
+    import os
+    import sys
+
+    prelude = (
+        "import mapwright as mw, numpy as np, json\n"
+        f"A = {str(source / 'samples/architectures/eyeriss_like.json')!r}\n"
+        f"W = {str(source / 'samples/workloads/resnet_conv3x3.json')!r}\n"
+        "s = mw.MapSpace(mw.load_network(W).problem(), mw.load_architecture(A))\n"
+    )
+    run_env = dict(os.environ, **(env or {}))
+    return subprocess.run([sys.executable, "-c", prelude + code], capture_output=True,
+                          text=True, timeout=120, env=run_env)
+
+
+def test_bad_input_does_not_crash_the_interpreter(source, tmp_path):
+    # Each was a segfault, an abort or a hang (the audit of 2026-12-01).
+    cases = {
+        # A SearchContext kept past its run pointed at the driver's freed one.
+        "kept = []\n"
+        "class K:\n"
+        "    def run(self, ctx):\n"
+        "        ctx.evaluate(ctx.space.sample_legal(ctx.rng)); kept.append(ctx)\n"
+        "mw.search(s, K(), budget=3)\n"
+        "kept[0].rng.random()\n"
+        "kept[0].best": "SearchContext: is used after its run ended",
+        "mw.search(None, 'gamma', budget=10)": "space: is None; expected a MapSpace",
+        "s.sample_encoded(4, threads=100000)": "threads: is 100000; expected 1 to 256",
+        "d = json.load(open(A)); d['x'] = d; mw.load_architecture(d)":
+            "is nested deeper than 256 levels",
+        "mw.bench_model(mw.load_architecture(A), runs=1, seconds=float('inf'))":
+            "seconds: is inf; expected more than 0",
+        "mw.gui(screenshot='x.png')": "there is no display",
+    }
+    env = {"DISPLAY": "", "QT_QPA_PLATFORM": "", "WAYLAND_DISPLAY": ""}
+    for code, message in cases.items():
+        # (An empty variable is set; the display check wants it unset.)
+        out = _in_a_subprocess(
+            "import os\nfor k in ('DISPLAY', 'QT_QPA_PLATFORM', 'WAYLAND_DISPLAY'):\n"
+            "    os.environ.pop(k, None)\n" + code, source, env)
+        assert out.returncode == 1, (code, out.returncode, out.stderr[-400:])
+        assert "ValueError: " in out.stderr and message in out.stderr, (code, out.stderr[-400:])
+
+
+def test_bad_values_are_named(source, space, tmp_path):
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\xff\xfe{")
+    with pytest.raises(ValueError, match="binary.json:1:.*malformed JSON"):
+        mw.load_architecture(binary)  # (was a ValueError with no text)
+    arch = json.load(open(source / "samples/architectures/eyeriss_like.json"))
+    arch["levels"][1]["capacity_words"] = 2**70
+    with pytest.raises(ValueError, match=r"architecture\.levels\[1\]\.capacity_words: is "
+                                         r"1180591620717411303424; expected an integer within"):
+        mw.load_architecture(arch)
+    arch["levels"][1]["capacity_words"] = np.array([1, 2])
+    with pytest.raises(ValueError, match="capacity_words: is a ndarray; expected a JSON value"):
+        mw.load_architecture(arch)
+    with pytest.raises(ValueError, match=r"params\.t0: is \"hot\"; expected a finite number"):
+        mw.search(space, "annealing", budget=10, params={"t0": "hot"})
+    with pytest.raises(ValueError, match="seconds: is nan"):
+        mw.search(space, "random", budget=10, seconds=float("nan"))
+    with pytest.raises(ValueError, match="constraints: .*expected a JSON object"):
+        mw.MapSpace(space.problem, space.architecture, 5)
+    with pytest.raises(ValueError, match="mapping: .*expected a JSON object"):
+        space.mapping(None)
+    with pytest.raises(ValueError, match=r"encoded mapping \(flat index 0\): is 0\.9"):
+        space.decode(np.full(space.encoding_size, 0.9))  # (was read as 0)
+    with pytest.raises(ValueError, match="evaluate_batch rows .*: is 0\\.5"):
+        space.evaluate_batch(np.full((2, space.encoding_size), 0.5))
+    assert space.decode(np.zeros(space.encoding_size)) == space.decode(
+        np.zeros(space.encoding_size, dtype=np.int64))
+    with pytest.raises(ValueError, match="threads: is -2"):
+        space.evaluate_batch(np.zeros((1, space.encoding_size), dtype=np.int64), threads=-2)
+    with pytest.raises(ValueError, match="runs: is 0; expected 1 to 1000"):
+        mw.bench_model(space.architecture, runs=0)
+    with pytest.raises(ValueError, match="batch: is -5; expected 1 to 1000000"):
+        mw.load_network(source / "samples/workloads/resnet_conv3x3.json", batch=-5)
+    with pytest.raises(ValueError, match="n: is 0"):
+        mw.Rng(1).below(0)
+    net = mw.load_network(source / "samples/networks/resnet50.json")
+    assert net.problem(np.int64(3)).name == net.problem(3).name
+    with pytest.raises(ValueError, match="layer: is a float; expected a layer's name or index"):
+        net.problem(1.0)
+    with pytest.raises(ValueError, match="objective: is 'speed'"):
+        mw.MappingEnv(space, objective="speed")
+    with pytest.raises(ValueError, match="invalid_reward: is nan"):
+        mw.MappingEnv(space, invalid_reward=float("nan"))
+    # A constraints dict's dimension the problem lacks is warned of, as a file's is.
+    with pytest.warns(UserWarning, match="'Z' is not a dimension of the problem"):
+        mw.MapSpace(space.problem, space.architecture,
+                    {"format": "mapwright.constraints",
+                     "levels": [{"level": "DRAM", "order": ["*", "Z"]}]})
+
+
 def test_environment_builds_a_mapping(space):
     env = mw.MappingEnv(space)
     obs, info = env.reset(seed=1)
@@ -300,3 +395,11 @@ def test_gui_runs_a_python_searcher(tmp_path, monkeypatch):
         raise
     assert best["hill-climber"] is not None and best["gamma"] is not None
     assert shot.stat().st_size > 10000
+    # A run, budget or view it cannot take is refused before a window opens
+    # (each was dropped: the run missing from the result, {} for the budget).
+    with pytest.raises(ValueError, match="run: 'tabu' is not a searcher"):
+        mw.gui(run=["tabu", "random"], budget=10, screenshot=shot)
+    with pytest.raises(ValueError, match="budget: is -5"):
+        mw.gui(run=["random"], budget=-5, screenshot=shot)
+    with pytest.raises(ValueError, match="view: is 'nonsense'; expected one of"):
+        mw.gui(run=["random"], budget=10, screenshot=shot, view="nonsense")

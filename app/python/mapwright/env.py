@@ -64,6 +64,9 @@ class MappingEnv(_Base):
 
     def __init__(self, space, objective="edp", invalid_reward=None):
         super().__init__()
+        # Checked here rather than at the end of the first episode.
+        if objective not in ("edp", "energy", "cycles"):
+            raise ValueError(f"objective: is '{objective}'; expected edp, energy or cycles")
         self.space = space
         self.objective = objective
         self.bounds = np.asarray(space.encoding_bounds, dtype=np.int64)
@@ -83,6 +86,8 @@ class MappingEnv(_Base):
             trivial = space.evaluate(space.trivial())
             invalid_reward = -math.log(self._objective_of(trivial)) - 1.0 if trivial["valid"] else -100.0
         self.invalid_reward = float(invalid_reward)
+        if not math.isfinite(self.invalid_reward):
+            raise ValueError(f"invalid_reward: is {invalid_reward}; expected a finite number")
         self._vector = np.full(size, -1, dtype=np.int64)
         self._step = 0
 
