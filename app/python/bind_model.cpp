@@ -95,15 +95,6 @@ PyMapping wrap(const std::shared_ptr<Space>& s, const mw::Mapping& m) {
     return {m, s};
 }
 
-const mw::Mapping& own(const Space& s, const PyMapping& m) {
-    if (m.space.get() != &s && (m.space->problem.name != s.problem.name ||
-                                m.space->arch.numLevels() != s.arch.numLevels() ||
-                                m.space->problem.numDims() != s.problem.numDims()))
-        throw mw::InputError("mapping", "belongs to another map space (" + m.space->problem.name +
-                                            " on " + m.space->arch.name + ")");
-    return m.mapping;
-}
-
 // One scratch evaluation per thread: an Evaluation is large, and zeroing
 // one per call would cost more than the model.
 mw::Evaluation& scratch() {
@@ -167,6 +158,22 @@ mw::Mapping decodeArray(const Space& s, py::array_t<std::int64_t, py::array::c_s
 }
 
 } // namespace
+
+const mw::Mapping& own(const Space& s, const PyMapping& m) {
+    // Another space of the same shapes (a search context's copy) will do.
+    bool same = m.space.get() == &s;
+    if (!same) {
+        const mw::Problem &p = m.space->problem, &q = s.problem;
+        same = p.name == q.name && p.numDims() == q.numDims() &&
+               m.space->arch.name == s.arch.name && m.space->arch.numLevels() == s.arch.numLevels();
+        for (int d = 0; same && d < p.numDims(); ++d)
+            same = p.dims[d].name == q.dims[d].name && p.dims[d].bound == q.dims[d].bound;
+    }
+    if (!same)
+        throw mw::InputError("mapping", "belongs to another map space (" + m.space->problem.name +
+                                            " on " + m.space->arch.name + ")");
+    return m.mapping;
+}
 
 std::shared_ptr<Space> Space::make(mw::Problem p, mw::Architecture a, mw::Json constraints) {
     auto s = std::make_shared<Space>();
@@ -385,7 +392,10 @@ void bindModel(py::module_& m) {
              })
         .def("encode", [](const PyMapping& pm) { return encodeArray(*pm.space, pm.mapping); })
         .def("__eq__",
-             [](const PyMapping& a, const PyMapping& b) {
+             [](const PyMapping& a, const py::object& other) {
+                 if (!py::isinstance<PyMapping>(other))
+                     return false; // (m == None raised TypeError)
+                 const PyMapping& b = other.cast<const PyMapping&>();
                  return a.space == b.space &&
                         a.space->space->hash(a.mapping) == b.space->space->hash(b.mapping);
              })

@@ -63,8 +63,13 @@ std::vector<mw::Mapping> mappingsOf(const Space& s, const py::object& batch) {
                                                            " is outside the encoding's bounds");
         return out;
     }
-    for (const auto& m : batch)
-        out.push_back(m.cast<const PyMapping&>().mapping);
+    for (const auto& m : batch) {
+        if (!py::isinstance<PyMapping>(m))
+            throw mw::InputError("evaluate_batch", "expected Mappings or an (n, " +
+                                                       std::to_string(s.encoding->size()) +
+                                                       ") array of encoded ones");
+        out.push_back(own(s, m.cast<const PyMapping&>()));
+    }
     return out;
 }
 
@@ -109,7 +114,9 @@ void bindSearch(py::module_& m) {
             py::arg("name"), py::arg("default"), "A --param value, or the default.")
         .def(
             "evaluate",
-            [](Context& c, const PyMapping& pm) { return costOf(c.live().evaluate(pm.mapping)); },
+            [](Context& c, const PyMapping& pm) {
+                return costOf(c.live().evaluate(own(*c.space, pm)));
+            },
             py::arg("mapping"), "Charged: the objective (inf when illegal).")
         .def(
             "evaluate_batch",
@@ -136,8 +143,8 @@ void bindSearch(py::module_& m) {
         .def(
             "stop", [](Context& c, const std::string& why) { c.live().stop(why); },
             py::arg("reason"))
-        .def("is_known",
-             [](const Context& c, const PyMapping& pm) { return c.live().isKnown(pm.mapping); })
+        .def("is_known", [](const Context& c,
+                            const PyMapping& pm) { return c.live().isKnown(own(*c.space, pm)); })
         .def("set_stat", [](Context& c, const std::string& k, double v) { c.live().setStat(k, v); })
         .def_property_readonly("evaluations",
                                [](const Context& c) { return c.live().evaluations(); })

@@ -49,6 +49,10 @@ struct PyMapping {
     std::shared_ptr<const Space> space;
 };
 
+// m's mapping, when it is a mapping of s (or of a space of the same problem
+// and architecture); otherwise an InputError.
+const mw::Mapping& own(const Space& s, const PyMapping& m);
+
 // The evaluation of a mapping: its top-level figures (valid, violations,
 // cycles, energy_pJ, utilization, edp, computes), or with detail everything
 // `mapwright-cli evaluate --json` prints.

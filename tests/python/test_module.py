@@ -357,6 +357,17 @@ def test_bad_values_are_named(source, space, tmp_path):
         mw.MappingEnv(space, objective="speed")
     with pytest.raises(ValueError, match="invalid_reward: is nan"):
         mw.MappingEnv(space, invalid_reward=float("nan"))
+    # A mapping of another space: refused by the driver (was charged as illegal).
+    other = mw.MapSpace(net.problem(3), space.architecture)
+    foreign = other.trivial()
+    assert (foreign == None) is False  # noqa: E711 (was a TypeError)
+
+    class Foreign:
+        def run(self, ctx):
+            ctx.evaluate(foreign)
+
+    with pytest.raises(ValueError, match="mapping: belongs to another map space"):
+        mw.search(space, Foreign(), budget=5)
     # A constraints dict's dimension the problem lacks is warned of, as a file's is.
     with pytest.warns(UserWarning, match="'Z' is not a dimension of the problem"):
         mw.MapSpace(space.problem, space.architecture,
