@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <stdexcept>
 
 #ifdef MAPWRIGHT_PYTHON_GUI
 #include "ui/main_window.h"
@@ -103,7 +104,14 @@ void bindGui(py::module_& m) {
                 if (!scripted) {
                     QApplication::exec();
                 } else {
-                    w.waitForSearches(30 * 60 * 1000);
+                    if (!w.waitForSearches(30 * 60 * 1000))
+                        throw std::runtime_error("gui: the searches did not finish in 30 minutes");
+                    // A run that ended in an error (a searcher that raised) is
+                    // the script's error, as the GUI program's --screenshot says
+                    // (it was missing from the result).
+                    if (w.searchPanel()->failedRuns() > 0)
+                        throw std::runtime_error("gui: " +
+                                                 w.searchPanel()->lastError().toStdString());
                     w.showView(QString::fromStdString(view));
                     QTimer::singleShot(300, qApp, &QApplication::quit); // layouts and plots settle
                     QApplication::exec();

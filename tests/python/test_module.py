@@ -412,5 +412,12 @@ def test_gui_runs_a_python_searcher(tmp_path, monkeypatch):
         mw.gui(run=["tabu", "random"], budget=10, screenshot=shot)
     with pytest.raises(ValueError, match="budget: is -5"):
         mw.gui(run=["random"], budget=-5, screenshot=shot)
+    class Raises:
+        def run(self, ctx):
+            raise KeyError("searcher bug")
+
+    mw.register_searcher("raises", Raises)
+    with pytest.raises(RuntimeError, match="gui: .*searcher bug"):
+        mw.gui(run=["raises", "random"], budget=10, screenshot=shot)
     with pytest.raises(ValueError, match="view: is 'nonsense'; expected one of"):
         mw.gui(run=["random"], budget=10, screenshot=shot, view="nonsense")
