@@ -75,6 +75,15 @@ mw::SweepSpec sweepFrom(const Args& args) {
                                                     : args.get("spec") + ": $." + field;
     });
     mw::checkSweep(s);
+    if (!s.constraints.is_null()) {
+        const std::string where = args.opt("constraints", "constraints");
+        for (const auto& layer : s.network.layers)
+            try {
+                mw::constraintsFromJson(s.constraints, mw::buildProblem(layer), s.base);
+            } catch (const InputError& e) {
+                throw e.within(where);
+            }
+    }
     // A parameter the searcher refuses would make every point invalid:
     // refused before the database.
     const auto given = args.all("param");

@@ -130,6 +130,15 @@ void TestCliSweep::sweepBadInput() {
                   tmp.filePath("override.sqlite")})
                  .exitCode,
              0);
+    // Constraints that do not fit a layer: before the database too.
+    const QString badConstraints = tmp.filePath("constraints.json");
+    mw::writeTextFile(badConstraints.toStdString(),
+                      R"({"format": "mapwright.constraints", "levels": [{"level": "nope_level",
+                          "temporal": {"C": 2}}]})");
+    expectOneLineError(
+        run(base + QStringList{"--vary", "pe_mesh=8x8", "--constraints", badConstraints}),
+        "constraints.json: $.levels[0].level: 'nope_level' is not a level");
+    QVERIFY(!QFile::exists(db));
     // A searcher parameter it refuses is the sweep's error, before the
     // database (not every point's); one it does not read is noted.
     const QString params = tmp.filePath("params.json");

@@ -342,6 +342,11 @@ void TestIo::badWorkloadFields() {
     EXPECT_CONTAINS(errorOf([&] { loadNetwork(sameName); }),
                     "sameName.json: $.layers[1].name: 'fc' is already the name of layers[0]; "
                     "expected a name unique within the network");
+    const std::string defaultName = writeTemp(tmp, "defaultName.json",
+                                              R"({"layers":[{"kind":"gemm","M":4,"N":4,"K":4},
+        {"name":"layer0","kind":"gemm","M":8,"N":4,"K":4}]})");
+    EXPECT_CONTAINS(errorOf([&] { loadNetwork(defaultName); }),
+                    "$.layers[1].name: 'layer0' is already the name of layers[0] (its default)");
     // A shape parameter left out is missing, not the editor's default; one of
     // 1 (a stride) may be left out.
     const std::string noC = writeTemp(tmp, "noC.json", R"({"layers":[{"name":"l","kind":"conv2d",

@@ -116,6 +116,25 @@ py::array_t<std::int64_t> encodeArray(const Space& s, const mw::Mapping& m) {
     return out;
 }
 
+mw::Mapping decodeArray(const Space& s, py::array_t<std::int64_t, py::array::c_style> v) {
+    if (v.ndim() != 1 || std::size_t(v.shape(0)) != s.encoding->size())
+        throw mw::InputError("encoded mapping", "has shape " + shapeText(v) + "; expected (" +
+                                                    std::to_string(s.encoding->size()) + ",)");
+    mw::Mapping m;
+    if (!s.encoding->decode(v.data(), m)) {
+        const auto names = s.encoding->names();
+        for (std::size_t i = 0; i < s.encoding->size(); ++i)
+            if (v.data()[i] < 0 || v.data()[i] >= s.encoding->bounds()[i])
+                throw mw::InputError("encoded mapping[" + std::to_string(i) + "] (" + names[i] +
+                                         ")",
+                                     "is " + std::to_string(v.data()[i]) + "; expected 0.." +
+                                         std::to_string(s.encoding->bounds()[i] - 1));
+    }
+    return m;
+}
+
+} // namespace
+
 // Encoded rows as integers: a float array whose values are whole is taken,
 // one with a fraction is refused (NumPy's cast would drop it in silence, and
 // 1e30 would wrap).
@@ -139,25 +158,6 @@ py::array_t<std::int64_t, py::array::c_style> encodedRows(const py::object& rows
     }
     return a.cast<py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>>();
 }
-
-mw::Mapping decodeArray(const Space& s, py::array_t<std::int64_t, py::array::c_style> v) {
-    if (v.ndim() != 1 || std::size_t(v.shape(0)) != s.encoding->size())
-        throw mw::InputError("encoded mapping", "has shape " + shapeText(v) + "; expected (" +
-                                                    std::to_string(s.encoding->size()) + ",)");
-    mw::Mapping m;
-    if (!s.encoding->decode(v.data(), m)) {
-        const auto names = s.encoding->names();
-        for (std::size_t i = 0; i < s.encoding->size(); ++i)
-            if (v.data()[i] < 0 || v.data()[i] >= s.encoding->bounds()[i])
-                throw mw::InputError("encoded mapping[" + std::to_string(i) + "] (" + names[i] +
-                                         ")",
-                                     "is " + std::to_string(v.data()[i]) + "; expected 0.." +
-                                         std::to_string(s.encoding->bounds()[i] - 1));
-    }
-    return m;
-}
-
-} // namespace
 
 const mw::Mapping& own(const Space& s, const PyMapping& m) {
     // Another space of the same shapes (a search context's copy) will do.
@@ -285,7 +285,7 @@ void bindModel(py::module_& m) {
             "problem",
             [](const mw::Network& n, const py::object& key) {
                 if (!key.is_none() && !py::isinstance<py::str>(key) &&
-                    !py::hasattr(key, "__index__"))
+                    (!py::hasattr(key, "__index__") || py::isinstance<py::bool_>(key)))
                     throw mw::InputError(
                         "layer", "is a " +
                                      py::str(key.get_type().attr("__name__")).cast<std::string>() +
@@ -612,10 +612,12 @@ void bindModel(py::module_& m) {
             // The command line's ranges: a run is at least a set of mappings,
             // so an endless one cannot be asked for.
             if (runs < 1 || runs > 1000)
-                throw mw::InputError("runs", "is " + std::to_string(runs) + "; expected 1 to 1000");
+                throw mw::InputError("runs", "is " + std::to_string(runs) +
+                                                 "; expected 1 to 1000 (as the command line's)");
             if (!(seconds > 0 && seconds <= 3600))
-                throw mw::InputError("seconds", "is " + std::to_string(seconds) +
-                                                    "; expected more than 0, at most 3600");
+                throw mw::InputError("seconds",
+                                     "is " + py::str(py::float_(seconds)).cast<std::string>() +
+                                         "; expected more than 0, at most 3600");
             const mw::Architecture a =
                 py::isinstance<mw::Architecture>(arch)
                     ? arch.cast<mw::Architecture>()

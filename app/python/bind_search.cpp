@@ -50,8 +50,7 @@ double costOf(double c) {
 std::vector<mw::Mapping> mappingsOf(const Space& s, const py::object& batch) {
     std::vector<mw::Mapping> out;
     if (py::isinstance<py::array>(batch)) {
-        auto rows =
-            batch.cast<py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>>();
+        const auto rows = encodedRows(batch, "evaluate_batch rows");
         if (rows.ndim() != 2 || std::size_t(rows.shape(1)) != s.encoding->size())
             throw mw::InputError("evaluate_batch", "expected an (n, " +
                                                        std::to_string(s.encoding->size()) +
@@ -271,7 +270,9 @@ void bindSearch(py::module_& m) {
                     if (!py::isinstance<py::str>(k))
                         throw mw::InputError("params", "has a key that is not a string");
                     const std::string name = k.cast<std::string>();
-                    const mw::Json value = fromPython(v, "params." + name);
+                    mw::Json value = fromPython(v, "params." + name);
+                    if (value.is_boolean()) // a flag: 1 or 0, as the command line's
+                        value = value.get<bool>() ? 1 : 0;
                     if (!value.is_number() || !std::isfinite(value.get<double>()))
                         throw mw::InputError("params." + name,
                                              "is " +

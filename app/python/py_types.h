@@ -9,6 +9,7 @@
 #include "search/search.h"
 #include "workload/presets.h"
 
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
 #include <memory>
@@ -52,6 +53,12 @@ struct PyMapping {
 // m's mapping, when it is a mapping of s (or of a space of the same problem
 // and architecture); otherwise an InputError.
 const mw::Mapping& own(const Space& s, const PyMapping& m);
+
+// Encoded mappings as an int64 array: integer or bool arrays as they are,
+// float arrays when every value is whole (a fraction is an InputError naming
+// `what`: NumPy's cast would drop it in silence, and 1e30 would wrap).
+pybind11::array_t<std::int64_t, pybind11::array::c_style> encodedRows(const pybind11::object& rows,
+                                                                      const char* what);
 
 // The evaluation of a mapping: its top-level figures (valid, violations,
 // cycles, energy_pJ, utilization, edp, computes), or with detail everything

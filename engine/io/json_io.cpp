@@ -416,6 +416,7 @@ Network networkFromJson(const json& j) {
     const json& layers = arrayMember(j, "layers", root);
     if (layers.empty())
         throw InputError(root + ".layers", "is empty; expected at least one layer");
+    std::vector<bool> named; // per layer, whether the file names it (else "layer<i>")
     for (std::size_t i = 0; i < layers.size(); ++i) {
         const std::string path = root + ".layers[" + std::to_string(i) + "]";
         const json& lj = layers[i];
@@ -476,9 +477,14 @@ Network networkFromJson(const json& j) {
         // Runs, --layer, sweeps and the network view name a layer by its
         // name: a second of one name would take the first one's results.
         if (const int earlier = n.layerIndex(l.name); earlier >= 0)
-            throw InputError(path + ".name", "'" + l.name + "' is already the name of layers[" +
-                                                 std::to_string(earlier) +
-                                                 "]; expected a name unique within the network");
+            throw InputError(lj.contains("name") ? path + ".name" : path,
+                             (lj.contains("name")
+                                  ? "'" + l.name + "'"
+                                  : "has no name, and its default '" + l.name + "'") +
+                                 " is already the name of layers[" + std::to_string(earlier) + "]" +
+                                 (named[std::size_t(earlier)] ? "" : " (its default)") +
+                                 "; expected a name unique within the network");
+        named.push_back(lj.contains("name"));
         n.layers.push_back(std::move(l));
     }
     for (const auto& l : n.layers) // surface bad shapes at load time

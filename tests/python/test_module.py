@@ -329,6 +329,15 @@ def test_bad_values_are_named(source, space, tmp_path):
         mw.load_architecture(arch)
     with pytest.raises(ValueError, match=r"params\.t0: is \"hot\"; expected a finite number"):
         mw.search(space, "annealing", budget=10, params={"t0": "hot"})
+    # A flag may be a bool (1 or 0, as the command line's).
+    assert mw.search(space, "annealing", budget=10, params={"parallel_moves": True}).found
+
+    class FractionalRows:
+        def run(self, ctx):
+            ctx.evaluate_batch(np.full((2, ctx.space.encoding_size), 0.9))
+
+    with pytest.raises(ValueError, match=r"evaluate_batch rows \(flat index 0\): is 0\.9"):
+        mw.search(space, FractionalRows(), budget=5)
     with pytest.raises(ValueError, match="seconds: is nan"):
         mw.search(space, "random", budget=10, seconds=float("nan"))
     with pytest.raises(ValueError, match="constraints: .*expected a JSON object"):
@@ -353,6 +362,8 @@ def test_bad_values_are_named(source, space, tmp_path):
     assert net.problem(np.int64(3)).name == net.problem(3).name
     with pytest.raises(ValueError, match="layer: is a float; expected a layer's name or index"):
         net.problem(1.0)
+    with pytest.raises(ValueError, match="layer: is a bool"):
+        net.problem(True)
     with pytest.raises(ValueError, match="objective: is 'speed'"):
         mw.MappingEnv(space, objective="speed")
     with pytest.raises(ValueError, match="invalid_reward: is nan"):
