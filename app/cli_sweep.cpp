@@ -248,6 +248,8 @@ int cmdSweep(const Args& args) {
     SweepRun run;
     run.spec = sweepFrom(args);
     run.db = args.get("db");
+    if (run.db.empty())
+        throw InputError("--db", "is empty; expected the results database's path");
     run.resume = args.flag("resume");
     if (args.has("shard")) {
         run.shardText = args.get("shard");

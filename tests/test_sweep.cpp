@@ -293,6 +293,32 @@ void TestSweep::databaseRoundTripAndResume() {
     o.threads = 2;
     QVERIFY(runSweep(s, before, o, [&](const PointRecord& r) { db.write(r); }));
     QCOMPARE(comparable(db.points()).dump(), comparable(whole).dump());
+    // A write that fails mid-sweep (a full disk) is the caller's error, with
+    // the workers stopped (they were left running: std::terminate).
+    {
+        SweepRunOptions two;
+        two.threads = 2;
+        QVERIFY(errorOf([&] {
+                    runSweep(s, {}, two, [&](const PointRecord&) {
+                        throw InputError("results.sqlite", "database error: disk full");
+                    });
+                }).find("disk full") != std::string::npos);
+    }
+    // A database that cannot be written is refused before the points, not
+    // at the first write: here another writer holds it (a read-only file or
+    // folder does the same, but not for root, who runs CI).
+    {
+        sqlite3* other = nullptr;
+        sqlite3_open_v2(path.c_str(), &other, SQLITE_OPEN_READWRITE, nullptr);
+        QCOMPARE(sqlite3_exec(other, "BEGIN IMMEDIATE;", nullptr, nullptr, nullptr), SQLITE_OK);
+        const std::string msg = errorOf([&] { SweepDatabase::create(path, toJson(s), "", true); });
+        sqlite3_exec(other, "ROLLBACK;", nullptr, nullptr, nullptr);
+        sqlite3_close(other);
+        EXPECT_CONTAINS(msg, "results.sqlite: cannot be written (database error: database is "
+                             "locked)");
+    }
+    EXPECT_CONTAINS(errorOf([&] { SweepDatabase::create("", toJson(s), "", false); }),
+                    "results database: has an empty path");
     // Reopened read-only, the sweep comes back whole.
     const SweepDatabase again = SweepDatabase::open(path);
     QVERIFY(again.spec() == toJson(s));

@@ -177,6 +177,8 @@ SweepDatabase SweepDatabase::open(const std::string& path, bool writable) {
 
 SweepDatabase SweepDatabase::create(const std::string& path, const Json& spec,
                                     const std::string& shard, bool resume) {
+    if (path.empty()) // (SQLite would make a temporary database, gone at the end)
+        throw InputError("results database", "has an empty path; expected a file's path");
     // An empty file holds nothing a sweep wrote (one that failed before its
     // first write leaves it): it is begun anew, not refused.
     std::error_code ec;
@@ -198,6 +200,20 @@ SweepDatabase SweepDatabase::create(const std::string& path, const Json& spec,
         if (holdsPoints && !resume)
             throw InputError(path, "already holds results of this sweep; expected --resume to "
                                    "continue it, or another --db");
+        // Written to now, not after the first point: SQLite opens a file it
+        // may not write read-only without a word, and a folder it may not
+        // write refuses the journal only at the first write.
+        if (sqlite3_db_readonly(d.db_, "main") == 1)
+            throw InputError(path, "cannot be written (read-only); expected a results database "
+                                   "this user may write");
+        try {
+            d.exec("BEGIN; UPDATE sweep SET value = value WHERE key = 'format'; COMMIT;");
+        } catch (const InputError& e) {
+            sqlite3_exec(d.db_, "ROLLBACK;", nullptr, nullptr, nullptr);
+            throw InputError(path, "cannot be written (" + e.detail() +
+                                       "); expected a results database in a folder this user "
+                                       "may write");
+        }
         return d;
     }
     SweepDatabase d;

@@ -265,11 +265,14 @@ bool runSweep(const SweepSpec& s, const std::map<int, PointRecord>& finished,
     std::condition_variable changed;
     std::deque<PointRecord> results;
     bool stop = false;
+    // What the workers' searches watch: the caller's cancel, or this
+    // function giving up (onPoint threw: the database cannot be written).
+    std::atomic<bool> halt{false};
     const int threads = std::max(1, options.threads);
     auto worker = [&] {
         std::unique_lock lock(mutex);
         for (;;) {
-            if (stop || (cancel && cancel->load()) || schedule.complete())
+            if (stop || halt.load() || schedule.complete())
                 return;
             std::optional<DesignPoint> p = schedule.next();
             if (!p) { // the points left wait for their predecessors
@@ -279,7 +282,7 @@ bool runSweep(const SweepSpec& s, const std::map<int, PointRecord>& finished,
             const auto pred = p->predecessor >= 0 ? records.find(p->predecessor) : records.end();
             const PointRecord* predecessor = pred == records.end() ? nullptr : &pred->second;
             lock.unlock();
-            std::optional<PointRecord> r = evaluateDesignPoint(s, *p, predecessor, cancel);
+            std::optional<PointRecord> r = evaluateDesignPoint(s, *p, predecessor, &halt);
             lock.lock();
             if (!r) { // cancelled
                 schedule.abandoned(p->index);
@@ -307,7 +310,16 @@ bool runSweep(const SweepSpec& s, const std::map<int, PointRecord>& finished,
             break; // the system's limit: the threads started take the points
         }
     }
-    {
+    auto stopWorkers = [&] {
+        {
+            std::lock_guard lock(mutex);
+            stop = true;
+        }
+        changed.notify_all();
+        for (auto& t : pool)
+            t.join();
+    };
+    try {
         std::unique_lock lock(mutex);
         for (;;) {
             while (!results.empty()) {
@@ -317,16 +329,20 @@ bool runSweep(const SweepSpec& s, const std::map<int, PointRecord>& finished,
                 onPoint(r);
                 lock.lock();
             }
-            const bool cancelled = cancel && cancel->load();
-            if (schedule.complete() || cancelled)
+            if (cancel && cancel->load())
+                halt = true; // (seen by the searches within 50 ms)
+            if (schedule.complete() || halt.load())
                 break;
             changed.wait_for(lock, std::chrono::milliseconds(50));
         }
-        stop = true;
-        changed.notify_all();
+    } catch (...) {
+        // The points in flight are dropped; threads left running would
+        // end the process (std::terminate) as the pool went out of scope.
+        halt = true;
+        stopWorkers();
+        throw;
     }
-    for (auto& t : pool)
-        t.join();
+    stopWorkers();
     // Points that finished while the others stopped still count.
     for (auto& r : results)
         onPoint(r);
