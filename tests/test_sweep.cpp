@@ -127,7 +127,26 @@ void TestSweep::badSweepsAreOneLineErrors() {
             sweepSpecFromJson(j, "spec.json", "");
         });
     };
+    auto checkedWith = [&](const char* key, const Json& value) {
+        return errorOf([&] {
+            Json j = toJson(good);
+            j[key] = value;
+            checkSweep(sweepSpecFromJson(j, "spec.json", ""));
+        });
+    };
     const std::pair<std::string, std::string> cases[] = {
+        // A spec's points are checked as --vary values are (each was an
+        // invalid point, or searched twice, or the whole product ran).
+        {checkedWith("points",
+                     Json::array({Json::array({"32768", "HBM2"}), Json::array({"0", "HBM2"})})),
+         "spec.json: $.points[1]: shared_glb.capacity_words=0: "},
+        {checkedWith("points",
+                     Json::array({Json::array({"32768", "HBM2"}), Json::array({"32768", "HBM2"})})),
+         "spec.json: $.points[1]: is points[0] again; expected each point once"},
+        {specWith("points", Json::array()), "spec.json: $.points: is empty; expected at least one"},
+        // An objective naming a tensor a layer lacks made every point invalid.
+        {checkedWith("objective", Json("edp@Bias=0.5")),
+         "objective: 'Bias' is not a tensor of layer conv_a"},
         {withAxes({{"glb.capacity_words", {"1024"}}}),
          "glb.capacity_words: 'glb' is not a level of eyeriss-like; expected one of DRAM, "
          "shared_glb,"},

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <set>
 
 namespace mw {
@@ -236,6 +237,19 @@ SweepAxis parseSweepAxis(const std::string& text) {
 namespace {
 
 // One axis of checkSweep: named once, with values, each valid on the base.
+// One value of a parameter, applied to the base design alone.
+void checkValue(const SweepSpec& s, const std::string& parameter, const std::string& v) {
+    Architecture a = s.base;
+    applySweepParameter(a, parameter, v);
+    try {
+        validateArchitecture(a);
+        applyEstimates(a);
+    } catch (const InputError& e) {
+        throw InputError(parameter + "=" + v,
+                         "makes the base architecture invalid (" + std::string(e.what()) + ")");
+    }
+}
+
 void checkAxis(const SweepSpec& s, const SweepAxis& axis, std::set<std::string>& seen) {
     if (!seen.insert(axis.parameter).second)
         throw InputError(axis.parameter, "is varied twice; expected each parameter once");
@@ -245,15 +259,7 @@ void checkAxis(const SweepSpec& s, const SweepAxis& axis, std::set<std::string>&
     for (const auto& v : axis.values) {
         if (!values.insert(v).second)
             throw InputError(axis.parameter + "=" + v, "is given twice");
-        Architecture a = s.base;
-        applySweepParameter(a, axis.parameter, v);
-        try {
-            validateArchitecture(a);
-            applyEstimates(a);
-        } catch (const InputError& e) {
-            throw InputError(axis.parameter + "=" + v,
-                             "makes the base architecture invalid (" + std::string(e.what()) + ")");
-        }
+        checkValue(s, axis.parameter, v);
     }
 }
 
@@ -271,14 +277,34 @@ void checkSweep(const SweepSpec& s) {
                 throw;
             throw e.within(s.specFile + ": $.vary[" + std::to_string(i) + "]");
         }
-    for (std::size_t i = 0; i < s.points.size(); ++i)
+    // A spec's points: each value checked as a --vary value is (a bad one
+    // made an invalid point), and none given twice (it was searched twice).
+    std::map<std::vector<std::string>, std::size_t> distinct;
+    for (std::size_t i = 0; i < s.points.size(); ++i) {
+        const std::string at = s.specFile + ": $.points[" + std::to_string(i) + "]";
         if (s.points[i].size() != s.axes.size())
-            throw InputError("points[" + std::to_string(i) + "]",
-                             "gives " + std::to_string(s.points[i].size()) +
-                                 " values; expected one per axis (" +
-                                 std::to_string(s.axes.size()) + ")");
+            throw InputError(at, "gives " + std::to_string(s.points[i].size()) +
+                                     " values; expected one per axis (" +
+                                     std::to_string(s.axes.size()) + ")");
+        if (const auto [it, added] = distinct.emplace(s.points[i], i); !added)
+            throw InputError(at, "is points[" + std::to_string(it->second) +
+                                     "] again; expected each point once");
+        for (std::size_t k = 0; k < s.axes.size(); ++k)
+            try {
+                checkValue(s, s.axes[k].parameter, s.points[i][k]);
+            } catch (const InputError& e) {
+                throw e.within(at);
+            }
+    }
     if (s.network.layers.empty())
         throw InputError("sweep", "has no layers to search; expected a network");
+    // An objective of a tensor's densities needs the tensor in every layer
+    // (else every point was invalid).
+    const std::string tensor = SearchObjective::parse(s.objective).densityTensor;
+    for (const auto& layer : s.network.layers)
+        if (!tensor.empty() && buildProblem(layer).tensorIndex(tensor) < 0)
+            throw InputError("objective", "'" + tensor + "' is not a tensor of layer " +
+                                              layer.name + "; expected one of every layer's");
     if (s.budget < 1 || s.budget > kMaxSweepBudget)
         throw InputError("budget", "is " + std::to_string(s.budget) +
                                        "; expected evaluations per layer from 1 to 1e9");
@@ -445,6 +471,10 @@ SweepSpec sweepSpecFromJsonAt(const Json& j, const std::string& file, const std:
     s.specAxes = s.axes.size();
     if (j.contains("points")) {
         const Json& pts = arrayMember(j, "points", where);
+        if (pts.empty())
+            throw InputError(where + ".points",
+                             "is empty; expected at least one point (or no \"points\", for "
+                             "every combination of the values varied)");
         for (std::size_t i = 0; i < pts.size(); ++i) {
             const std::string at = where + ".points[" + std::to_string(i) + "]";
             std::vector<std::string> values;
