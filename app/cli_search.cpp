@@ -542,16 +542,26 @@ int cmdNetwork(const Args& args) {
         }
         layers.push_back(lj);
     }
+    // Totals over the layers that found a mapping only: said, not passed off
+    // as the network's (they read 0 when none did).
+    const auto unmapped = std::count_if(r.layers.begin(), r.layers.end(),
+                                        [](const auto& l) { return !l.result.found; });
     std::cout << "network      " << r.layers.size() << " layers (" << r.uniqueLayers << " unique), "
               << r.evaluations << " evaluations in " << std::setprecision(2) << r.seconds << " s\n"
               << "totals       energy " << std::setprecision(3) << r.energy * 1e-6 << " uJ, cycles "
-              << std::setprecision(0) << r.cycles << ", EDP " << sci(r.edp) << " J*cycle\n";
+              << std::setprecision(0) << r.cycles << ", EDP " << sci(r.edp) << " J*cycle"
+              << (unmapped > 0
+                      ? " (incomplete: " + std::to_string(unmapped) + " of " +
+                            std::to_string(r.layers.size()) + " layers have no legal mapping)"
+                      : std::string())
+              << "\n";
     if (!out.empty()) {
         mw::writeTextFile(out + "/network.json", json{{"format", "mapwright.network-result"},
                                                       {"version", mw::kFormatVersion},
                                                       {"searcher", o.searcher},
                                                       {"warm_start", o.warmStart},
                                                       {"stopped", stoppedBy()},
+                                                      {"layers_without_mapping", unmapped},
                                                       {"energy_pJ", r.energy},
                                                       {"cycles", r.cycles},
                                                       {"edp", r.edp},
@@ -568,7 +578,7 @@ int cmdNetwork(const Args& args) {
                   << "\n";
         return kExitInterrupted;
     }
-    return 0;
+    return unmapped > 0 ? 1 : 0; // as search's "no legal mapping found"
 }
 
 int cmdIntrinsic(const Args& args) {

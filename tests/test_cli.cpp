@@ -561,6 +561,22 @@ void TestCli::networkTotals() {
     QVERIFY2(c.exitCode == 0, qPrintable(c.err));
     QVERIFY(c.out.contains("21 layers"));
     QVERIFY(!c.out.contains("no legal mapping"));
+    // Layers with no legal mapping: the totals say they are incomplete, and
+    // the exit status is search's (they read 0 with exit 0).
+    const QString full = tmp.filePath("full.json");
+    mw::writeTextFile(full.toStdString(),
+                      R"({"format": "mapwright.constraints", "min_spatial_utilization": 1.0})");
+    const Run none =
+        run({"network", "--arch", q(kSamples + "architectures/eyeriss_like.json"), "--workload",
+             q(kSamples + "networks/transformer_block.json"), "--searcher", "gamma", "--budget",
+             "20", "--constraints", full, "--out", tmp.filePath("none")});
+    QCOMPARE(none.exitCode, 1);
+    QVERIFY2(none.out.contains("(incomplete: 6 of 6 layers have no legal mapping)"),
+             qPrintable(none.out));
+    QCOMPARE(mw::readJsonFile(tmp.filePath("none/network.json").toStdString())
+                 .at("layers_without_mapping")
+                 .get<int>(),
+             6);
 }
 
 // An ONNX model imported, then searched layer by layer under its readable
