@@ -7,6 +7,7 @@
 #include "search/search.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -138,6 +139,26 @@ int cmdSweepReport(const Args& args) {
         throw InputError("sweep report", "expected RESULTS.sqlite [--metrics energy,cycles[,area]] "
                                          "[--csv FILE] [--plot FILE.png|FILE.pdf]");
     const std::string path = args.positional[1];
+    // The outputs checked before the report: an empty one named nothing in
+    // its error, the plot over the CSV kept the plot only, and another
+    // extension got PNG bytes under its name.
+    for (const char* option : {"csv", "plot"})
+        if (args.has(option) && args.get(option).empty())
+            throw InputError(std::string("--") + option, "is empty; expected a file to write");
+    if (args.has("csv") && args.has("plot")) {
+        std::error_code ec;
+        if (std::filesystem::weakly_canonical(args.get("csv"), ec) ==
+            std::filesystem::weakly_canonical(args.get("plot"), ec))
+            throw InputError("--plot", "'" + args.get("plot") +
+                                           "' is --csv's file too; expected another file");
+    }
+    if (args.has("plot")) {
+        std::string ext = std::filesystem::path(args.get("plot")).extension().string();
+        std::transform(ext.begin(), ext.end(), ext.begin(),
+                       [](unsigned char c) { return char(std::tolower(c)); });
+        if (ext != ".png" && ext != ".pdf")
+            throw InputError("--plot", "'" + args.get("plot") + "': expected a .png or .pdf file");
+    }
     const mw::SweepDatabase db = mw::SweepDatabase::open(path);
     const mw::SweepSpec spec = mw::sweepSpecFromJson(db.spec(), path + ": sweep.spec", "", false);
     const auto metrics = mw::parseSweepMetrics(args.opt("metrics", "energy,cycles"), "--metrics");

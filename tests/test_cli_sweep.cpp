@@ -86,6 +86,13 @@ void TestCliSweep::sweepReportsItsFront() {
                                "energy_mJ,cycles,edp,area_mm2,evaluations,seconds,pareto,reason"));
     QImage image(png);
     QVERIFY(image.width() > 800 && image.height() > 500);
+    // Outputs it cannot write as asked: refused before the report.
+    expectOneLineError(run({"sweep", "report", db, "--csv", csv, "--plot", csv}),
+                       "--plot: '" + csv + "' is --csv's file too");
+    expectOneLineError(run({"sweep", "report", db, "--plot", tmp.filePath("front.svg")}),
+                       "front.svg': expected a .png or .pdf file");
+    expectOneLineError(run({"sweep", "report", db, "--csv", ""}),
+                       "--csv: is empty; expected a file to write");
     // Merge needs shards of one sweep.
     const Run m = run({"sweep", "merge", tmp.filePath("all.sqlite"), db});
     QVERIFY2(m.exitCode == 0, qPrintable(m.err));
