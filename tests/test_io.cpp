@@ -334,6 +334,16 @@ void TestIo::badWorkloadFields() {
     const std::string extra =
         writeTemp(tmp, "extra.json", R"({"layers":[{"name":"l","kind":"gemm","Q":3}]})");
     EXPECT_CONTAINS(errorOf([&] { loadNetwork(extra); }), "Q: is not a parameter of gemm");
+    // A file past the limit is refused by its size, before it is read (a
+    // 3 GB one took 34 s and 4 GB of memory); an empty path names itself.
+    const std::string oversized = tmp.filePath("oversized.json").toStdString();
+    writeTextFile(oversized, "{}");
+    std::filesystem::resize_file(oversized, kMaxTextFileBytes + 1); // sparse: no disk used
+    EXPECT_CONTAINS(errorOf([&] { loadNetwork(oversized); }),
+                    "oversized.json: is larger than 512 MiB; expected a smaller file");
+    std::filesystem::remove(oversized);
+    EXPECT_CONTAINS(errorOf([&] { loadNetwork(""); }),
+                    "file: has an empty path; expected a file to read");
     // Two layers of one name: a run of the second was read back as the first's.
     const std::string sameName =
         writeTemp(tmp, "sameName.json",

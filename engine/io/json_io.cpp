@@ -750,6 +750,8 @@ std::string readTextFile(const std::string& path, std::size_t maxBytes) {
     // Bounded (a session with its traces is tens of MiB): given /dev/zero,
     // reading grew until the system killed the program.
     std::error_code ec;
+    if (path.empty())
+        throw InputError("file", "has an empty path; expected a file to read");
     if (std::filesystem::is_directory(path, ec))
         throw InputError(path, "is a folder; expected a file");
     std::ifstream in(path, std::ios::binary);
@@ -757,14 +759,19 @@ std::string readTextFile(const std::string& path, std::size_t maxBytes) {
         throw InputError(path, "cannot be opened for reading");
     std::string text;
     const auto size = std::filesystem::file_size(path, ec);
-    if (!ec && size <= maxBytes)
-        text.reserve(std::size_t(size)); // (a regular file: no doubling as it is read)
+    const auto tooLarge = [&] {
+        return InputError(path, "is larger than " + std::to_string(maxBytes >> 20) +
+                                    " MiB; expected a smaller file");
+    };
+    if (!ec && size > maxBytes) // a regular file: refused before reading it (3 GB took 34 s)
+        throw tooLarge();
+    if (!ec)
+        text.reserve(std::size_t(size)); // (no doubling as it is read)
     char chunk[1 << 16];
     while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
         text.append(chunk, std::size_t(in.gcount()));
-        if (text.size() > maxBytes)
-            throw InputError(path, "is larger than " + std::to_string(maxBytes >> 20) +
-                                       " MiB; expected a smaller file");
+        if (text.size() > maxBytes) // (a device or a pipe, or a file that grew)
+            throw tooLarge();
     }
     return text;
 }
