@@ -228,6 +228,19 @@ void TestOnnx::shapesInferredAndBatchGiven() {
     QCOMPARE(r.network.layers[1].param("P", 0), std::int64_t(16));
     QCOMPARE(r.network.layers[2].param("M", 0), std::int64_t(8));
     QCOMPARE(r.network.layers[2].param("K", 0), std::int64_t(32 * 16 * 16));
+    // A batch given where none is dynamic is noted, not ignored in silence.
+    const OnnxImport fixed = importOnnx(kOnnx + "resnet18.onnx", o);
+    QCOMPARE(fixed.network.layers[0].param("N", 0), std::int64_t(1));
+    QVERIFY(std::any_of(fixed.notes.begin(), fixed.notes.end(), [](const std::string& n) {
+        return n.find("batch 8 ignored: no input has a dynamic batch") != std::string::npos;
+    }));
+    std::vector<std::string> notes;
+    loadNetworkFile(std::string(MAPWRIGHT_SOURCE_DIR) + "/samples/workloads/resnet_conv3x3.json", o,
+                    &notes);
+    QCOMPARE(notes.size(), std::size_t(1));
+    QVERIFY2(notes[0].find("resnet_conv3x3.json: batch 8 ignored: it sets an ONNX model's "
+                           "dynamic batch") != std::string::npos,
+             notes[0].c_str());
 }
 
 void TestOnnx::readableNames() {

@@ -337,6 +337,7 @@ void fixInputShapes(onnx::GraphProto& g, const std::string& file, std::int64_t b
     std::set<std::string> inits;
     for (const auto& t : g.initializer())
         inits.insert(t.name());
+    bool set = false;
     for (auto& in : *g.mutable_input()) {
         if (inits.count(in.name()) || !in.type().has_tensor_type() ||
             !in.type().tensor_type().has_shape())
@@ -358,8 +359,12 @@ void fixInputShapes(onnx::GraphProto& g, const std::string& file, std::int64_t b
             d.set_dim_value(batch);
             notes.push_back("input '" + in.name() + "': batch " + what + " set to " +
                             std::to_string(batch));
+            set = true;
         }
     }
+    if (batch > 0 && !set) // (it was ignored without a word)
+        notes.push_back("batch " + std::to_string(batch) +
+                        " ignored: no input has a dynamic batch, so the model's own shapes hold");
 }
 
 // Every input a node reads is a graph input, an initializer or an earlier
@@ -458,6 +463,9 @@ Network loadNetworkFile(const std::string& path, const OnnxImportOptions& option
         said.insert(said.end(), imported.notes.begin(), imported.notes.end());
         return std::move(imported.network);
     }
+    if (options.batch > 0) // (only a model's dynamic batch takes it)
+        said.push_back(path + ": batch " + std::to_string(options.batch) +
+                       " ignored: it sets an ONNX model's dynamic batch, and this is no model");
     if (isTimeloopFileName(path))
         return networkOf(importTimeloopProblem(path, said));
     return loadNetwork(path);
