@@ -595,7 +595,7 @@ void TestCli::importOnnxThenSearch() {
                                           "/layer2/layer2\\.0/downsample/downsample\\.0/Conv")));
     const Run s =
         run({"network", "--arch", q(kSamples + "architectures/eyeriss_like.json"), "--workload",
-             net, "--searcher", "random-pruned", "--budget", "100", "--out", tmp.path()});
+             net, "--searcher", "gamma", "--budget", "100", "--out", tmp.path()});
     QVERIFY2(s.exitCode == 0, qPrintable(s.err));
     QVERIFY(s.out.contains("layer4.1.conv2"));
     const mw::Json nj = mw::readJsonFile(tmp.filePath("network.json").toStdString());

@@ -334,6 +334,11 @@ void TestIo::badWorkloadFields() {
     const std::string extra =
         writeTemp(tmp, "extra.json", R"({"layers":[{"name":"l","kind":"gemm","Q":3}]})");
     EXPECT_CONTAINS(errorOf([&] { loadNetwork(extra); }), "Q: is not a parameter of gemm");
+    // A key given twice in one object (the last one held, in silence).
+    const std::string twiceM = writeTemp(tmp, "twiceM.json", R"({"layers":[{"name":"g",
+        "kind":"gemm","M":16,"N":4,"K":4,"M":4}]})");
+    EXPECT_CONTAINS(errorOf([&] { loadNetwork(twiceM); }),
+                    "twiceM.json: has the key 'M' twice in one object; expected each key once");
     // A file past the limit is refused by its size, before it is read (a
     // 3 GB one took 34 s and 4 GB of memory); an empty path names itself.
     const std::string oversized = tmp.filePath("oversized.json").toStdString();
