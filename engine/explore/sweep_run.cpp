@@ -156,7 +156,8 @@ std::optional<PointRecord> evaluateDesignPoint(const SweepSpec& s, const DesignP
         l.evaluations = lo.sameAs < 0 ? lo.result.evaluations : 0;
         r.layers.push_back(std::move(l));
     }
-    for (const auto& [name, value] : s.params) {
+    for (const auto& param : s.params) {
+        const std::string& name = param.first; // (a lambda may not capture a binding)
         const bool read = std::any_of(out.layers.begin(), out.layers.end(), [&](const auto& lo) {
             const auto& unread = lo.result.unreadParams;
             return lo.sameAs < 0 && std::find(unread.begin(), unread.end(), name) == unread.end();
