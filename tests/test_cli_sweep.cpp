@@ -160,6 +160,11 @@ void TestCliSweep::sweepBadInput() {
     expectOneLineError(run({"sweep", "--spec", params, "--param", "population=2.5", "--db", db}),
                        "--param population: is 2.5; expected a whole number");
     QVERIFY(!QFile::exists(db));
+    // The driver's own parameter too (it once made every point invalid, exit 0).
+    expectOneLineError(run({"sweep", "--spec", params, "--param", "population=8", "--param",
+                            "exhausted_after=0", "--db", db}),
+                       "--param exhausted_after: is 0; expected a whole number from 1");
+    QVERIFY(!QFile::exists(db));
     const Run misspelt = run({"sweep", "--spec", params, "--param", "population=8", "--param",
                               "mutaton_rate=0.2", "--db", tmp.filePath("misspelt.sqlite")});
     QVERIFY2(misspelt.exitCode == 0, qPrintable(misspelt.err));

@@ -659,6 +659,19 @@ void TestSearch::hyperparametersOutOfRangeAreOneLineErrors() {
     EXPECT_CONTAINS(errorFor("annealing", "accept_end", 1), "param accept_end: is 1"); // log 1 = 0
     EXPECT_CONTAINS(errorFor("random-pruned", "permutations", -1), "param permutations: is -1");
     EXPECT_CONTAINS(errorFor("gamma", "fit", std::nan("")), "param fit: is nan");
+    // The driver's own: a count (1e30 was cast to an integer, undefined).
+    EXPECT_CONTAINS(errorFor("random", "exhausted_after", 0),
+                    "param exhausted_after: is 0; expected a whole number from 1");
+    EXPECT_CONTAINS(errorFor("random", "exhausted_after", 1e30), "param exhausted_after: is 1e+30");
+    // The error carries the parameter's name, for a caller that says where it came from.
+    try {
+        SearchSettings s = budget(50, 1, 1);
+        s.params["probe"] = -1;
+        runSearch(space, "annealing", s);
+        QFAIL("a probe of -1 ran");
+    } catch (const ParamError& e) {
+        QCOMPARE(e.name(), std::string("probe"));
+    }
     // In range, they run.
     SearchSettings fine = budget(200, 1, 1);
     fine.params["elite"] = 0.5;

@@ -74,6 +74,28 @@ PointRecord pointRecordFromJson(const Json& j, const std::string& where) {
     return r;
 }
 
+namespace {
+
+// How every point searches its layers on `arch` (which, like s, must outlive
+// the options: the constraints refer to both).
+NetworkSearchOptions pointSearchOptions(const SweepSpec& s, const Architecture& arch) {
+    NetworkSearchOptions o;
+    o.searcher = s.searcher;
+    o.settings.budget.evaluations = s.budget;
+    o.settings.seed = s.seed;
+    o.settings.objective = SearchObjective::parse(s.objective);
+    o.settings.params = s.params;
+    o.settings.threads = 1;
+    o.settings.progressInterval = 1e9; // nobody watches a point's layers
+    if (!s.constraints.is_null())
+        o.constraints = [&s, &arch](const Problem& problem) {
+            return constraintsFromJson(s.constraints, problem, arch);
+        };
+    return o;
+}
+
+} // namespace
+
 std::optional<PointRecord> evaluateDesignPoint(const SweepSpec& s, const DesignPoint& p,
                                                const PointRecord* predecessor,
                                                const std::atomic<bool>* cancel) {
@@ -95,19 +117,8 @@ std::optional<PointRecord> evaluateDesignPoint(const SweepSpec& s, const DesignP
     r.architecture = toJson(arch);
     r.area = estimateArchitecture(arch).onChipArea;
 
-    NetworkSearchOptions o;
-    o.searcher = s.searcher;
-    o.settings.budget.evaluations = s.budget;
-    o.settings.seed = s.seed;
-    o.settings.objective = SearchObjective::parse(s.objective);
-    o.settings.params = s.params;
-    o.settings.threads = 1;
-    o.settings.progressInterval = 1e9; // nobody watches a point's layers
+    NetworkSearchOptions o = pointSearchOptions(s, arch);
     o.warmStart = true;
-    if (!s.constraints.is_null())
-        o.constraints = [&](const Problem& problem) {
-            return constraintsFromJson(s.constraints, problem, arch);
-        };
     // The neighbouring point's mappings, each repaired by the searcher where
     // this design cannot hold it.
     if (predecessor && predecessor->valid) {
@@ -186,25 +197,14 @@ void checkSweepParams(const SweepSpec& s,
         }
         Network first = s.network;
         first.layers.resize(1);
-        NetworkSearchOptions o;
-        o.searcher = s.searcher;
+        NetworkSearchOptions o = pointSearchOptions(s, arch);
         o.settings.budget.evaluations = 1;
         o.settings.budget.seconds = 1.0; // CoSA's MIP, say, is not one evaluation
-        o.settings.seed = s.seed;
-        o.settings.objective = SearchObjective::parse(s.objective);
-        o.settings.params = s.params;
-        o.settings.threads = 1;
-        o.settings.progressInterval = 1e9;
-        if (!s.constraints.is_null())
-            o.constraints = [&](const Problem& problem) {
-                return constraintsFromJson(s.constraints, problem, arch);
-            };
         try {
             searchNetwork(first, arch, o, {}, nullptr);
-        } catch (const InputError& e) {
-            for (const auto& [name, value] : s.params)
-                if (e.where().ends_with("param " + name))
-                    throw InputError(whereOfParam(name), e.detail());
+        } catch (const ParamError& e) {
+            throw InputError(whereOfParam(e.name()), e.detail());
+        } catch (const InputError&) {
             // The layer's own trouble: each point's record will say it.
         }
         return;

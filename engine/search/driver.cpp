@@ -203,9 +203,8 @@ SearchContext::SearchContext(const MapSpace& space, const SearchSettings& settin
         for (const Problem& q : densityProblems_)
             densityModels_.emplace_back(q, space_.arch());
     }
-    exhaustedAfter_ = std::int64_t(param("exhausted_after", double(exhaustedAfter_)));
-    if (exhaustedAfter_ < 1)
-        throw InputError("exhausted_after", "expected at least 1 proposal");
+    // (Proposals in a row that bring nothing new; a count, so its cast is defined.)
+    exhaustedAfter_ = countParam("exhausted_after", exhaustedAfter_, 1, 1'000'000'000'000'000);
     pool_ = std::make_unique<WorkerPool>(settings_.threads);
     if (settings_.budget.evaluations > 0) // (charged evaluations bound the keys recorded)
         seen_.expect(std::size_t(settings_.budget.evaluations));
@@ -238,8 +237,8 @@ std::string shownNumber(double v) {
 double SearchContext::param(const std::string& name, double fallback, double lo, double hi) const {
     const double v = param(name, fallback);
     if (!(v >= lo && v <= hi)) // (NaN fails too)
-        throw InputError("param " + name, "is " + shownNumber(v) + "; expected a value from " +
-                                              shownNumber(lo) + " to " + shownNumber(hi));
+        throw ParamError(name, "is " + shownNumber(v) + "; expected a value from " +
+                                   shownNumber(lo) + " to " + shownNumber(hi));
     return v;
 }
 
@@ -247,9 +246,8 @@ std::int64_t SearchContext::countParam(const std::string& name, std::int64_t fal
                                        std::int64_t lo, std::int64_t hi) const {
     const double v = param(name, double(fallback));
     if (!(v >= double(lo) && v <= double(hi)) || v != std::floor(v))
-        throw InputError("param " + name, "is " + shownNumber(v) +
-                                              "; expected a whole number from " +
-                                              std::to_string(lo) + " to " + std::to_string(hi));
+        throw ParamError(name, "is " + shownNumber(v) + "; expected a whole number from " +
+                                   std::to_string(lo) + " to " + std::to_string(hi));
     return std::int64_t(v);
 }
 

@@ -3,6 +3,7 @@
 // seconds), the seed, the objective, the threads and the cancel flag, charges
 // every cost-model evaluation, records the trace and streams progress.
 // Searchers only propose mappings; they never call the cost model themselves.
+#include "common/error.h"
 #include "common/zeroed_array.h"
 #include "mapspace/mapspace.h"
 #include "model/evaluation.h"
@@ -200,6 +201,19 @@ struct CandidateNote {
     bool vouchedNew = false;
 };
 
+// A searcher parameter out of its range: an InputError at "param NAME" that
+// also carries the name, so that a caller which gave the parameter (a sweep's
+// spec, an option) can say where it came from.
+class ParamError : public InputError {
+  public:
+    ParamError(const std::string& name, std::string what)
+        : InputError("param " + name, std::move(what)), name_(name) {}
+    const std::string& name() const { return name_; }
+
+  private:
+    std::string name_;
+};
+
 class SearchContext {
   public:
     SearchContext(const MapSpace& space, const SearchSettings& settings, ProgressFn progress,
@@ -211,7 +225,7 @@ class SearchContext {
     Rng& rng() { return rng_; }
     double param(const std::string& name, double fallback) const;
     // A hyperparameter that must lie in [lo, hi] (a rate, a share, a size):
-    // an InputError naming it otherwise, before anything is sized by it.
+    // a ParamError otherwise, before anything is sized by it.
     double param(const std::string& name, double fallback, double lo, double hi) const;
     // The same for a whole number (a population, a batch).
     std::int64_t countParam(const std::string& name, std::int64_t fallback, std::int64_t lo,
