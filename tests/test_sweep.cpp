@@ -67,6 +67,7 @@ class TestSweep : public QObject {
     void databaseRoundTripAndResume();
     void killedMidWriteReadsWhole();
     void shardsMergeToTheWholeSweep();
+    void mergeChecksBeforeWriting();
     void paretoFronts();
     void sweepFileFormat();
 };
@@ -435,6 +436,51 @@ void TestSweep::shardsMergeToTheWholeSweep() {
     QCOMPARE(mergeSweepDatabases(merged, shards), 6);
     QCOMPARE(comparable(SweepDatabase::open(merged).points()).dump(), comparable(whole).dump());
     QCOMPARE(mergeSweepDatabases(merged, shards), 0); // again: nothing new
+}
+
+// A merge that cannot be made is refused before OUT is written, naming the
+// shard at fault. (It once wrote the points before a conflict and stopped
+// there, and its errors named OUT.)
+void TestSweep::mergeChecksBeforeWriting() {
+    QTemporaryDir tmp;
+    const Json spec = toJson(smallSweep());
+    auto point = [](int index, double energy) {
+        PointRecord r;
+        r.index = index;
+        r.values = {"65536", "14x12"};
+        r.valid = true;
+        r.energy = energy;
+        return r;
+    };
+    auto shard = [&](const QString& name, const std::string& part,
+                     const std::vector<PointRecord>& points) {
+        const std::string path = tmp.filePath(name).toStdString();
+        SweepDatabase::create(path, spec, part, false).write(points);
+        return path;
+    };
+    const std::string a = shard("a.sqlite", "0/2", {point(1, 5.0)});
+    const std::string b = shard("b.sqlite", "1/2", {point(0, 3.0), point(1, 6.0)});
+    const std::string out = tmp.filePath("out.sqlite").toStdString();
+    // Two shards that disagree on a point: OUT is not even made.
+    EXPECT_CONTAINS(errorOf([&] { mergeSweepDatabases(out, {a, b}); }),
+                    b + ": holds point 1 with other results than " + a);
+    QVERIFY(!std::filesystem::exists(out));
+    // A shard that disagrees with OUT: OUT keeps what it held (point 0 of b
+    // was written before the conflict at point 1).
+    QCOMPARE(mergeSweepDatabases(out, {a}), 1);
+    EXPECT_CONTAINS(errorOf([&] { mergeSweepDatabases(out, {b}); }),
+                    b + ": holds point 1 with other results than " + out + " holds");
+    QCOMPARE(SweepDatabase::open(out).points().size(), std::size_t(1));
+    // OUT among the shards, a shard as OUT, empty paths.
+    EXPECT_CONTAINS(errorOf([&] { mergeSweepDatabases(out, {a, out}); }),
+                    out + ": is OUT itself; expected a shard to merge into " + out);
+    EXPECT_CONTAINS(errorOf([&] { mergeSweepDatabases(a, {b}); }),
+                    a + ": is shard '0/2' of a sweep; expected a merged database");
+    EXPECT_CONTAINS(errorOf([&] { mergeSweepDatabases("", {a}); }), "OUT has an empty path");
+    EXPECT_CONTAINS(errorOf([&] { mergeSweepDatabases(out, {""}); }),
+                    "results database: has an empty path");
+    // The same shard twice merges as once.
+    QCOMPARE(mergeSweepDatabases(tmp.filePath("twice.sqlite").toStdString(), {a, a}), 1);
 }
 
 void TestSweep::paretoFronts() {

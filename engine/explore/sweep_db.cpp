@@ -4,6 +4,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -131,6 +132,8 @@ void SweepDatabase::exec(const std::string& sql) const {
 }
 
 SweepDatabase SweepDatabase::open(const std::string& path, bool writable) {
+    if (path.empty())
+        throw InputError("results database", "has an empty path; expected a file's path");
     if (!std::filesystem::exists(path))
         throw InputError(path, "does not exist; expected a results database a sweep wrote");
     SweepDatabase d;
@@ -318,64 +321,30 @@ std::map<int, PointRecord> SweepDatabase::points() const {
 }
 
 void SweepDatabase::write(const PointRecord& r) {
-    if (contains(r.index)) {
-        const auto existing = points().at(r.index);
-        if (comparable(existing) != comparable(r))
+    write(std::vector<PointRecord>{r});
+}
+
+void SweepDatabase::write(const std::vector<PointRecord>& records) {
+    // Points held already must be identical: checked before anything is
+    // written, against one read of what the file holds.
+    std::map<int, PointRecord> held;
+    if (std::any_of(records.begin(), records.end(),
+                    [&](const PointRecord& r) { return contains(r.index); }))
+        held = points();
+    for (const PointRecord& r : records) {
+        const auto it = held.find(r.index);
+        if (it != held.end() && comparable(it->second) != comparable(r))
             throw InputError(path_, "already holds point " + std::to_string(r.index) +
                                         " with other results; expected the same sweep's");
-        return;
     }
     std::vector<std::string> parameters;
     for (const auto& axis : spec_.at("vary"))
         parameters.push_back(axis.at("parameter").get<std::string>());
     exec("BEGIN IMMEDIATE;");
     try {
-        Statement p(db_,
-                    "INSERT INTO points(id, valid, reason, energy_pJ, cycles, edp, area_um2, "
-                    "evaluations, seconds, warm_from, architecture) "
-                    "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    path_);
-        p.bind(1, r.index)
-            .bind(2, int(r.valid))
-            .bind(3, r.reason)
-            .bind(4, r.energy)
-            .bind(5, r.cycles)
-            .bind(6, r.edp)
-            .bind(7, r.area)
-            .bind(8, r.evaluations)
-            .bind(9, r.seconds)
-            .bind(10, r.warmFrom)
-            .bind(11, r.architecture.is_null() ? std::string() : r.architecture.dump());
-        p.step(path_);
-        for (std::size_t a = 0; a < r.values.size(); ++a) {
-            Statement v(db_,
-                        "INSERT INTO point_values(point, axis, parameter, value) "
-                        "VALUES(?, ?, ?, ?)",
-                        path_);
-            v.bind(1, r.index)
-                .bind(2, int(a))
-                .bind(3, a < parameters.size() ? parameters[a] : std::string())
-                .bind(4, r.values[a]);
-            v.step(path_);
-        }
-        for (std::size_t i = 0; i < r.layers.size(); ++i) {
-            const LayerRecord& l = r.layers[i];
-            Statement s(db_,
-                        "INSERT INTO layers(point, layer, name, same_as, found, energy_pJ, "
-                        "cycles, edp, evaluations, mapping) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        path_);
-            s.bind(1, r.index)
-                .bind(2, int(i))
-                .bind(3, l.name)
-                .bind(4, l.sameAs)
-                .bind(5, int(l.found))
-                .bind(6, l.energy)
-                .bind(7, l.cycles)
-                .bind(8, l.edp)
-                .bind(9, l.evaluations)
-                .bind(10, l.mapping.is_null() ? std::string() : l.mapping.dump());
-            s.step(path_);
-        }
+        for (const PointRecord& r : records)
+            if (!held.count(r.index))
+                insert(r, parameters);
         exec("COMMIT;");
     } catch (...) {
         sqlite3_exec(db_, "ROLLBACK;", nullptr, nullptr, nullptr);
@@ -383,25 +352,106 @@ void SweepDatabase::write(const PointRecord& r) {
     }
 }
 
+void SweepDatabase::insert(const PointRecord& r, const std::vector<std::string>& parameters) {
+    Statement p(db_,
+                "INSERT INTO points(id, valid, reason, energy_pJ, cycles, edp, area_um2, "
+                "evaluations, seconds, warm_from, architecture) "
+                "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                path_);
+    p.bind(1, r.index)
+        .bind(2, int(r.valid))
+        .bind(3, r.reason)
+        .bind(4, r.energy)
+        .bind(5, r.cycles)
+        .bind(6, r.edp)
+        .bind(7, r.area)
+        .bind(8, r.evaluations)
+        .bind(9, r.seconds)
+        .bind(10, r.warmFrom)
+        .bind(11, r.architecture.is_null() ? std::string() : r.architecture.dump());
+    p.step(path_);
+    for (std::size_t a = 0; a < r.values.size(); ++a) {
+        Statement v(db_,
+                    "INSERT INTO point_values(point, axis, parameter, value) "
+                    "VALUES(?, ?, ?, ?)",
+                    path_);
+        v.bind(1, r.index)
+            .bind(2, int(a))
+            .bind(3, a < parameters.size() ? parameters[a] : std::string())
+            .bind(4, r.values[a]);
+        v.step(path_);
+    }
+    for (std::size_t i = 0; i < r.layers.size(); ++i) {
+        const LayerRecord& l = r.layers[i];
+        Statement s(db_,
+                    "INSERT INTO layers(point, layer, name, same_as, found, energy_pJ, "
+                    "cycles, edp, evaluations, mapping) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    path_);
+        s.bind(1, r.index)
+            .bind(2, int(i))
+            .bind(3, l.name)
+            .bind(4, l.sameAs)
+            .bind(5, int(l.found))
+            .bind(6, l.energy)
+            .bind(7, l.cycles)
+            .bind(8, l.edp)
+            .bind(9, l.evaluations)
+            .bind(10, l.mapping.is_null() ? std::string() : l.mapping.dump());
+        s.step(path_);
+    }
+}
+
 int mergeSweepDatabases(const std::string& out, const std::vector<std::string>& inputs) {
     if (inputs.empty())
         throw InputError("sweep merge", "expected OUT.sqlite IN.sqlite...");
-    std::vector<SweepDatabase> in;
+    if (out.empty())
+        throw InputError("sweep merge", "OUT has an empty path; expected a file's path");
+    const bool outExists = std::filesystem::exists(out);
+    // Everything is checked before OUT is touched, and written in one
+    // transaction: a merge that fails leaves OUT as it was.
+    std::map<int, std::pair<PointRecord, std::string>> merged; // point -> record, its shard
+    Json spec;
     for (const auto& path : inputs) {
-        in.push_back(SweepDatabase::open(path));
-        if (in.back().spec() != in.front().spec())
+        std::error_code ec;
+        if (outExists && std::filesystem::equivalent(out, path, ec))
+            throw InputError(path, "is OUT itself; expected a shard to merge into " + out);
+        const SweepDatabase in = SweepDatabase::open(path);
+        if (spec.is_null())
+            spec = in.spec();
+        else if (in.spec() != spec)
             throw InputError(path, "holds a different sweep than " + inputs.front() +
                                        "; expected shards of one sweep");
-    }
-    SweepDatabase target = SweepDatabase::create(out, in.front().spec(), "", true);
-    int added = 0;
-    for (const auto& d : in)
-        for (const auto& [index, record] : d.points()) {
-            const bool had = target.contains(index);
-            target.write(record);
-            added += had ? 0 : 1;
+        for (auto& [index, record] : in.points()) {
+            const auto [it, isNew] = merged.try_emplace(index, record, path);
+            if (!isNew && comparable(it->second.first) != comparable(record))
+                throw InputError(path, "holds point " + std::to_string(index) +
+                                           " with other results than " + it->second.second +
+                                           "; expected shards of one run of the sweep");
         }
-    return added;
+    }
+    if (outExists) {
+        const SweepDatabase held = SweepDatabase::open(out);
+        if (!held.shard().empty())
+            throw InputError(out, "is shard '" + held.shard() +
+                                      "' of a sweep; expected a merged database or a new file "
+                                      "to merge into");
+        if (held.spec() == spec)
+            for (const auto& [index, record] : held.points()) {
+                const auto it = merged.find(index);
+                if (it != merged.end() && comparable(it->second.first) != comparable(record))
+                    throw InputError(it->second.second,
+                                     "holds point " + std::to_string(index) +
+                                         " with other results than " + out +
+                                         " holds; expected shards of one run of the sweep");
+            }
+    }
+    SweepDatabase target = SweepDatabase::create(out, spec, "", true);
+    std::vector<PointRecord> records;
+    for (auto& [index, entry] : merged)
+        if (!target.contains(index))
+            records.push_back(std::move(entry.first));
+    target.write(records);
+    return int(records.size());
 }
 
 } // namespace mw

@@ -39,11 +39,16 @@ class SweepDatabase {
     std::map<int, PointRecord> points() const;
     // One transaction; an existing point of that id must be identical (merge).
     void write(const PointRecord& r);
+    // All in one transaction, the same way: one that differs from the point
+    // held under its id refuses them all, before any is written.
+    void write(const std::vector<PointRecord>& records);
     bool contains(int index) const;
 
   private:
     SweepDatabase() = default;
     void exec(const std::string& sql) const;
+    // One point's rows, inside the caller's transaction.
+    void insert(const PointRecord& r, const std::vector<std::string>& parameters);
 
     std::string path_;
     Json spec_;
@@ -51,8 +56,10 @@ class SweepDatabase {
     sqlite3* db_ = nullptr;
 };
 
-// Combines shard databases of one sweep into `out` (created, or resumed when
-// it holds the same sweep); returns the points added.
+// Combines shard databases of one sweep into `out` (created, or added to when
+// it holds the merged results of the same sweep); returns the points added.
+// Shards that disagree on a point, or disagree with `out`, are refused before
+// `out` is written, naming the shard; a failed merge leaves `out` as it was.
 int mergeSweepDatabases(const std::string& out, const std::vector<std::string>& inputs);
 
 } // namespace mw
