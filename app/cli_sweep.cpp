@@ -52,8 +52,18 @@ mw::SweepSpec sweepFrom(const Args& args) {
     for (const auto& v : vary)
         s.axes.push_back(mw::parseSweepAxis(v));
     if (args.has("sample")) {
+        if (!s.points.empty())
+            throw InputError("--sample", "cannot draw from a --spec that lists its points; "
+                                         "expected one or the other");
         s.sample = int(wholeNumber(args, "sample", 0, 1, 1000000000));
         s.sampleSeed = std::uint64_t(wholeNumber(args, "sample-seed", 1, 0, kMaxWholeOption));
+    } else if (args.has("sample-seed")) {
+        // (It draws a spec's sample again; with nothing to draw it would do nothing.)
+        if (s.sample == 0)
+            throw InputError("--sample-seed",
+                             "is given without a sample to draw; expected --sample N with it");
+        s.sampleSeed =
+            std::uint64_t(wholeNumber(args, "sample-seed", s.sampleSeed, 0, kMaxWholeOption));
     }
     s.searcher = args.opt("searcher", s.searcher);
     if (args.has("seconds"))
@@ -76,6 +86,12 @@ mw::SweepSpec sweepFrom(const Args& args) {
                                                     : args.get("spec") + ": $." + field;
     });
     mw::checkSweep(s);
+    if (s.sample > 0 && s.points.empty()) {
+        const std::size_t all = mw::planSweep(s).size();
+        if (all < std::size_t(s.sample))
+            std::cerr << "note: the sweep has " << all << (all == 1 ? " point" : " points")
+                      << ", fewer than the sample of " << s.sample << "; all are run\n";
+    }
     if (!s.constraints.is_null()) {
         const std::string where = args.opt("constraints", "constraints");
         for (const auto& layer : s.network.layers)

@@ -117,11 +117,40 @@ void TestCliSweep::sweepBadInput() {
                        "pe_mesh=0x4: expected a whole number >= 1");
     expectOneLineError(run(base + QStringList{"--vary", "inter_PE_spatial.mesh_x=5"}),
                        "inter_PE_spatial.mesh_x=5: makes the base architecture invalid");
+    expectOneLineError(run(base + QStringList{"--vary", "shared_glb.dram_type=HBM2"}),
+                       "shared_glb.dram_type: 'shared_glb' is not a DRAM level");
+    expectOneLineError(run(base + QStringList{"--vary", "shared_glb.multiple_buffering=2,0"}),
+                       "shared_glb.multiple_buffering=0: expected a number >= 1");
     expectOneLineError(run(base), "sweep: varies nothing");
     expectOneLineError(run(base + QStringList{"--vary", "pe_mesh=8x8", "--seconds", "5"}),
                        "--seconds: a sweep's budget is evaluations");
     expectOneLineError(run(base + QStringList{"--vary", "pe_mesh=8x8", "--searcher", "tabu"}),
                        "--searcher: unknown searcher 'tabu'");
+    // A sample: its seed alone, or beside listed points, would do nothing;
+    // one larger than the sweep runs the sweep, with a note.
+    expectOneLineError(run(base + QStringList{"--vary", "pe_mesh=8x8", "--sample-seed", "3"}),
+                       "--sample-seed: is given without a sample to draw");
+    const QString listed = tmp.filePath("listed.json");
+    mw::writeTextFile(listed.toStdString(),
+                      R"({"format": "mapwright.sweep", "architecture": ")" + kSamples +
+                          R"(architectures/eyeriss_like.json", "workload": ")" + net +
+                          R"(", "vary": [{"parameter": "pe_mesh", "values": ["8x8", "16x16"]}],
+                          "points": [["8x8"]], "searcher": "random", "budget": 20})");
+    expectOneLineError(run({"sweep", "--spec", listed, "--sample", "1", "--db", db}),
+                       "--sample: cannot draw from a --spec that lists its points");
+    mw::writeTextFile(
+        tmp.filePath("both.json").toStdString(),
+        mw::readTextFile(listed.toStdString()).replace(0, 1, R"({"sample": {"count": 1}, )"));
+    expectOneLineError(run({"sweep", "--spec", tmp.filePath("both.json"), "--db", db}),
+                       "both.json: $.sample: cannot draw from a sweep that lists its points");
+    QVERIFY(!QFile::exists(db));
+    const Run oversampled =
+        run({"sweep", "--arch", q(kSamples + "architectures/eyeriss_like.json"), "--workload",
+             q(net), "--searcher", "random", "--budget", "20", "--vary", "pe_mesh=8x8,16x16",
+             "--sample", "5", "--db", tmp.filePath("oversampled.sqlite")});
+    QVERIFY2(oversampled.exitCode == 0, qPrintable(oversampled.err));
+    QVERIFY(oversampled.err.contains("note: the sweep has 2 points, fewer than the sample of 5; "
+                                     "all are run"));
     // A spec's bad value is named in the spec; an option given beside it
     // overrides it.
     const QString spec = tmp.filePath("spec.json");

@@ -362,6 +362,12 @@ void TestIo::badWorkloadFields() {
         {"name":"layer0","kind":"gemm","M":8,"N":4,"K":4}]})");
     EXPECT_CONTAINS(errorOf([&] { loadNetwork(defaultName); }),
                     "$.layers[1].name: 'layer0' is already the name of layers[0] (its default)");
+    // A blank name is no name to tell a layer by.
+    const std::string blank = writeTemp(
+        tmp, "blank.json", R"({"layers":[{"name":" ","kind":"gemm","M":4,"N":4,"K":4}]})");
+    EXPECT_CONTAINS(errorOf([&] { loadNetwork(blank); }),
+                    "blank.json: $.layers[0].name: is blank; expected a layer's name (or no name: "
+                    "layer0)");
     // A shape parameter left out is missing, not the editor's default; one of
     // 1 (a stride) may be left out.
     const std::string noC = writeTemp(tmp, "noC.json", R"({"layers":[{"name":"l","kind":"conv2d",

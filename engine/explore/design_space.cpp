@@ -57,17 +57,22 @@ std::int64_t positiveInteger(const std::string& value, const std::string& where)
     return v;
 }
 
-double nonNegative(const std::string& value, const std::string& where) {
+// A finite number >= least.
+double numberFrom(double least, const std::string& value, const std::string& where) {
     std::size_t used = 0;
-    double v = -1;
+    double v = least - 1;
     try {
         v = std::stod(value, &used);
     } catch (const std::exception&) {
         used = 0;
     }
-    if (used != value.size() || value.empty() || !(v >= 0) || !std::isfinite(v))
-        throw InputError(where, "expected a number >= 0");
+    if (used != value.size() || value.empty() || !(v >= least) || !std::isfinite(v))
+        throw InputError(where, "expected a number >= " + std::to_string(int(least)));
     return v;
+}
+
+double nonNegative(const std::string& value, const std::string& where) {
+    return numberFrom(0.0, value, where);
 }
 
 int intField(const std::string& value, const std::string& where) {
@@ -191,9 +196,13 @@ void applySweepParameter(Architecture& a, const std::string& parameter, const st
     else if (field == "write_bandwidth")
         s.writeBandwidth = nonNegative(value, where);
     else if (field == "multiple_buffering")
-        s.multipleBuffering = nonNegative(value, where);
+        s.multipleBuffering = numberFrom(1.0, value, where); // (1: single-buffered)
     else if (field == "component")
         s.component = value;
+    else if (field == "dram_type" && s.cls != LevelClass::DRAM)
+        // (It would be stored and change nothing: only DRAM is priced by its type.)
+        throw InputError(parameter,
+                         "'" + owner + "' is not a DRAM level; expected a DRAM level's dram_type");
     else if (field == "dram_type" || (field == "class" && s.cls == LevelClass::DRAM)) {
         // A DRAM's class is its type (LPDDR4, HBM2...), as the sweeps name it.
         const auto types = Estimator::builtIn().dramTypes();
@@ -501,6 +510,9 @@ SweepSpec sweepSpecFromJsonAt(const Json& j, const std::string& file, const std:
         }
     }
     if (j.contains("sample")) {
+        if (!s.points.empty())
+            throw InputError(where + ".sample", "cannot draw from a sweep that lists its points; "
+                                                "expected points or sample, not both");
         const Json& sm = j.at("sample");
         json_fields::onlyKeys(sm, where + ".sample", {"count", "seed"});
         s.sample = required<int>(sm, "count", where + ".sample");
