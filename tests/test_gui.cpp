@@ -505,6 +505,37 @@ class TestGui : public GuiTest {
         QVERIFY(d.autosavePath() != lost);
         QVERIFY(d.autosaveNow());
         QCOMPARE(d.crashedAutosaves(), QStringList{lost});
+        // Declined, it is kept aside where no autosave writes (the slot's
+        // next autosave once wrote over it), and not offered again.
+        auto readAll = [](const QString& file) {
+            QFile f(file);
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+        };
+        const QByteArray lostText = readAll(lost);
+        const QString kept = d.settleCrashedAutosave(lost, false);
+        QVERIFY(kept != lost && QFileInfo(kept).fileName().startsWith("autosave-declined-"));
+        QCOMPARE(readAll(kept), lostText);
+        QVERIFY(!QFileInfo::exists(lost));
+        QVERIFY(d.crashedAutosaves().isEmpty());
+        QVERIFY(d.statusBar()->currentMessage().contains(kept));
+        QVERIFY2(d.openSession(kept), qPrintable(d.lastError()));
+        // One it cannot restore is kept the same way (its slot's next window
+        // would write over it).
+        QString broken;
+        {
+            MainWindow e(options);
+            broken = e.autosavePath();
+            QFile file(broken);
+            QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            file.write("{\"format\": \"mapwright.session\", \"version\": ");
+            file.close();
+            QFile marker(QString(broken).replace(".session.json", ".running"));
+            QVERIFY(marker.open(QIODevice::WriteOnly));
+        }
+        const QString keptBroken = d.settleCrashedAutosave(broken, true);
+        QVERIFY(!keptBroken.isEmpty() && keptBroken != kept);
+        QVERIFY(readAll(keptBroken).endsWith("\"version\": "));
+        QVERIFY(d.crashedAutosaves().isEmpty());
     }
 
     void sessionRoundTrips() {

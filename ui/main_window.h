@@ -111,6 +111,12 @@ class MainWindow : public QMainWindow {
     QString autosavePath() const; // this window's (see main_window_autosave.cpp)
     // Autosaves left by windows that did not close cleanly, the newest first.
     QStringList crashedAutosaves() const;
+    // The answer to the offer of crashed autosave `offered`: restored, or
+    // (declined, or unreadable) moved aside to a file of its own, named in
+    // the status bar, which no autosave writes over; returns that file's path
+    // ("" when restored). Either way it is not offered again. (Public for
+    // tests: the offer's dialog is modal.)
+    QString settleCrashedAutosave(const QString& offered, bool restore);
 
     QString lastError() const { return lastError_; }
     ArchitectureEditor* architectureEditor() const { return archEditor_; }

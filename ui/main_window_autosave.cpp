@@ -9,6 +9,7 @@
 #include "io/session_io.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -160,12 +161,34 @@ void MainWindow::offerRestore() {
                      ? QString(" (%1 more are offered at the next starts.)").arg(crashed.size() - 1)
                      : QString()),
         QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
-    if (answer == QMessageBox::Yes && openSession(offered))
-        path_.clear(); // save asks for a name: the autosave is not the user's file
-    QFile::remove(QString(offered).replace(".session.json", ".running")); // offered once
+    settleCrashedAutosave(offered, answer == QMessageBox::Yes);
     // Only now: the offered file may be this window's own slot's, which
     // marking writes (with the session restored, or the one declined for).
     markRunning();
+}
+
+QString MainWindow::settleCrashedAutosave(const QString& offered, bool restore) {
+    QFile::remove(QString(offered).replace(".session.json", ".running")); // offered once
+    if (restore && openSession(offered)) {
+        path_.clear(); // save asks for a name: the autosave is not the user's file
+        return {};
+    }
+    // Kept: a "No" may be a slip, and the slot's next autosave would write
+    // over it. (Named "autosave...", so that saving it asks for a name too.)
+    const QString stamp = QDateTime::currentDateTime().toString("yyyyMMdd-hhmmss");
+    QString kept = autosaveDir() + "/autosave-declined-" + stamp + ".session.json";
+    for (int n = 2; QFileInfo::exists(kept); ++n)
+        kept = autosaveDir() + QString("/autosave-declined-%1-%2.session.json").arg(stamp).arg(n);
+    if (!QFile::rename(offered, kept)) {
+        statusBar()->showMessage(
+            QString("The crashed session %1 could not be moved aside: copy it elsewhere before "
+                    "this window's autosave writes over it.")
+                .arg(offered));
+        return offered;
+    }
+    statusBar()->showMessage(
+        QString("The crashed session is kept as %1 (File > Open restores it).").arg(kept), 15000);
+    return kept;
 }
 
 } // namespace mw::ui
