@@ -225,7 +225,11 @@ int coordinate(const SweepRun& run, int ranks) {
                 remoteFree[rank] = std::stoi(text);
             else if (tag == kResult) {
                 ++remoteFree[rank];
-                record(mw::pointRecordFromJson(mw::parseJsonText(text, "MPI result"), "point"));
+                const mw::Json result = mw::parseJsonText(text, "MPI result");
+                mw::PointRecord remote = mw::pointRecordFromJson(result.at("record"), "point");
+                // (Not part of a record as stored: sent beside it for the note.)
+                remote.unreadParams = result.at("unread_params").get<std::vector<std::string>>();
+                record(std::move(remote));
             }
         }
         if (!busy)
@@ -262,7 +266,8 @@ int serve(const SweepRun& run) {
         }
         mw::PointRecord r;
         while (local.take(r)) {
-            send(mw::toJson(r).dump(), 0, kResult);
+            send(mw::Json{{"record", mw::toJson(r)}, {"unread_params", r.unreadParams}}.dump(), 0,
+                 kResult);
             busy = true;
         }
         if (!busy)
