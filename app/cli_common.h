@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by the CLI's commands: options, bundled samples, loading.
 #include "common/error.h"
+#include "common/number_text.h"
 #include "io/json_io.h"
 #include "io/onnx_import.h"
 #include "workload/presets.h"
@@ -63,7 +64,8 @@ struct CommandOptions {
 
 // Options given as --name value or --name=value; a name the command does
 // not take is refused (a misspelt --constraint would otherwise search the
-// whole space in silence), and so is a value that is the next option.
+// whole space in silence), and so are a value that is the next option and
+// two different values of an option that takes one.
 inline Args parseArgs(int argc, char** argv, int first, const CommandOptions& known) {
     auto has = [](const std::vector<std::string>& names, const std::string& key) {
         return std::find(names.begin(), names.end(), key) != names.end();
@@ -102,32 +104,29 @@ inline Args parseArgs(int argc, char** argv, int first, const CommandOptions& kn
                 throw InputError("--" + key, "expects a value");
             value = argv[++i];
         }
-        if (has(known.repeatable, key))
+        if (has(known.repeatable, key)) {
             a.repeated[key].push_back(*value);
-        else
-            a.options[key] = *value;
+            continue;
+        }
+        // (The last of two once held in silence.)
+        if (const auto it = a.options.find(key); it != a.options.end() && it->second != *value)
+            throw InputError("--" + key, "is given twice ('" + it->second + "', then '" + *value +
+                                             "'); expected it once");
+        a.options[key] = *value;
     }
     return a;
 }
 
-// A number option, with the option named in the error (finite: "nan" and
-// "inf" are refused).
+// A number option, with the option named in the error (decimalNumber: "nan",
+// "inf" and "0x10" are refused).
 inline double number(const Args& a, const std::string& key, double fallback) {
     if (!a.has(key))
         return fallback;
     const std::string v = a.get(key);
-    double d = 0.0;
-    try {
-        std::size_t used = 0;
-        d = std::stod(v, &used);
-        if (used != v.size())
-            throw std::invalid_argument(v);
-    } catch (const std::exception&) {
-        throw InputError("--" + key, "is '" + v + "'; expected a number");
-    }
-    if (!std::isfinite(d))
-        throw InputError("--" + key, "is '" + v + "'; expected a finite number");
-    return d;
+    const std::optional<double> d = mw::decimalNumber(v);
+    if (!d)
+        throw InputError("--" + key, "is '" + v + "'; expected a finite decimal number");
+    return *d;
 }
 
 // A whole-number option from `least` to `most` ("1e6" is a million), with the

@@ -118,23 +118,21 @@ constraintsPerLayer(const Args& args, const mw::Network& net, const mw::Architec
 }
 
 void addParams(const Args& args, std::map<std::string, double>& params) {
+    std::set<std::string> given; // on this command line (a spec's params may be overridden)
     for (const auto& kv : args.all("param")) {
         const auto eq = kv.find('=');
         if (eq == std::string::npos || eq == 0)
             throw InputError("--param", "'" + kv + "': expected NAME=VALUE");
-        double value = 0.0;
-        try {
-            std::size_t used = 0;
-            const std::string text = kv.substr(eq + 1);
-            value = std::stod(text, &used);
-            if (used != text.size())
-                throw std::invalid_argument(text);
-        } catch (const std::exception&) {
-            throw InputError("--param", "'" + kv + "': the value is not a number");
-        }
-        if (!std::isfinite(value))
-            throw InputError("--param", "'" + kv + "': expected a finite number");
-        params[kv.substr(0, eq)] = value;
+        const std::optional<double> value = mw::decimalNumber(kv.substr(eq + 1));
+        if (!value)
+            throw InputError("--param", "'" + kv + "': expected a finite decimal number");
+        const std::string name = kv.substr(0, eq);
+        // (Given twice, the last once held in silence.)
+        if (!given.insert(name).second && params.at(name) != *value)
+            throw InputError("--param", "'" + name + "' is given twice, with " + kv.substr(eq + 1) +
+                                            " the second time; expected one "
+                                            "value");
+        params[name] = *value;
     }
 }
 

@@ -636,7 +636,7 @@ void TestCli::searchBadInput() {
                            base),
                        "--seed: is '99999999999999999999'; expected a whole number");
     expectOneLineError(run(QStringList{"search", "--searcher", "gamma", "--seconds", "nan"} + base),
-                       "--seconds: is 'nan'; expected a finite number");
+                       "--seconds: is 'nan'; expected a finite decimal number");
     expectOneLineError(
         run(QStringList{"search", "--searcher", "gamma", "--budget", "10", "--threads", "100000"} +
             base),
@@ -648,12 +648,28 @@ void TestCli::searchBadInput() {
     expectOneLineError(run(QStringList{"search", "--searcher", "gamma", "--budget", "10",
                                        "--objective", "weighted:nan,1"} +
                            base),
-                       "expected exponents from 0 to 100, not both 0");
+                       "'weighted:nan,1': expected weighted:A,B with numbers");
     expectOneLineError(run(QStringList{"search", "--searcher", "gamma", "--budget", "10", "--param",
                                        "population=nan"} +
                            base),
-                       "'population=nan': expected a finite number");
-    expectOneLineError(run({"bench", "model", "--runs", "x"}), "--runs: is 'x'; expected a number");
+                       "'population=nan': expected a finite decimal number");
+    expectOneLineError(run({"bench", "model", "--runs", "x"}),
+                       "--runs: is 'x'; expected a finite decimal number");
+    // Decimal only (std::stod read "0x10" as 16), and an option given twice
+    // is refused (the last value once held in silence).
+    expectOneLineError(run(QStringList{"search", "--searcher", "gamma", "--budget", "0x10"} + base),
+                       "--budget: is '0x10'; expected a finite decimal number");
+    expectOneLineError(
+        run(QStringList{"search", "--searcher", "gamma", "--budget", "10", "--budget=20"} + base),
+        "--budget: is given twice ('10', then '20'); expected it once");
+    expectOneLineError(run(QStringList{"search", "--searcher", "gamma", "--budget", "10", "--param",
+                                       "population=8", "--param", "population=9"} +
+                           base),
+                       "--param: 'population' is given twice, with 9 the second time");
+    expectOneLineError(run(QStringList{"search", "--searcher", "gamma", "--budget", "10",
+                                       "--objective", "edp@Inputs=0.5x"} +
+                           base),
+                       "--objective: density '0.5x' must be in (0, 1]");
     // Options the command does not take are refused, a misspelling named
     // (--constraint would otherwise search the whole space, unconstrained).
     expectOneLineError(run(QStringList{"search", "--searcher", "gamma", "--budget", "10",

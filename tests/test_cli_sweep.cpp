@@ -121,10 +121,14 @@ void TestCliSweep::sweepBadInput() {
                        "shared_glb.dram_type: 'shared_glb' is not a DRAM level");
     expectOneLineError(run(base + QStringList{"--vary", "shared_glb.multiple_buffering=2,0"}),
                        "shared_glb.multiple_buffering=0: expected a number >= 1");
+    expectOneLineError(run(base + QStringList{"--vary", "shared_glb.read_bandwidth=0x10"}),
+                       "shared_glb.read_bandwidth=0x10: expected a number >= 0");
     expectOneLineError(run(base), "sweep: varies nothing");
     expectOneLineError(run(base + QStringList{"--vary", "pe_mesh=8x8", "--seconds", "5"}),
                        "--seconds: a sweep's budget is evaluations");
-    expectOneLineError(run(base + QStringList{"--vary", "pe_mesh=8x8", "--searcher", "tabu"}),
+    QStringList tabu = base;
+    tabu[tabu.indexOf("gamma")] = "tabu";
+    expectOneLineError(run(tabu + QStringList{"--vary", "pe_mesh=8x8"}),
                        "--searcher: unknown searcher 'tabu'");
     // A sample: its seed alone, or beside listed points, would do nothing;
     // one larger than the sweep runs the sweep, with a note.

@@ -261,6 +261,9 @@ void TestSearch::badSettings() {
     QCOMPARE(SearchObjective::parse("weighted:1,2").cycleExponent, 2.0);
     QVERIFY(message([&] {
                 SearchObjective::parse("weighted:nan,1");
+            }).find("expected weighted:A,B with numbers") != std::string::npos);
+    QVERIFY(message([&] {
+                SearchObjective::parse("weighted:101,1");
             }).find("expected exponents from 0 to 100") != std::string::npos);
     // A third weight was read as no more than two ("2,3" as 2).
     for (const char* text : {"weighted:1,2,3", "weighted:1,2x"})

@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "common/json_fields.h"
+#include "common/number_text.h"
 #include "estimate/estimator.h"
 #include "io/json_files.h"
 #include "io/onnx_import.h"
@@ -59,14 +60,8 @@ std::int64_t positiveInteger(const std::string& value, const std::string& where)
 
 // A finite number >= least.
 double numberFrom(double least, const std::string& value, const std::string& where) {
-    std::size_t used = 0;
-    double v = least - 1;
-    try {
-        v = std::stod(value, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used != value.size() || value.empty() || !(v >= least) || !std::isfinite(v))
+    const double v = decimalNumber(value).value_or(least - 1);
+    if (!(v >= least))
         throw InputError(where, "expected a number >= " + std::to_string(int(least)));
     return v;
 }

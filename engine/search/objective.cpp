@@ -1,6 +1,7 @@
 // SearchObjective (search.h): what a search minimizes, and its command-line
 // spelling.
 #include "common/error.h"
+#include "common/number_text.h"
 #include "model/evaluation.h"
 #include "search/search.h"
 
@@ -56,12 +57,8 @@ SearchObjective SearchObjective::parse(const std::string& full) {
             std::stringstream ss(spec.substr(eq + 1));
             std::string item;
             while (std::getline(ss, item, ',')) {
-                double d = 0;
-                try {
-                    d = std::stod(item);
-                } catch (const std::exception&) {
-                    d = -1;
-                }
+                // (stod alone read "0.5x" as 0.5.)
+                const double d = decimalNumber(item).value_or(-1.0);
                 if (!(d > 0 && d <= 1))
                     throw InputError("--objective", "density '" + item + "' must be in (0, 1]");
                 o.densities.push_back(d);
@@ -86,23 +83,16 @@ SearchObjective SearchObjective::parse(const std::string& full) {
     if (text.rfind("weighted:", 0) == 0) {
         const std::string rest = text.substr(9);
         const auto comma = rest.find(',');
-        try {
-            if (comma == std::string::npos)
-                throw std::invalid_argument("comma");
-            // Each read to its end: stod alone read "2,3" as 2, and
-            // weighted:1,2,3 passed as weighted:1,2.
-            auto whole = [](const std::string& t) {
-                std::size_t used = 0;
-                const double v = std::stod(t, &used);
-                if (used != t.size())
-                    throw std::invalid_argument("trailing text");
-                return v;
-            };
-            o.energyExponent = whole(rest.substr(0, comma));
-            o.cycleExponent = whole(rest.substr(comma + 1));
-        } catch (const std::exception&) {
+        // Each read to its end: stod alone read "2,3" as 2, and weighted:1,2,3
+        // passed as weighted:1,2.
+        const std::optional<double> energy =
+            comma == std::string::npos ? std::nullopt : decimalNumber(rest.substr(0, comma));
+        const std::optional<double> cycles =
+            comma == std::string::npos ? std::nullopt : decimalNumber(rest.substr(comma + 1));
+        if (!energy || !cycles)
             throw InputError("--objective", "'" + text + "': expected weighted:A,B with numbers");
-        }
+        o.energyExponent = *energy;
+        o.cycleExponent = *cycles;
         // (Negated tests: a NaN exponent fails them too.)
         if (!(o.energyExponent >= 0 && o.cycleExponent >= 0 && o.energyExponent <= 100 &&
               o.cycleExponent <= 100) ||
