@@ -462,7 +462,9 @@ void TestSweep::mergeChecksBeforeWriting() {
     const std::string b = shard("b.sqlite", "1/2", {point(0, 3.0), point(1, 6.0)});
     const std::string out = tmp.filePath("out.sqlite").toStdString();
     // Two shards that disagree on a point: OUT is not even made.
-    EXPECT_CONTAINS(errorOf([&] { mergeSweepDatabases(out, {a, b}); }),
+    EXPECT_CONTAINS(errorOf([&] {
+                        mergeSweepDatabases(out, {a, b});
+                    }),
                     b + ": holds point 1 with other results than " + a);
     QVERIFY(!std::filesystem::exists(out));
     // A shard that disagrees with OUT: OUT keeps what it held (point 0 of b
@@ -472,13 +474,22 @@ void TestSweep::mergeChecksBeforeWriting() {
                     b + ": holds point 1 with other results than " + out + " holds");
     QCOMPARE(SweepDatabase::open(out).points().size(), std::size_t(1));
     // OUT among the shards, a shard as OUT, empty paths.
-    EXPECT_CONTAINS(errorOf([&] { mergeSweepDatabases(out, {a, out}); }),
+    EXPECT_CONTAINS(errorOf([&] {
+                        mergeSweepDatabases(out, {a, out});
+                    }),
                     out + ": is OUT itself; expected a shard to merge into " + out);
     EXPECT_CONTAINS(errorOf([&] { mergeSweepDatabases(a, {b}); }),
                     a + ": is shard '0/2' of a sweep; expected a merged database");
     EXPECT_CONTAINS(errorOf([&] { mergeSweepDatabases("", {a}); }), "OUT has an empty path");
     EXPECT_CONTAINS(errorOf([&] { mergeSweepDatabases(out, {""}); }),
                     "results database: has an empty path");
+    // OUT of another sweep.
+    SweepSpec other = smallSweep();
+    other.budget += 1;
+    const std::string otherOut = tmp.filePath("other.sqlite").toStdString();
+    SweepDatabase::create(otherOut, toJson(other), "", false);
+    EXPECT_CONTAINS(errorOf([&] { mergeSweepDatabases(otherOut, {a}); }),
+                    otherOut + ": holds the results of a different sweep than " + a);
     // The same shard twice merges as once.
     QCOMPARE(mergeSweepDatabases(tmp.filePath("twice.sqlite").toStdString(), {a, a}), 1);
 }

@@ -435,15 +435,17 @@ int mergeSweepDatabases(const std::string& out, const std::vector<std::string>& 
             throw InputError(out, "is shard '" + held.shard() +
                                       "' of a sweep; expected a merged database or a new file "
                                       "to merge into");
-        if (held.spec() == spec)
-            for (const auto& [index, record] : held.points()) {
-                const auto it = merged.find(index);
-                if (it != merged.end() && comparable(it->second.first) != comparable(record))
-                    throw InputError(it->second.second,
-                                     "holds point " + std::to_string(index) +
-                                         " with other results than " + out +
-                                         " holds; expected shards of one run of the sweep");
-            }
+        if (held.spec() != spec)
+            throw InputError(out, "holds the results of a different sweep than " + inputs.front() +
+                                      "; expected shards of its sweep, or a new file");
+        for (const auto& [index, record] : held.points()) {
+            const auto it = merged.find(index);
+            if (it != merged.end() && comparable(it->second.first) != comparable(record))
+                throw InputError(it->second.second,
+                                 "holds point " + std::to_string(index) +
+                                     " with other results than " + out +
+                                     " holds; expected shards of one run of the sweep");
+        }
     }
     SweepDatabase target = SweepDatabase::create(out, spec, "", true);
     std::vector<PointRecord> records;
