@@ -885,9 +885,11 @@ void TestCli::interruptsKeepWhatIsFinished() {
         const mw::Json result = loads(out + "/result.json");
         QCOMPARE(result.value("stopped", std::string()), std::string("interrupted"));
         QVERIFY(fs::exists(out + "/trace.csv"));
-        // CoSA's one schedule comes when its MIP is solved: interrupted
-        // before, it has none, and says so.
-        if (searcher == "cosa" && !result.value("found", true)) {
+        // Interrupted before its first legal mapping (CoSA's one schedule
+        // comes when its MIP is solved; under a sanitizer on a loaded
+        // machine, half a second may end any searcher first), a run has
+        // none, and says so.
+        if (!result.value("found", true)) {
             QVERIFY(!fs::exists(out + "/best_mapping.json"));
             continue;
         }
@@ -895,7 +897,7 @@ void TestCli::interruptsKeepWhatIsFinished() {
         const Run e = run({"evaluate", "--arch", searcher == "cosa" ? simba : arch, "--workload",
                            net, "--layer", "_outputs_input.46", "--mapping",
                            q(out + "/best_mapping.json"), "--json"});
-        QCOMPARE(e.exitCode, 0);
+        QVERIFY2(e.exitCode == 0, qPrintable(searcher + ": " + e.err));
     }
     {
         const std::string out = d + "/compare";
