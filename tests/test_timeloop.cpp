@@ -507,6 +507,12 @@ void TestTimeloop::keysGivenTwiceReadTheFirst() {
     QVERIFY2(notes[0].find("twice.yaml:4: 'problem' is given twice in one map (first at line 1)") !=
                  std::string::npos,
              notes[0].c_str());
+    // A blank shape name keeps the file's (a blank layer name does not read back).
+    const std::string blank = tmp.filePath("blank.yaml").toStdString();
+    std::string blankShape = shape;
+    blankShape.replace(blankShape.find("name: s"), 7, "name: ' '");
+    writeTextFile(blank, "problem:\n" + blankShape + "  instance: {C: 4, M: 4}\n");
+    QCOMPARE(importTimeloopProblem(blank, notes).name, std::string("blank"));
     const TimeloopCase scoped = importTimeloopTexts({{"nodes.yaml", R"(architecture:
   nodes:
   - !Container {name: sys, attributes: {technology: 45nm}}

@@ -76,7 +76,9 @@ Problem readProblem(const Spec& spec, std::vector<std::string>& notes) {
         tensors = cnnLayerTensors();
     } else {
         const std::string sw = at(file, shape) + ": problem.shape";
-        if (given(child(shape, "name")))
+        // (A blank name keeps the file's: layers are told apart by name.)
+        if (given(child(shape, "name")) &&
+            text(child(shape, "name"), sw + ".name").find_first_not_of(" \t") != std::string::npos)
             name = text(child(shape, "name"), sw + ".name");
         const YAML::Node coefficients = child(shape, "coefficients");
         if (given(coefficients)) {
