@@ -130,8 +130,7 @@ void addParams(const Args& args, std::map<std::string, double>& params) {
         // (Given twice, the last once held in silence.)
         if (!given.insert(name).second && params.at(name) != *value)
             throw InputError("--param", "'" + name + "' is given twice, with " + kv.substr(eq + 1) +
-                                            " the second time; expected one "
-                                            "value");
+                                            " the second time; expected one value");
         params[name] = *value;
     }
 }

@@ -437,8 +437,7 @@ void MainWindow::exportTimeloopDialog() {
     // say), and a mapping or constraints file this case has none of goes:
     // asked first when there are any.
     QStringList present;
-    for (const char* name : {"arch.yaml", "problem.yaml", "mapping.yaml", "constraints.yaml",
-                             "ERT.yaml", "ART.yaml", "mapper.yaml"})
+    for (const char* name : mw::kTimeloopCaseFiles)
         if (QFileInfo::exists(dir + "/" + name))
             present << name;
     if (!present.isEmpty() &&

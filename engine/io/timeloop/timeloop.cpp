@@ -258,22 +258,18 @@ std::vector<std::string> exportTimeloop(const Problem& p, const Architecture& a,
     // One case: written together, and a mapping or constraints file already
     // in the folder set aside when this case has none (timeloop-model would
     // read it beside this case's architecture; a person may have written it).
+    // (By kTimeloopCaseFiles; none: the case has no such file.)
+    const std::array<const std::string*, kTimeloopCaseFiles.size()> texts = {
+        &arch, &problem,    m ? &mapping : nullptr,        &ert,
+        &art,  &mapperText, cons.empty() ? nullptr : &cons};
     FileSet files;
-    files.stage((d / "arch.yaml").string(), arch);
-    files.stage((d / "problem.yaml").string(), problem);
-    if (m)
-        files.stage((d / "mapping.yaml").string(), mapping);
-    else
-        files.setAsideOnCommit((d / "mapping.yaml").string(),
-                               (d / "mapping.yaml.earlier").string());
-    files.stage((d / "ERT.yaml").string(), ert);
-    files.stage((d / "ART.yaml").string(), art);
-    files.stage((d / "mapper.yaml").string(), mapperText);
-    if (!cons.empty())
-        files.stage((d / "constraints.yaml").string(), cons);
-    else
-        files.setAsideOnCommit((d / "constraints.yaml").string(),
-                               (d / "constraints.yaml.earlier").string());
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+        const std::string path = (d / kTimeloopCaseFiles[i]).string();
+        if (texts[i])
+            files.stage(path, *texts[i]);
+        else
+            files.setAsideOnCommit(path, path + ".earlier");
+    }
     files.commit();
     std::vector<std::string> notes;
     for (const auto& [path, aside] : files.setAside())

@@ -11,6 +11,7 @@
 #include "mapping/mapping.h"
 #include "workload/problem.h"
 
+#include <array>
 #include <map>
 #include <memory>
 #include <string>
@@ -96,6 +97,12 @@ std::string timeloopArtYaml(const Architecture& a);
 std::string timeloopConstraintsYaml(const Json& constraints, const Problem& p,
                                     const Architecture& a);
 std::string timeloopMapperYaml(const TimeloopMapper& m);
+
+// The files of a case, as exportTimeloop names them in its folder (a front
+// end asks before it replaces them).
+inline constexpr std::array<const char*, 7> kTimeloopCaseFiles = {
+    "arch.yaml", "problem.yaml", "mapping.yaml",    "ERT.yaml",
+    "ART.yaml",  "mapper.yaml",  "constraints.yaml"};
 
 // Writes arch.yaml, problem.yaml, ERT.yaml, ART.yaml and (when given)
 // mapping.yaml into dir, for timeloop-model; and mapper.yaml and (when
