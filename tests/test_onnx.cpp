@@ -253,6 +253,24 @@ void TestOnnx::readableNames() {
     QCOMPARE(readableLayerName("/blocks/blocks.3/attn/MatMul_1", "MatMul"),
              std::string("blocks.3.attn"));
     QCOMPARE(readableLayerName("features.0", "Conv"), std::string("features.0"));
+
+    // AlexNet's conv1 is unnamed and names its output "conv1_1"; blanked (the
+    // same length, so the protobuf stays whole), the layer takes its position,
+    // and the network reads back (a blank layer name is refused on reading).
+    std::string bytes = readTextFile(kOnnx + "alexnet.onnx");
+    int blanked = 0;
+    for (auto at = bytes.find("conv1_1"); at != std::string::npos; at = bytes.find("conv1_1", at)) {
+        bytes.replace(at, 7, 7, ' ');
+        ++blanked;
+    }
+    QVERIFY(blanked >= 2); // (the Conv's output and the Relu's input)
+    QTemporaryDir tmp;
+    const std::string blank = tmp.path().toStdString() + "/blank_names.onnx";
+    std::ofstream(blank, std::ios::binary) << bytes;
+    const OnnxImport r = importOnnx(blank);
+    QCOMPARE(QString::fromStdString(r.network.layers[0].name), QString("conv_0"));
+    QCOMPARE(QString::fromStdString(r.network.layers[1].name), QString("conv2"));
+    QCOMPARE(networkFromJson(toJson(r.network)).layers[0].name, std::string("conv_0"));
 }
 
 void TestOnnx::badFilesAreOneLineErrors() {

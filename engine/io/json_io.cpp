@@ -422,8 +422,7 @@ Network networkFromJson(const json& j) {
         const json& lj = layers[i];
         LayerSpec l;
         l.name = optString(lj, "name", path, "layer" + std::to_string(i));
-        // (Results, sessions and reports tell layers apart by name.)
-        if (l.name.find_first_not_of(" \t") == std::string::npos)
+        if (isBlankLayerName(l.name))
             throw InputError(path + ".name", "is blank; expected a layer's name (or no name: "
                                              "layer" +
                                                  std::to_string(i) + ")");

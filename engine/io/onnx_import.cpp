@@ -539,8 +539,7 @@ OnnxImport importOnnxBytes(const std::string& bytes, const std::string& name,
     std::map<std::string, int> seen;
     for (std::size_t i = 0; i < sources.size(); ++i) {
         std::string base = readableLayerName(sources[i], ops[i]);
-        // (A blank name would not read back: layers are told apart by name.)
-        if (base.find_first_not_of(" \t") == std::string::npos)
+        if (isBlankLayerName(base))
             base = std::to_string(i);
         if (allDigits(base))
             base = lowerText(ops[i]) + "_" + base;

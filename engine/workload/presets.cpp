@@ -4,6 +4,10 @@
 
 namespace mw {
 
+bool isBlankLayerName(const std::string& name) {
+    return name.find_first_not_of(" \t") == std::string::npos;
+}
+
 std::int64_t LayerSpec::param(const std::string& key, std::int64_t fallback) const {
     for (const auto& [k, v] : params)
         if (k == key)

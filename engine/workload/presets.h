@@ -22,6 +22,11 @@ struct LayerSpec {
     std::int64_t param(const std::string& key, std::int64_t fallback) const;
 };
 
+// Whether a layer's name is blank (empty, or only spaces and tabs). Results,
+// sessions and reports tell layers apart by name, so a blank one is refused
+// on reading and never given by an import.
+bool isBlankLayerName(const std::string& name);
+
 struct Network {
     std::string name;
     std::string description;

@@ -2,6 +2,7 @@
 // projections in the long or short form) and an instance (the bounds), or the
 // built-in CNN layer shape by name.
 #include "io/timeloop/yaml.h"
+#include "workload/presets.h"
 
 #include <algorithm>
 #include <cctype>
@@ -76,10 +77,11 @@ Problem readProblem(const Spec& spec, std::vector<std::string>& notes) {
         tensors = cnnLayerTensors();
     } else {
         const std::string sw = at(file, shape) + ": problem.shape";
-        // (A blank name keeps the file's: layers are told apart by name.)
-        if (given(child(shape, "name")) &&
-            text(child(shape, "name"), sw + ".name").find_first_not_of(" \t") != std::string::npos)
-            name = text(child(shape, "name"), sw + ".name");
+        if (given(child(shape, "name"))) {
+            const std::string shapeName = text(child(shape, "name"), sw + ".name");
+            if (!isBlankLayerName(shapeName)) // (a blank one keeps the file's)
+                name = shapeName;
+        }
         const YAML::Node coefficients = child(shape, "coefficients");
         if (given(coefficients)) {
             if (!coefficients.IsSequence())
