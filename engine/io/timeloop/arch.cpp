@@ -5,6 +5,7 @@
 // the estimator for the rest (with the attributes Accelergy would see: a
 // subtree's attributes are inherited by its components).
 #include "estimate/estimator.h"
+#include "io/timeloop/node_arena.h"
 #include "io/timeloop/yaml.h"
 
 #include <algorithm>
@@ -308,6 +309,7 @@ Architecture readComponents(const Spec& spec, std::vector<std::string>& notes,
     // What the tables leave out, priced from the user's compound component
     // classes as Accelergy would price it (their ERT and ART, made here).
     std::vector<ComponentToPrice> toPrice;
+    NodeArena arena; // (the maps of inherited attributes)
     for (const auto& c : comps) {
         if (ert.count(c.name)) // an ERT's energies are the case's own (its areas too)
             continue;
@@ -315,7 +317,7 @@ Architecture readComponents(const Spec& spec, std::vector<std::string>& notes,
         p.name = c.name;
         const YAML::Node subclass = child(c.node, "subclass");
         p.cls = given(subclass) && subclass.IsScalar() ? subclass.Scalar() : c.cls;
-        YAML::Node inherited(YAML::NodeType::Map);
+        YAML::Node inherited = arena.make(YAML::NodeType::Map);
         for (const auto& [k, v] : c.inherited)
             inherited[k] = v;
         p.where = at(c.file, c.node) + ": component '" + c.name + "'";

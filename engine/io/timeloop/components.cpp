@@ -11,6 +11,7 @@
 // an ERT and an ART would say, so the reader takes it as it takes theirs.
 #include "estimate/estimator.h"
 #include "io/timeloop/expression.h"
+#include "io/timeloop/node_arena.h"
 #include "io/timeloop/yaml.h"
 
 #include <cmath>
@@ -97,7 +98,7 @@ class ClassLibrary {
         const std::string cw = file_ + ": class '" + cls + "'";
         // The class's attributes: the component's value, else the default.
         AttributeScope scope = attributes;
-        YAML::Node defaults(YAML::NodeType::Map);
+        YAML::Node defaults = arena_.make(YAML::NodeType::Map);
         const YAML::Node attrs = child(def, "attributes");
         if (given(attrs) && attrs.IsMap())
             for (const auto& kv : attrs) {
@@ -127,13 +128,13 @@ class ClassLibrary {
                 const auto [base, count] = rangeOf(full, scope, sw + "." + full);
                 AttributeScope inner;
                 // The technology passes down unless the subcomponent says otherwise.
-                YAML::Node passed(YAML::NodeType::Map);
+                YAML::Node passed = arena_.make(YAML::NodeType::Map);
                 if (scope.find("technology").IsDefined())
                     passed["technology"] = scope.find("technology");
                 inner.push(passed, sw);
                 AttributeScope evaluated = scope;
                 evaluated.push(child(s, "attributes"), sw + "." + base + ".attributes");
-                inner.push(evaluated.innermost(), sw + "." + base + ".attributes");
+                inner.push(evaluated.innermost(arena_), sw + "." + base + ".attributes");
                 Sub sub;
                 sub.count = count;
                 const YAML::Node scale = child(s, "area_scale");
@@ -185,6 +186,8 @@ class ClassLibrary {
     std::map<std::string, YAML::Node> classes_;
     std::string file_;
     const Estimator& est_;
+    // (Where the maps pricing builds are made: memory, not state.)
+    mutable timeloop_yaml::NodeArena arena_;
 };
 
 } // namespace

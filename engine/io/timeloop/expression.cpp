@@ -362,17 +362,17 @@ YAML::Node AttributeScope::find(const std::string& name) const {
     return YAML::Node(YAML::NodeType::Undefined);
 }
 
-YAML::Node AttributeScope::innermost() const {
-    YAML::Node out(YAML::NodeType::Map);
+YAML::Node AttributeScope::innermost(timeloop_yaml::NodeArena& arena) const {
+    YAML::Node out = arena.make(YAML::NodeType::Map);
     if (!levels_.empty())
         for (const auto& [key, value] : levels_.back())
             out[key] = value;
     return out;
 }
 
-YAML::Node
-AttributeScope::flattened(const std::function<bool(const std::string&, int)>& keep) const {
-    YAML::Node out(YAML::NodeType::Map);
+YAML::Node AttributeScope::flattened(const std::function<bool(const std::string&, int)>& keep,
+                                     timeloop_yaml::NodeArena& arena) const {
+    YAML::Node out = arena.make(YAML::NodeType::Map);
     for (int d = depth() - 1; d >= 0; --d)
         for (const auto& [key, value] : levels_[std::size_t(d)])
             if (!std::as_const(out)[key].IsDefined() && keep(key, d))

@@ -5,6 +5,8 @@
 // plain (unquoted) value that is not a number is read as an expression; one
 // that does not evaluate (a name out of scope, a word such as LPDDR4) stays
 // the text it is, as a quoted value always does.
+#include "io/timeloop/node_arena.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <functional>
@@ -24,10 +26,12 @@ class AttributeScope {
     int depth() const { return static_cast<int>(levels_.size()); }
     // The value of a name, innermost first; a null node when out of scope.
     YAML::Node find(const std::string& name) const;
-    // The attributes pushed last, as evaluated.
-    YAML::Node innermost() const;
-    // Every attribute, inner ones winning, where keep(key, depth) holds.
-    YAML::Node flattened(const std::function<bool(const std::string&, int)>& keep) const;
+    // The attributes pushed last, as evaluated, in a map made in `arena`.
+    YAML::Node innermost(timeloop_yaml::NodeArena& arena) const;
+    // Every attribute, inner ones winning, where keep(key, depth) holds, in
+    // a map made in `arena`.
+    YAML::Node flattened(const std::function<bool(const std::string&, int)>& keep,
+                         timeloop_yaml::NodeArena& arena) const;
 
   private:
     std::vector<std::vector<std::pair<std::string, YAML::Node>>> levels_;

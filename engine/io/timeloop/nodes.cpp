@@ -18,6 +18,7 @@
 // Expressions in attributes (depth: 2 * n) are evaluated with the variables
 // and the attributes above them (timeloop/expression.h): nothing runs code.
 #include "io/timeloop/expression.h"
+#include "io/timeloop/node_arena.h"
 #include "io/timeloop/yaml.h"
 
 #include <algorithm>
@@ -139,8 +140,9 @@ class NodeWalker {
     NodeWalker(const std::string& file, Names names, std::vector<std::string>& notes)
         : file_(file), names_(std::move(names)), notes_(notes) {}
 
-    YAML::Node locals{YAML::NodeType::Sequence};
-    YAML::Node targets{YAML::NodeType::Sequence};
+    NodeArena arena; // (the nodes the walk makes; first: the others are made in it)
+    YAML::Node locals = arena.make(YAML::NodeType::Sequence);
+    YAML::Node targets = arena.make(YAML::NodeType::Sequence);
     std::string topName;
     // Targets given apart from the nodes (the front end's constraints.targets,
     // the top file's extra_mapping_constraints): one on a node's own target
@@ -207,7 +209,7 @@ class NodeWalker {
     // its permutation, which moves `split` as it moves it in Timeloop.
     void addTarget(const std::string& target, const char* type, const YAML::Node& from,
                    std::initializer_list<const char*> keys, bool unitLoopsFirst = false) {
-        YAML::Node t(YAML::NodeType::Map);
+        YAML::Node t = arena.make(YAML::NodeType::Map);
         bool any = false;
         for (const char* k : keys) {
             const YAML::Node v = child(from, k);
@@ -215,7 +217,7 @@ class NodeWalker {
                 continue;
             const std::string key = k;
             if (key == "keep" || key == "bypass") {
-                YAML::Node kept(YAML::NodeType::Sequence);
+                YAML::Node kept = arena.make(YAML::NodeType::Sequence);
                 for (const auto& e : v)
                     if (!e.IsScalar() || names_.spaces.empty() || names_.hasSpace(e.Scalar()))
                         kept.push_back(e);
@@ -223,7 +225,7 @@ class NodeWalker {
                         dropped(target, e.Scalar());
                 t[k] = kept;
             } else if ((key == "factors" || key == "permutation") && !names_.dims.empty()) {
-                YAML::Node list(YAML::NodeType::Sequence);
+                YAML::Node list = arena.make(YAML::NodeType::Sequence);
                 for (const auto& tok : tokensOf(v, names_)) {
                     const std::string dim = key == "factors" ? factorDim(tok) : tok;
                     if (names_.hasDim(dim) || tok == "_")
@@ -256,7 +258,7 @@ class NodeWalker {
                 if ((key == "keep" || key == "bypass") && t[key].IsDefined() &&
                     kv.second.IsSequence()) {
                     // Lists of data spaces join.
-                    YAML::Node list(YAML::NodeType::Sequence);
+                    YAML::Node list = arena.make(YAML::NodeType::Sequence);
                     std::set<std::string> in;
                     for (const auto& node : {t[key], kv.second})
                         for (const auto& space : node)
@@ -270,7 +272,7 @@ class NodeWalker {
                     // As lists (the unit loops are put into the permutation
                     // below), with the node's factors of dimensions the
                     // target leaves out.
-                    YAML::Node list(YAML::NodeType::Sequence);
+                    YAML::Node list = arena.make(YAML::NodeType::Sequence);
                     const std::vector<std::string> tokens = tokensOf(kv.second, names_);
                     std::set<std::string> dims;
                     for (const auto& tok : tokens)
@@ -323,7 +325,7 @@ class NodeWalker {
                 if (std::find(perm.begin(), perm.end(), d) == perm.end())
                     perm.insert(perm.begin(), d);
             if (!perm.empty()) {
-                YAML::Node list(YAML::NodeType::Sequence);
+                YAML::Node list = arena.make(YAML::NodeType::Sequence);
                 for (const auto& d : perm)
                     list.push_back(d);
                 t["permutation"] = list;
@@ -410,10 +412,10 @@ class NodeWalker {
     void spatialLevel(const std::string& name, const YAML::Node& constraints, const State& state) {
         const std::string dummy = "inter_" + name + "_spatial";
         dummies_.insert(name);
-        YAML::Node c(YAML::NodeType::Map);
+        YAML::Node c = arena.make(YAML::NodeType::Map);
         c["name"] = dummy;
         c["class"] = "dummy_storage";
-        YAML::Node attrs(YAML::NodeType::Map);
+        YAML::Node attrs = arena.make(YAML::NodeType::Map);
         attrs["width"] = 1;
         attrs["depth"] = 1;
         attrs["datawidth"] = 1;
@@ -426,8 +428,9 @@ class NodeWalker {
                   {"factors", "permutation", "split", "no_reuse", "no_link_transfer"}, true);
         // No loops and no tiles at the dummy, said as the front end says it.
         if (!names_.dims.empty()) {
-            YAML::Node none(YAML::NodeType::Map);
-            YAML::Node factors(YAML::NodeType::Sequence), perm(YAML::NodeType::Sequence);
+            YAML::Node none = arena.make(YAML::NodeType::Map);
+            YAML::Node factors = arena.make(YAML::NodeType::Sequence);
+            YAML::Node perm = arena.make(YAML::NodeType::Sequence);
             for (const auto& d : names_.dims) {
                 factors.push_back(d + "=1");
                 perm.push_back(d);
@@ -435,10 +438,10 @@ class NodeWalker {
             none["factors"] = factors;
             none["permutation"] = perm;
             addTarget(dummy, "temporal", none, {"factors", "permutation"});
-            YAML::Node all(YAML::NodeType::Sequence);
+            YAML::Node all = arena.make(YAML::NodeType::Sequence);
             for (const auto& sp : names_.spaces)
                 all.push_back(sp);
-            YAML::Node bypass(YAML::NodeType::Map);
+            YAML::Node bypass = arena.make(YAML::NodeType::Map);
             bypass["bypass"] = all;
             addTarget(dummy, "bypass", bypass, {"bypass"});
         }
@@ -511,16 +514,18 @@ class NodeWalker {
         AttributeScope own = state.attributes;
         own.push(child(n, "attributes"), nw + ".attributes");
         fanOut(n, name, nw, constraints, own, state, inParallel);
-        YAML::Node c(YAML::NodeType::Map);
+        YAML::Node c = arena.make(YAML::NodeType::Map);
         for (const char* k : {"class", "subclass", "required_actions"})
             if (given(child(n, k)))
                 c[k] = child(n, k);
         if (!given(child(n, "class")))
             throw InputError(nw, "missing 'class'; expected a storage or compute class");
-        YAML::Node attrs = own.flattened([&](const std::string& key, int depth) {
-            // Inherited values skip the front end's own storage defaults.
-            return depth == own.depth() - 1 || !frontEndDefault(key);
-        });
+        YAML::Node attrs = own.flattened(
+            [&](const std::string& key, int depth) {
+                // Inherited values skip the front end's own storage defaults.
+                return depth == own.depth() - 1 || !frontEndDefault(key);
+            },
+            arena);
         attrs["meshX"] = state.meshX;
         attrs["meshY"] = state.meshY;
         c["attributes"] = attrs;
@@ -528,7 +533,7 @@ class NodeWalker {
 
         const YAML::Node dataspace = child(constraints, "dataspace");
         if (given(dataspace) || inParallel) {
-            YAML::Node d(YAML::NodeType::Map);
+            YAML::Node d = arena.make(YAML::NodeType::Map);
             const YAML::Node keep = child(dataspace, "keep");
             YAML::Node bypass = child(dataspace, "bypass");
             if (inParallel && !names_.spaces.empty()) {
@@ -537,7 +542,7 @@ class NodeWalker {
                 if (given(keep))
                     for (const auto& k : keep)
                         kept.insert(text(k, nw + ".constraints.dataspace.keep"));
-                bypass.reset(YAML::Node(YAML::NodeType::Sequence));
+                bypass.reset(arena.make(YAML::NodeType::Sequence));
                 for (const auto& s : names_.spaces)
                     if (!kept.count(s))
                         bypass.push_back(s);
@@ -609,12 +614,12 @@ void expandNodeArchitecture(Spec& spec, std::vector<std::string>& notes, const P
         state.attributes.push(v->node, at(v->file, v->node) + ": variables");
     walker.walk(child(entry->node, "nodes"), state, at(file, entry->node) + ": architecture.nodes");
 
-    YAML::Node top(YAML::NodeType::Map);
+    YAML::Node top = walker.arena.make(YAML::NodeType::Map);
     top["name"] = walker.topName.empty() ? std::string("system_top_level") : walker.topName;
     top["local"] = walker.locals;
-    YAML::Node subtrees(YAML::NodeType::Sequence);
+    YAML::Node subtrees = walker.arena.make(YAML::NodeType::Sequence);
     subtrees.push_back(top);
-    YAML::Node arch(YAML::NodeType::Map);
+    YAML::Node arch = walker.arena.make(YAML::NodeType::Map);
     arch["version"] = "0.4";
     arch["subtree"] = subtrees;
     entry->node.reset(arch);
@@ -626,7 +631,7 @@ void expandNodeArchitecture(Spec& spec, std::vector<std::string>& notes, const P
     if (walker.targets.size() == 0)
         return;
     Spec::Entry& cons = spec.keys["architecture_constraints"];
-    YAML::Node list(YAML::NodeType::Sequence);
+    YAML::Node list = walker.arena.make(YAML::NodeType::Sequence);
     if (given(cons.node)) {
         const YAML::Node old = firstChild(cons.node, {"targets", "constraints"});
         if (given(old) && old.IsSequence())
@@ -637,7 +642,7 @@ void expandNodeArchitecture(Spec& spec, std::vector<std::string>& notes, const P
     }
     for (const auto& t : walker.targets)
         list.push_back(t);
-    YAML::Node section(YAML::NodeType::Map);
+    YAML::Node section = walker.arena.make(YAML::NodeType::Map);
     section["targets"] = list;
     cons.node.reset(section);
 }

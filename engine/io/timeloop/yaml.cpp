@@ -1,5 +1,7 @@
 #include "io/timeloop/yaml.h"
 
+#include "io/timeloop/node_arena.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -33,13 +35,13 @@ YAML::Node copyOf(const YAML::Node& n) {
 // The front end's <<< of `base` under `own`: keys only in base are added;
 // where both have a key, maps merge recursively, lists join (own first), and
 // own's value stays otherwise.
-YAML::Node deepMerge(const YAML::Node& own, const YAML::Node& base) {
+YAML::Node deepMerge(const YAML::Node& own, const YAML::Node& base, NodeArena& arena) {
     if (isMap(own) && isMap(base)) {
-        YAML::Node out(YAML::NodeType::Map);
+        YAML::Node out = arena.make(YAML::NodeType::Map);
         out.SetTag(own.Tag());
         for (const auto& kv : own) {
             const YAML::Node b = base[kv.first.Scalar()];
-            out[kv.first.Scalar()] = b.IsDefined() ? deepMerge(kv.second, b) : kv.second;
+            out[kv.first.Scalar()] = b.IsDefined() ? deepMerge(kv.second, b, arena) : kv.second;
         }
         for (const auto& kv : base)
             if (!own[kv.first.Scalar()].IsDefined())
@@ -47,7 +49,7 @@ YAML::Node deepMerge(const YAML::Node& own, const YAML::Node& base) {
         return out;
     }
     if (own.IsDefined() && own.IsSequence() && base.IsDefined() && base.IsSequence()) {
-        YAML::Node out(YAML::NodeType::Sequence);
+        YAML::Node out = arena.make(YAML::NodeType::Sequence);
         for (const auto& v : own)
             out.push_back(v);
         for (const auto& v : base)
@@ -81,10 +83,10 @@ std::vector<YAML::Node> mergedMaps(const YAML::Node& value, const std::string& w
 // seven deep: 4.8 million nodes) would take seconds per level; the exercises'
 // files visit fewer than 1,000 each.
 constexpr long kMaxVisitedNodes = 1'000'000;
-// Nodes the merge keys may copy (<< and <<<): yaml-cpp's cost per copied node
-// grows with the document, so a file of merges of merges (each level merging
-// the last three times) took 0.7 s at eight levels and over 30 s at ten; a
-// merge of problem_base.yaml, the exercises' largest, copies about 40.
+// Nodes the merge keys may copy (<< and <<<): a file of merges of merges
+// (each level merging the last three times) copies three times as many nodes
+// a level down, past a million at thirteen levels; a merge of
+// problem_base.yaml, the exercises' largest, copies about 40.
 constexpr long kMaxMergedNodes = 20'000;
 
 // The nodes of n's tree (aliases counted each time they occur), counting
@@ -143,6 +145,7 @@ struct Expander {
     std::vector<std::string>* notes = nullptr; // (for keys given twice)
     int depth = 0;
     long visited = 0, merged = 0;
+    NodeArena arena{}; // (the nodes the expansion makes)
 
     // Counts what a merge key copies of m (see kMaxMergedNodes).
     void countMerged(const YAML::Node& m, const std::string& name) {
@@ -170,7 +173,7 @@ struct Expander {
             noteDuplicateKeys(raw, path, budget, *notes);
         }
         YAML::Node root = expand(raw, path, changed);
-        loaded[path] = root;
+        loaded[path].reset(root); // (not =, which would copy root's memory into the marker's)
         return root;
     }
 
@@ -216,7 +219,7 @@ struct Expander {
         }
         if (n.Tag() == "!mapwright-include-all") {
             changed = true;
-            YAML::Node out(YAML::NodeType::Sequence);
+            YAML::Node out = arena.make(YAML::NodeType::Sequence);
             const std::string key = n["key"].as<std::string>("");
             for (const auto& f : n["files"]) {
                 const YAML::Node v = select(f.as<std::string>(""), key, where);
@@ -236,7 +239,7 @@ struct Expander {
             if (!any)
                 return n;
             changed = true;
-            YAML::Node out(YAML::NodeType::Sequence);
+            YAML::Node out = arena.make(YAML::NodeType::Sequence);
             out.SetTag(n.Tag());
             for (const auto& v : items)
                 out.push_back(v);
@@ -262,7 +265,7 @@ struct Expander {
         if (!any)
             return n;
         changed = true;
-        YAML::Node out(YAML::NodeType::Map);
+        YAML::Node out = arena.make(YAML::NodeType::Map);
         out.SetTag(n.Tag());
         for (const auto& [k, v] : items) // (a key given twice: the first, as unexpanded)
             if (!std::as_const(out)[k.Scalar()].IsDefined())
@@ -274,12 +277,12 @@ struct Expander {
                         out[kv.first.Scalar()] = copyOf(kv.second);
         if (hasDeep) {
             // A list of maps is combined first, earlier entries winning.
-            YAML::Node base(YAML::NodeType::Map);
+            YAML::Node base = arena.make(YAML::NodeType::Map);
             for (const YAML::Node& m : mergedMaps(deep, where, "<<<")) {
                 countMerged(m, name);
-                base.reset(deepMerge(base, m));
+                base.reset(deepMerge(base, m, arena));
             }
-            out.reset(deepMerge(out, base));
+            out.reset(deepMerge(out, base, arena));
         }
         return out;
     }
@@ -318,7 +321,7 @@ YAML::Node parseText(const TimeloopText& file, std::map<std::string, std::string
         // Top-level keys: each expanded, but for the compound component
         // classes, which the reader notes and does not read (a top file
         // includes every class it knows; parsing them all is most of the time).
-        YAML::Node out(YAML::NodeType::Map);
+        YAML::Node out = expander.arena.make(YAML::NodeType::Map);
         std::set<std::string> seen; // (by name: yaml-cpp finds a node key by identity)
         for (const auto& kv : raw) {
             const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : std::string();
