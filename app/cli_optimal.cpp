@@ -96,7 +96,7 @@ int cmdBenchOptimal(const Args& args) {
                   << std::setw(13) << (reference > 0 ? sci(reference) : std::string("-"))
                   << std::setw(13)
                   << (optimum > 0 ? fixedText(opt.seconds, 2)
-                                  : ">" + fixedText(prove, 0) + " (" +
+                                  : std::string(">").append(fixedText(prove, 0)) + " (" +
                                         fixedText(100.0 * opt.stats.at("gap"), 0) + "%)");
         json searched = json::object();
         for (const auto& name : others) {
