@@ -295,7 +295,13 @@ class TestGui : public GuiTest {
         auto* editor = w.workloadEditor();
         const std::string original = mw::toJson(w.session().network).dump();
         QVERIFY(!editor->setCell(0, "C", "three"));
-        QVERIFY2(editor->lastError().contains("C"), qPrintable(editor->lastError()));
+        QVERIFY2(editor->lastError().contains("C") &&
+                     editor->lastError().contains("is 'three'; expected a positive integer"),
+                 qPrintable(editor->lastError()));
+        // A long paste is quoted cut short.
+        QVERIFY(!editor->setCell(0, "C", QString(40, 'x')));
+        QVERIFY2(editor->lastError().contains("is '" + QString(24, 'x') + QString::fromUtf8("…'")),
+                 qPrintable(editor->lastError()));
         QVERIFY(!editor->setCell(0, "M", "0"));
         QVERIFY(!editor->setCell(0, "P", "-7"));
         QCOMPARE(mw::toJson(w.session().network).dump(), original);
