@@ -140,7 +140,8 @@ class NodeWalker {
     NodeWalker(const std::string& file, Names names, std::vector<std::string>& notes)
         : file_(file), names_(std::move(names)), notes_(notes) {}
 
-    NodeArena arena; // (the nodes the walk makes; first: the others are made in it)
+    // The nodes the walk makes (declared first: locals and targets are made in it).
+    NodeArena arena;
     YAML::Node locals = arena.make(YAML::NodeType::Sequence);
     YAML::Node targets = arena.make(YAML::NodeType::Sequence);
     std::string topName;
