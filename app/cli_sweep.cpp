@@ -3,6 +3,7 @@
 
 #include "cli_interrupt.h"
 #include "common/atomic_file.h"
+#include "common/text_case.h"
 #include "explore/design_space.h"
 #include "search/search.h"
 
@@ -169,9 +170,8 @@ int cmdSweepReport(const Args& args) {
                                            "' is --csv's file too; expected another file");
     }
     if (args.has("plot")) {
-        std::string ext = std::filesystem::path(args.get("plot")).extension().string();
-        std::transform(ext.begin(), ext.end(), ext.begin(),
-                       [](unsigned char c) { return char(std::tolower(c)); });
+        const std::string ext =
+            mw::lowercase(std::filesystem::path(args.get("plot")).extension().string());
         if (ext != ".png" && ext != ".pdf")
             throw InputError("--plot", "'" + args.get("plot") + "': expected a .png or .pdf file");
     }

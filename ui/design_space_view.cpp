@@ -40,10 +40,6 @@ namespace {
 const char* const kIdleStatus =
     "Vary the architecture's parameters; each combination is searched over the whole network.";
 
-QString qs(const std::string& s) {
-    return QString::fromStdString(s);
-}
-
 // A points-table cell that sorts by a number (a point's index, a metric, an
 // axis value such as 16384 or "12x14"), not by its text, when it has one.
 class PointCell : public QTableWidgetItem {
@@ -137,7 +133,7 @@ DesignSpaceView::DesignSpaceView(QWidget* parent) : QWidget(parent) {
 
     searcher_ = new QComboBox;
     for (const auto& name : mw::searcherNames())
-        searcher_->addItem(qs(name));
+        searcher_->addItem(QString::fromStdString(name));
     searcher_->setCurrentText("gamma");
     budget_ = new QSpinBox;
     budget_->setRange(10, 10'000'000);
@@ -305,8 +301,8 @@ void DesignSpaceView::setAxes(const std::vector<mw::SweepAxis>& axes) {
     for (const auto& a : axes) {
         QStringList values;
         for (const auto& v : a.values)
-            values << qs(v);
-        addAxisRow(qs(a.parameter), values.join(","));
+            values << QString::fromStdString(v);
+        addAxisRow(QString::fromStdString(a.parameter), values.join(","));
     }
     refreshPlanned();
 }
@@ -366,7 +362,7 @@ bool DesignSpaceView::run() {
     try {
         mw::checkSweep(spec);
     } catch (const mw::InputError& e) {
-        lastError_ = qs(e.what());
+        lastError_ = QString::fromStdString(e.what());
         status_->setText(lastError_.toHtmlEscaped());
         emit message(lastError_);
         return false;
@@ -383,7 +379,7 @@ bool DesignSpaceView::run() {
                 database_->clear();
             }
         } catch (const mw::InputError& e) {
-            lastError_ = qs(e.what());
+            lastError_ = QString::fromStdString(e.what());
             status_->setText(lastError_.toHtmlEscaped());
             emit message(lastError_);
             return false;
@@ -393,8 +389,8 @@ bool DesignSpaceView::run() {
         const QString dir =
             QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/sweeps";
         QDir().mkpath(dir);
-        database_->setText(dir + "/" + qs(network_.name + "-on-" + base_.name) + "-" +
-                           QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss-zzz") +
+        database_->setText(dir + "/" + QString::fromStdString(network_.name + "-on-" + base_.name) +
+                           "-" + QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss-zzz") +
                            ".sqlite");
     }
     spec_ = spec;
@@ -496,14 +492,14 @@ bool DesignSpaceView::openResults(const QString& path) {
         points_ = std::move(points);
         total_ = int(mw::planSweep(spec_).size());
     } catch (const mw::InputError& e) {
-        lastError_ = qs(e.what());
+        lastError_ = QString::fromStdString(e.what());
         status_->setText(lastError_.toHtmlEscaped());
         emit message(lastError_);
         return false;
     }
     database_->setText(path);
     setAxes(spec_.axes);
-    searcher_->setCurrentText(qs(spec_.searcher));
+    searcher_->setCurrentText(QString::fromStdString(spec_.searcher));
     budget_->setValue(int(std::min<std::int64_t>(spec_.budget, budget_->maximum())));
     refreshChoices();
     progress_->setRange(0, total_);
@@ -514,8 +510,8 @@ bool DesignSpaceView::openResults(const QString& path) {
                          .arg(path.toHtmlEscaped())
                          .arg(points_.size())
                          .arg(total_)
-                         .arg(qs(spec_.network.name).toHtmlEscaped())
-                         .arg(qs(spec_.base.name).toHtmlEscaped())
+                         .arg(QString::fromStdString(spec_.network.name).toHtmlEscaped())
+                         .arg(QString::fromStdString(spec_.base.name).toHtmlEscaped())
                          .arg(front_.size()));
     return true;
 }
@@ -536,7 +532,7 @@ void DesignSpaceView::refreshChoices() {
     colour_->clear();
     colour_->addItem("(one colour)", -1);
     for (std::size_t a = 0; a < spec_.axes.size(); ++a)
-        colour_->addItem(qs(spec_.axes[a].parameter), int(a));
+        colour_->addItem(QString::fromStdString(spec_.axes[a].parameter), int(a));
     colour_->setCurrentIndex(was >= 0 && was < colour_->count() ? was
                                                                 : (spec_.axes.empty() ? 0 : 1));
 }
@@ -553,7 +549,7 @@ void DesignSpaceView::redraw() {
 void DesignSpaceView::fillTable() {
     QStringList headers{"Point"};
     for (const auto& a : spec_.axes) // "shared_glb.\ncapacity_words": narrow columns
-        headers << qs(a.parameter).replace('.', ".\n");
+        headers << QString::fromStdString(a.parameter).replace('.', ".\n");
     headers << "Energy (mJ)"
             << "Cycles"
             << "EDP"
@@ -569,13 +565,13 @@ void DesignSpaceView::fillTable() {
         const bool onFront = std::find(front_.begin(), front_.end(), i) != front_.end();
         QStringList cells{QString::number(r.index)};
         for (const auto& v : r.values)
-            cells << qs(v);
+            cells << QString::fromStdString(v);
         cells << (r.valid ? QString::number(r.energy * 1e-9, 'f', 4) : "—")
               << (r.valid ? QString::number(r.cycles, 'f', 0) : "—")
               << (r.valid ? QString::number(r.edp, 'g', 5) : "—")
               << QString::number(r.area * 1e-6, 'f', 3) << (onFront ? "★" : "")
               << (r.valid ? (r.warmFrom >= 0 ? QString("warm from %1").arg(r.warmFrom) : "")
-                          : qs(r.reason));
+                          : QString::fromStdString(r.reason));
         // What each cell sorts by: the figures themselves, not their rounded
         // text; an axis value by its number (a mesh "12x14" by its PEs).
         const int metrics = 1 + int(r.values.size());
@@ -642,11 +638,11 @@ QString DesignSpaceView::pointSummary(int pointIndex) const {
     const auto& r = points_[std::size_t(pointIndex)];
     QString text = QString("<b>point %1</b>").arg(r.index);
     for (std::size_t a = 0; a < r.values.size() && a < spec_.axes.size(); ++a)
-        text +=
-            QString("<br>%1 = %2")
-                .arg(qs(spec_.axes[a].parameter).toHtmlEscaped(), qs(r.values[a]).toHtmlEscaped());
+        text += QString("<br>%1 = %2")
+                    .arg(QString::fromStdString(spec_.axes[a].parameter).toHtmlEscaped(),
+                         QString::fromStdString(r.values[a]).toHtmlEscaped());
     if (!r.valid)
-        return text + "<br>invalid: " + qs(r.reason).toHtmlEscaped();
+        return text + "<br>invalid: " + QString::fromStdString(r.reason).toHtmlEscaped();
     return text +
            QString("<br>energy %1 mJ<br>cycles %2<br>EDP %3 J·cycle<br>area %4 mm²%5")
                .arg(r.energy * 1e-9, 0, 'f', 4)
@@ -663,7 +659,9 @@ void DesignSpaceView::activatePoint(int pointIndex) {
         return;
     const auto& r = points_[std::size_t(pointIndex)];
     if (!r.valid || r.architecture.is_null()) {
-        emit message(QString("Point %1 is not a design: %2").arg(r.index).arg(qs(r.reason)));
+        emit message(QString("Point %1 is not a design: %2")
+                         .arg(r.index)
+                         .arg(QString::fromStdString(r.reason)));
         return;
     }
     emit pointActivated(spec_, r);

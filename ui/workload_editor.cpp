@@ -37,10 +37,6 @@ constexpr int kFirstParamColumn = 2;
 
 const std::string kCustomKind = "custom";
 
-QString qs(const std::string& s) {
-    return QString::fromStdString(s);
-}
-
 QString formatCount(std::int64_t n) {
     return QLocale().toString(static_cast<qlonglong>(n));
 }
@@ -75,7 +71,7 @@ std::string layerWhere(const std::string& name) {
 
 // Formats like every other engine error, so messages read the same everywhere.
 QString inputError(const std::string& where, const std::string& what) {
-    return qs(InputError(where, what).what());
+    return QString::fromStdString(InputError(where, what).what());
 }
 
 int presetIndex(const PresetInfo& info, const std::string& key) {
@@ -93,7 +89,9 @@ bool hasParam(const LayerSpec& l, const std::string& key) {
 QString customTip(const LayerSpec& l) {
     QStringList dims;
     for (const Dimension& d : l.custom.dims)
-        dims << QString("%1=%2").arg(qs(d.name)).arg(static_cast<qlonglong>(d.bound));
+        dims << QString("%1=%2")
+                    .arg(QString::fromStdString(d.name))
+                    .arg(static_cast<qlonglong>(d.bound));
     return WorkloadEditor::tr("Custom problem; dimension bounds: %1.\n"
                               "Custom layers cannot be edited cell-wise: edit the workload "
                               "JSON and import it again.")
@@ -103,7 +101,7 @@ QString customTip(const LayerSpec& l) {
 QString presetKindList() {
     QStringList kinds;
     for (const PresetInfo& info : presetCatalog())
-        kinds << qs(info.kind);
+        kinds << QString::fromStdString(info.kind);
     return kinds.join(", ");
 }
 
@@ -154,10 +152,10 @@ WorkloadEditor::WorkloadEditor(QWidget* parent) : QWidget(parent) {
     auto* menu = new QMenu(addButton_);
     menu->setToolTipsVisible(true);
     for (const PresetInfo& info : presetCatalog()) {
-        QAction* action = menu->addAction(qs(info.kind));
-        action->setToolTip(qs(info.description));
-        action->setStatusTip(qs(info.description));
-        const QString kind = qs(info.kind);
+        QAction* action = menu->addAction(QString::fromStdString(info.kind));
+        action->setToolTip(QString::fromStdString(info.description));
+        action->setStatusTip(QString::fromStdString(info.description));
+        const QString kind = QString::fromStdString(info.kind);
         connect(action, &QAction::triggered, this, [this, kind] { addPresetLayer(kind); });
     }
     addButton_->setMenu(menu);
@@ -192,9 +190,10 @@ WorkloadEditor::WorkloadEditor(QWidget* parent) : QWidget(parent) {
         QStringList kinds;
         for (const PresetInfo& info : presetCatalog())
             if (presetIndex(info, params_[i]) >= 0)
-                kinds << qs(info.kind);
-        setHeader(kFirstParamColumn + static_cast<int>(i), qs(params_[i]),
-                  tr("%1, a parameter of %2").arg(qs(params_[i]), kinds.join(", ")));
+                kinds << QString::fromStdString(info.kind);
+        setHeader(
+            kFirstParamColumn + static_cast<int>(i), QString::fromStdString(params_[i]),
+            tr("%1, a parameter of %2").arg(QString::fromStdString(params_[i]), kinds.join(", ")));
     }
     setHeader(macsColumn(), tr("MACs"),
               tr("Multiply-accumulates of the layer: the product of its dimension bounds "
@@ -263,7 +262,7 @@ bool WorkloadEditor::addPresetLayer(const QString& kind) {
         layer = presetLayer(k, uniqueName(k));
         buildProblem(layer); // defaults are valid, but a layer only enters checked
     } catch (const std::exception& e) {
-        return fail(qs(e.what()));
+        return fail(QString::fromStdString(e.what()));
     }
     network_.layers.push_back(std::move(layer));
     const int row = layerCount() - 1;
@@ -319,11 +318,11 @@ bool WorkloadEditor::importNetwork(const QString& path, QStringList* notes) {
         n = loadNetworkFile(QFile::encodeName(path).toStdString(), {}, &said);
         for (const auto& note : said)
             if (notes)
-                notes->append(qs(note));
+                notes->append(QString::fromStdString(note));
     } catch (const InputError& e) {
-        return fail(qs(e.what()));
+        return fail(QString::fromStdString(e.what()));
     } catch (const std::exception& e) { // I/O or allocation failures outside InputError
-        return fail(path + ": " + qs(e.what()));
+        return fail(path + ": " + QString::fromStdString(e.what()));
     }
     replaceNetwork(std::move(n), true);
     return true;
@@ -368,7 +367,8 @@ QString WorkloadEditor::columnKey(int column) const {
     if (column == kNameColumn)
         return "name";
     if (column >= kFirstParamColumn && column < macsColumn())
-        return qs(params_[static_cast<std::size_t>(column - kFirstParamColumn)]);
+        return QString::fromStdString(
+            params_[static_cast<std::size_t>(column - kFirstParamColumn)]);
     return {};
 }
 
@@ -451,9 +451,9 @@ bool WorkloadEditor::applyEdit(int row, const QString& column, const QString& te
             return reject(
                 inputError(where + "." + key, "makes the layer's MAC count overflow 64 bits"));
     } catch (const InputError& e) {
-        return reject(qs(e.what()));
+        return reject(QString::fromStdString(e.what()));
     } catch (const std::exception& e) {
-        return reject(qs(where + ": " + e.what()));
+        return reject(QString::fromStdString(where + ": " + e.what()));
     }
 
     network_.layers[static_cast<std::size_t>(row)] = std::move(edited);
@@ -511,7 +511,7 @@ void WorkloadEditor::fillRow(int row) {
     try {
         macs = checkedMacs(buildProblem(l));
     } catch (const std::exception& e) {
-        problemError = qs(e.what());
+        problemError = QString::fromStdString(e.what());
     }
     const bool valid = problemError.isEmpty();
 
@@ -531,24 +531,25 @@ void WorkloadEditor::fillRow(int row) {
 
     QTableWidgetItem* name = cell(row, kNameColumn);
     reset(name);
-    name->setText(qs(l.name));
+    name->setText(QString::fromStdString(l.name));
     name->setFlags(editable);
-    name->setToolTip(joinTips(joinTips(problemError, customNote),
-                              l.source.empty() ? QString() : tr("from %1").arg(qs(l.source))));
+    name->setToolTip(joinTips(
+        joinTips(problemError, customNote),
+        l.source.empty() ? QString() : tr("from %1").arg(QString::fromStdString(l.source))));
 
     QTableWidgetItem* source = cell(row, sourceColumn());
     reset(source);
-    source->setText(qs(l.source));
+    source->setText(QString::fromStdString(l.source));
     source->setFlags(readOnly);
 
     QTableWidgetItem* kind = cell(row, kKindColumn);
     reset(kind);
-    kind->setText(qs(l.kind));
+    kind->setText(QString::fromStdString(l.kind));
     kind->setFlags(readOnly);
     if (custom)
         kind->setToolTip(customNote);
     else if (info)
-        kind->setToolTip(qs(info->description));
+        kind->setToolTip(QString::fromStdString(info->description));
     else
         kind->setToolTip(tr("Unknown kind; expected one of %1").arg(presetKindList()));
 
@@ -564,7 +565,9 @@ void WorkloadEditor::fillRow(int row) {
             if (custom)
                 item->setToolTip(customNote);
             else if (info)
-                item->setToolTip(tr("%1 is not a parameter of %2").arg(qs(key), qs(l.kind)));
+                item->setToolTip(
+                    tr("%1 is not a parameter of %2")
+                        .arg(QString::fromStdString(key), QString::fromStdString(l.kind)));
             continue;
         }
         const std::int64_t fallback = info->params[static_cast<std::size_t>(index)].second;
@@ -576,7 +579,8 @@ void WorkloadEditor::fillRow(int row) {
             QFont font = table_->font();
             font.setItalic(true);
             item->setFont(font);
-            item->setToolTip(tr("Default of %1 (not set in the workload)").arg(qs(l.kind)));
+            item->setToolTip(
+                tr("Default of %1 (not set in the workload)").arg(QString::fromStdString(l.kind)));
         }
     }
 
@@ -611,7 +615,8 @@ void WorkloadEditor::updateHeader() {
             ++invalid;
         }
     }
-    const QString name = network_.name.empty() ? tr("(unnamed network)") : qs(network_.name);
+    const QString name =
+        network_.name.empty() ? tr("(unnamed network)") : QString::fromStdString(network_.name);
     QString text = QString("<b>%1</b> &nbsp;·&nbsp; %2 &nbsp;·&nbsp; ")
                        .arg(name.toHtmlEscaped(),
                             layerCount() == 1 ? tr("1 layer") : tr("%1 layers").arg(layerCount()));
@@ -624,7 +629,7 @@ void WorkloadEditor::updateHeader() {
                     .arg(invalid == 1 ? tr("1 invalid layer, not counted")
                                       : tr("%1 invalid layers, not counted").arg(invalid));
     header_->setText(text);
-    header_->setToolTip(qs(network_.description));
+    header_->setToolTip(QString::fromStdString(network_.description));
 }
 
 void WorkloadEditor::updateColumnVisibility() {
@@ -651,7 +656,8 @@ void WorkloadEditor::updateButtons() {
         removeButton_->setToolTip(tr("A network needs at least one layer"));
     else
         removeButton_->setToolTip(
-            tr("Remove layer '%1'").arg(qs(network_.layers[static_cast<std::size_t>(row)].name)));
+            tr("Remove layer '%1'")
+                .arg(QString::fromStdString(network_.layers[static_cast<std::size_t>(row)].name)));
 }
 
 void WorkloadEditor::syncCurrentLayer(bool force) {

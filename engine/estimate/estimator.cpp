@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "common/json_fields.h"
+#include "common/text_case.h"
 
 #include <Eigen/Dense>
 
@@ -23,12 +24,6 @@ using json_fields::required;
 enum { kRead = 0, kWrite = 1, kLeak = 2, kArea = 3 };
 constexpr const char* kSramColumns[4] = {"read", "write", "leak", "area"};
 
-std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
-}
-
 bool contains(const std::string& s, const char* part) {
     return s.find(part) != std::string::npos;
 }
@@ -48,7 +43,7 @@ int addressBits(double depth) {
 // What the estimator prices for a level: its component, else its class.
 std::string componentOf(const StorageLevel& s) {
     if (!s.component.empty())
-        return lower(s.component);
+        return lowercase(s.component);
     switch (s.cls) {
     case LevelClass::DRAM:
         return "dram";
@@ -180,7 +175,7 @@ Estimator Estimator::fromJsonText(const std::string& text, const std::string& wh
     for (std::size_t i = 0; i < dram.size(); ++i) {
         const std::string path = root + ".dram_pj_per_bit[" + std::to_string(i) + "]";
         cited(dram[i], path, true);
-        e.dramPjPerBit_[lower(required<std::string>(dram[i], "type", path))] =
+        e.dramPjPerBit_[lowercase(required<std::string>(dram[i], "type", path))] =
             positive(dram[i], "energy", path);
     }
 
@@ -342,7 +337,7 @@ StorageEstimate Estimator::storage(const StorageLevel& level, double nm,
     }
     const double w = double(s.wordBits) * s.blockSize;
     if (s.cls == LevelClass::DRAM || contains(kind, "dram")) {
-        const auto it = dramPjPerBit_.find(lower(s.dramType));
+        const auto it = dramPjPerBit_.find(lowercase(s.dramType));
         if (it == dramPjPerBit_.end()) {
             std::string known;
             for (const auto& t : dramTypes())
@@ -440,7 +435,7 @@ ComputeEstimate Estimator::compute(const ComputeLevel& c, double nm,
 bool Estimator::primitive(const std::string& cls, const std::function<double(const char*)>& attr,
                           const std::string& dramType, double nm, PrimitiveEstimate& out,
                           const std::string& where) const {
-    const std::string c = lower(cls);
+    const std::string c = lowercase(cls);
     // An attribute, or its fallback where the component does not give it.
     auto get = [&](std::initializer_list<const char*> names, double fallback) {
         for (const char* n : names) {

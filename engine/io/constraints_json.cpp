@@ -34,13 +34,6 @@ std::vector<int> dimsOf(const Json& list, const std::string& path, const Problem
     return dims;
 }
 
-std::uint32_t maskOf(const std::vector<int>& dims) {
-    std::uint32_t m = 0;
-    for (int d : dims)
-        m |= 1u << d;
-    return m;
-}
-
 // ["M", "*", "C", "R"]: M outermost, C then R innermost, the rest free.
 OrderConstraint orderOf(const Json& list, const std::string& path, const Problem& p) {
     if (!list.is_array())
@@ -209,13 +202,13 @@ MapSpaceConstraints constraintsFromJson(const Json& j, const Problem& p, const A
         if (anySpatial) {
             std::uint32_t both = 0, x = 0, y = 0;
             if (lj.contains("spatial_dims"))
-                both = maskOf(
+                both = dimMask(
                     dimsOf(arrayMember(lj, "spatial_dims", path), path + ".spatial_dims", p));
             if (lj.contains("spatial_dims_x"))
-                x = maskOf(
+                x = dimMask(
                     dimsOf(arrayMember(lj, "spatial_dims_x", path), path + ".spatial_dims_x", p));
             if (lj.contains("spatial_dims_y"))
-                y = maskOf(
+                y = dimMask(
                     dimsOf(arrayMember(lj, "spatial_dims_y", path), path + ".spatial_dims_y", p));
             lc.spatialAllowedX = both | x;
             lc.spatialAllowedY = both | y;

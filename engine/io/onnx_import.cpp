@@ -1,6 +1,7 @@
 #include "io/onnx_import.h"
 
 #include "common/error.h"
+#include "common/text_case.h"
 #include "io/json_io.h"
 #include "io/onnx_infer.h"
 #include "io/timeloop/timeloop.h"
@@ -21,12 +22,6 @@ namespace {
 
 using Shape = std::vector<std::int64_t>; // -1 where a dimension is unknown
 
-std::string lowerText(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
-}
-
 bool allDigits(const std::string& s) {
     return !s.empty() &&
            std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
@@ -43,8 +38,8 @@ bool genericName(const std::string& name, const std::string& op) {
         stem.pop_back();
     if (stem.size() == name.size())
         return false;
-    const std::string s = lowerText(stem);
-    return s.empty() || s == "op" || s == "node" || s == "n" || s == lowerText(op);
+    const std::string s = lowercase(stem);
+    return s.empty() || s == "op" || s == "node" || s == "n" || s == lowercase(op);
 }
 
 // acc *= by; false (acc unchanged) when the product leaves 64 bits: a file's
@@ -458,7 +453,7 @@ Network loadNetworkFile(const std::string& path, const OnnxImportOptions& option
     std::vector<std::string> unshown;
     std::vector<std::string>& said = notes ? *notes : unshown;
     const std::string ext = std::filesystem::path(path).extension().string();
-    if (lowerText(ext) == ".onnx") {
+    if (lowercase(ext) == ".onnx") {
         OnnxImport imported = importOnnx(path, options);
         said.insert(said.end(), imported.notes.begin(), imported.notes.end());
         return std::move(imported.network);
@@ -542,7 +537,7 @@ OnnxImport importOnnxBytes(const std::string& bytes, const std::string& name,
         if (isBlankLayerName(base))
             base = std::to_string(i);
         if (allDigits(base))
-            base = lowerText(ops[i]) + "_" + base;
+            base = lowercase(ops[i]) + "_" + base;
         names.push_back(base);
         ++seen[base];
     }
@@ -551,7 +546,7 @@ OnnxImport importOnnxBytes(const std::string& bytes, const std::string& name,
             const auto slash = sources[i].rfind('/');
             const std::string last = slash == std::string::npos ? "" : sources[i].substr(slash + 1);
             if (!last.empty() && last.rfind(ops[i], 0) == 0)
-                names[i] += "." + lowerText(last);
+                names[i] += "." + lowercase(last);
         }
     std::map<std::string, int> used;
     for (std::size_t i = 0; i < names.size(); ++i) {

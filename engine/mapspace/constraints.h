@@ -12,6 +12,15 @@
 
 namespace mw {
 
+// The bit mask of dimensions `dims` (bit d for dimension d), as the
+// constraints keep sets of dimensions.
+inline std::uint32_t dimMask(const std::vector<int>& dims) {
+    std::uint32_t m = 0;
+    for (int d : dims)
+        m |= 1u << d;
+    return m;
+}
+
 // A loop order constraint, as a Timeloop permutation constraint says it:
 // some dimensions outermost in a given order, some innermost in a given
 // order, the rest free between them. Only the order of real loops (factor

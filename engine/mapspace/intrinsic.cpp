@@ -68,13 +68,6 @@ Shape shapeOf(const Intrinsic& in) {
     return s;
 }
 
-std::uint32_t maskOf(const std::vector<int>& dims) {
-    std::uint32_t m = 0;
-    for (int d : dims)
-        m |= 1u << d;
-    return m;
-}
-
 // Step 1's test for one assignment dimOf[h] under one binding.
 bool isMatchPoint(const Problem& p, const Shape& s, const std::vector<int>& dimOf,
                   const std::vector<int>& operandTensor) {
@@ -219,18 +212,6 @@ void bestSplit(const std::vector<std::int64_t>& divisors, const std::vector<std:
     }
 }
 
-std::vector<std::int64_t> divisorsOf(std::int64_t n) {
-    std::vector<std::int64_t> low, high;
-    for (std::int64_t e = 1; e * e <= n; ++e)
-        if (n % e == 0) {
-            low.push_back(e);
-            if (e != n / e)
-                high.push_back(n / e);
-        }
-    low.insert(low.end(), high.rbegin(), high.rend());
-    return low;
-}
-
 } // namespace
 
 int Intrinsic::dimIndex(const std::string& n) const {
@@ -250,7 +231,7 @@ std::int64_t Intrinsic::macs() const {
 std::uint32_t IntrinsicMatch::mappedMask() const {
     std::uint32_t m = 0;
     for (const auto& dims : fused)
-        m |= maskOf(dims);
+        m |= dimMask(dims);
     return m;
 }
 
@@ -391,7 +372,7 @@ bool accessCompatible(const Problem& p, const Intrinsic& in, const IntrinsicMatc
         for (int d : dims)
             if (d < 0 || d >= p.numDims())
                 return false;
-        Y.push_back(maskOf(dims));
+        Y.push_back(dimMask(dims));
     }
     const std::uint32_t mapped = m.mappedMask();
     for (int o = 0; o < static_cast<int>(in.operands.size()); ++o) {

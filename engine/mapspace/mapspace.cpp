@@ -45,6 +45,18 @@ std::vector<std::int64_t> primeFactors(std::int64_t n) {
     return f;
 }
 
+std::vector<std::int64_t> divisorsOf(std::int64_t n) {
+    std::vector<std::int64_t> low, high;
+    for (std::int64_t e = 1; e * e <= n; ++e)
+        if (n % e == 0) {
+            low.push_back(e);
+            if (e != n / e)
+                high.push_back(n / e);
+        }
+    low.insert(low.end(), high.rbegin(), high.rend());
+    return low;
+}
+
 namespace {
 
 double log10Binomial(int n, int k) {

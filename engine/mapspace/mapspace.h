@@ -60,6 +60,8 @@ class Rng {
 };
 
 std::vector<std::int64_t> primeFactors(std::int64_t n);
+// The divisors of n > 0, ascending.
+std::vector<std::int64_t> divisorsOf(std::int64_t n);
 
 // log10 of the number of choices along each axis of the space.
 struct MapSpaceSize {

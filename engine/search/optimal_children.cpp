@@ -13,22 +13,6 @@
 
 namespace mw::optimal_detail {
 
-namespace {
-
-std::vector<i64> divisorsOf(i64 n) {
-    std::vector<i64> out;
-    for (i64 i = 1; i * i <= n; ++i)
-        if (n % i == 0) {
-            out.push_back(i);
-            if (i * i != n)
-                out.push_back(n / i);
-        }
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
-} // namespace
-
 // (The largest: the first of equals.)
 std::uint32_t slidingDimensions(const Problem& p) {
     const model_detail::Terms terms(p);

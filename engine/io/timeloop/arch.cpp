@@ -91,7 +91,7 @@ void collectComponents(const YAML::Node& node, const std::string& file,
 }
 
 bool isNetworkClass(const std::string& cls) {
-    const std::string c = lower(cls);
+    const std::string c = lowercase(cls);
     for (const char* s : {"xy_noc", "legacy", "reductiontree", "simplemulticast", "noc"})
         if (c.find(s) != std::string::npos)
             return true;
@@ -101,7 +101,7 @@ bool isNetworkClass(const std::string& cls) {
 // "45nm", "45 nm", 45 -> 45; the placeholders Timeloop's files carry where
 // an ERT prices the component (-1, "SET ME", must_specify) -> 0; else an error.
 double parseTechnology(const YAML::Node& n, const std::string& where) {
-    std::string t = lower(text(n, where));
+    std::string t = lowercase(text(n, where));
     t.erase(std::remove(t.begin(), t.end(), ' '), t.end());
     if (t == "-1" || t == "setme" || t == "must_specify" || t.empty())
         return 0.0;
@@ -414,7 +414,7 @@ Architecture readComponents(const Spec& spec, std::vector<std::string>& notes,
             return std::pair<int, int>(static_cast<int>(x), static_cast<int>(y));
         };
         const YAML::Node techNode = estimatorAttr("technology");
-        const bool dummy = lower(c.cls).find("dummy") != std::string::npos;
+        const bool dummy = lowercase(c.cls).find("dummy") != std::string::npos;
         Node node{c.name, 0.0, where + ".technology", false};
         if (given(techNode) && !dummy) {
             node.where = at(c.file, techNode) + ": component '" + c.name + "'.technology";
@@ -435,7 +435,7 @@ Architecture readComponents(const Spec& spec, std::vector<std::string>& notes,
             StorageLevel s;
             s.name = c.name;
             s.component = c.cls;
-            const std::string cls = lower(c.cls);
+            const std::string cls = lowercase(c.cls);
             const YAML::Node tech = child(c.attributes, "technology");
             if (cls.find("dram") != std::string::npos ||
                 (given(tech) && tech.IsScalar() && tech.Scalar() == "DRAM"))
@@ -556,7 +556,7 @@ Architecture readComponents(const Spec& spec, std::vector<std::string>& notes,
             m.name = c.name;
             std::tie(m.meshX, m.meshY) = mesh();
             m.wordBits = static_cast<int>(whole({"word_bits", "datawidth"}, 16, 1, 1024));
-            const std::string cls = lower(c.cls);
+            const std::string cls = lowercase(c.cls);
             m.arithmetic = cls.find("bf") != std::string::npos   ? Arithmetic::BFloat
                            : cls.find("fp") != std::string::npos ? Arithmetic::Float
                                                                  : Arithmetic::Int;

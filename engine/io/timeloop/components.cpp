@@ -213,7 +213,7 @@ PricedComponents priceFromClasses(const Spec& spec, const std::vector<ComponentT
         PrimitiveEstimate e;
         const bool compound = library.defines(c.cls);
         if (!compound) {
-            const std::string lc = lower(c.cls);
+            const std::string lc = lowercase(c.cls);
             if (lc.rfind("aladdin_", 0) != 0 && lc != "intadder" && lc != "intmultiplier")
                 continue; // the built-in estimator prices it by its class
         }

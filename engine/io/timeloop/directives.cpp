@@ -606,7 +606,7 @@ TimeloopMapper readMapper(const Spec::Entry& entry, std::vector<std::string>& no
     };
     if (given(child(n, "algorithm")))
         m.algorithm = text(child(n, "algorithm"), where + ".algorithm");
-    std::string alg = lower(m.algorithm);
+    std::string alg = lowercase(m.algorithm);
     std::replace(alg.begin(), alg.end(), '-', '_');
     if (alg == "random_pruned")
         m.searcher = "random-pruned";
@@ -638,7 +638,7 @@ TimeloopMapper readMapper(const Spec::Entry& entry, std::vector<std::string>& no
                         "EDP, as Timeloop then uses");
     m.objective = "edp";
     if (!m.metrics.empty()) {
-        const std::string first = lower(m.metrics.front());
+        const std::string first = lowercase(m.metrics.front());
         if (first == "energy")
             m.objective = "energy";
         else if (first == "delay" || first == "cycles")

@@ -65,7 +65,7 @@ Problem readProblem(const Spec& spec, std::vector<std::string>& notes) {
         !path.parent_path().filename().empty())
         name = path.parent_path().filename().string() + "/" + name;
     if (shape.IsScalar()) {
-        const std::string s = lower(shape.Scalar());
+        const std::string s = lowercase(shape.Scalar());
         if (s != "cnn-layer" && s != "cnn_layer")
             throw InputError(at(file, shape) + ": problem.shape",
                              "names the built-in shape '" + shape.Scalar() +
@@ -190,10 +190,10 @@ Problem readProblem(const Spec& spec, std::vector<std::string>& notes) {
             continue;
         std::string meant;
         for (const auto& name : dimNames)
-            if (lower(name) == lower(key))
+            if (lowercase(name) == lowercase(key))
                 meant = name;
         for (const auto& [name, value] : coef)
-            if (lower(name) == lower(key))
+            if (lowercase(name) == lowercase(key))
                 meant = name;
         if (!meant.empty())
             notes.push_back(at(file, kv.first) + ": problem.instance." + key +

@@ -128,7 +128,7 @@ readTimeloopFiles(const std::vector<std::string>& files,
 }
 
 bool isTimeloopFileName(const std::string& path) {
-    const std::string ext = timeloop_yaml::lower(std::filesystem::path(path).extension().string());
+    const std::string ext = lowercase(std::filesystem::path(path).extension().string());
     return ext == ".yaml" || ext == ".yml" || ext == ".jinja" || ext == ".jinja2" || ext == ".j2";
 }
 
@@ -162,7 +162,7 @@ void refuseSparse(const Spec& spec) {
                 const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
                 const bool metadataClass =
                     (key == "class" || key == "subclass") && kv.second.IsScalar() &&
-                    timeloop_yaml::lower(kv.second.Scalar()).find("metadata") != std::string::npos;
+                    lowercase(kv.second.Scalar()).find("metadata") != std::string::npos;
                 if (key.rfind("metadata_", 0) == 0 || metadataClass)
                     throw InputError(timeloop_yaml::at(arch->file, kv.first) + ": architecture." +
                                          key,

@@ -457,23 +457,18 @@ std::string tableComponentName(const std::string& full, const std::string& where
 }
 
 bool isStorageClass(const std::string& cls) {
-    const std::string c = lower(cls);
+    const std::string c = lowercase(cls);
     for (const char* s : {"dram", "sram", "regfile", "smartbuffer", "storage"})
         if (c.find(s) != std::string::npos)
             return true;
     return false;
 }
 bool isComputeClass(const std::string& cls) {
-    const std::string c = lower(cls);
+    const std::string c = lowercase(cls);
     for (const char* s : {"mac", "compute"})
         if (c.find(s) != std::string::npos)
             return true;
     return false;
-}
-std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
 }
 
 } // namespace mw::timeloop_yaml

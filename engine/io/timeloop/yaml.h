@@ -4,6 +4,7 @@
 // of files as one document; here each file is parsed on its own, so errors
 // name the file and line, and their top-level keys are merged.
 #include "common/error.h"
+#include "common/text_case.h"
 #include "io/timeloop/expression.h"
 #include "io/timeloop/timeloop.h"
 
@@ -88,7 +89,6 @@ std::pair<std::string, std::int64_t> splitName(const std::string& full, const st
 // A name in an ERT or ART: "system.PE[0..13].mac[1..168]" -> "mac".
 std::string tableComponentName(const std::string& full, const std::string& where);
 
-std::string lower(std::string s);
 // A key as Timeloop's front end compares it: '-' read as '_' ("word-bits").
 std::string underscores(std::string s);
 
