@@ -8,7 +8,6 @@
 #include "search/search.h"
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>

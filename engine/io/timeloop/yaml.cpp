@@ -3,7 +3,6 @@
 #include "io/timeloop/node_arena.h"
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <set>
 #include <utility>
