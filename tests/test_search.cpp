@@ -77,6 +77,8 @@ class TestSearch : public QObject {
     void seenCostsFindsWhatItHolds();
     void seenCostsGrowsOnManyThreads();
     void seenCostsGrowsStraightToTheExpectedKeys();
+    void seenCostsForgetsTheOldestPastItsCap();
+    void longSearchStaysWithinTheRecordCap();
     void stressBudgetsThreadsAndCancels();
     void hyperparametersOutOfRangeAreOneLineErrors();
 };
@@ -594,6 +596,79 @@ void TestSearch::seenCostsGrowsStraightToTheExpectedKeys() {
              std::vector<std::size_t>{2 * SeenCosts::kExpectedKeysCap});
     QCOMPARE(heldWrongly(capped, {keys.begin(), keys.begin() + 70'000}, rng, 100'000),
              std::make_pair(0, 0));
+}
+
+void TestSearch::seenCostsForgetsTheOldestPastItsCap() {
+    // At its smallest cap a table holds generations of P keys (half its
+    // slots). Past one generation the keys stay found; past two, the first
+    // generation is forgotten but for a key found again meanwhile, which
+    // moved forward; the table never grows past the cap.
+    SeenCosts seen;
+    seen.limitBytes(0);
+    const std::size_t P = SeenCosts::kMinCappedSlots / 2;
+    QCOMPARE(seen.capBytes(),
+             2 * (SeenCosts::kMinCappedSlots * 16 + SeenCosts::kMinCappedSlots / 2));
+    Rng rng(14);
+    std::vector<std::uint64_t> keys(3 * P - 1); // (the last fills the third generation)
+    for (auto& k : keys)
+        k = rng() << 1;
+    double known = 0.0;
+    std::size_t largest = 0;
+    auto insertRange = [&](std::size_t from, std::size_t to) {
+        for (std::size_t i = from; i < to; ++i) {
+            QVERIFY(seen.insert(keys[i], double(i), known));
+            largest = std::max(largest, seen.slotCount());
+        }
+    };
+    insertRange(0, P + P / 2);
+    QCOMPARE(seen.retirements(), 1);
+    QCOMPARE(seen.forgotten(), std::size_t(0));
+    QCOMPARE(
+        heldWrongly(seen, {keys.begin(), keys.begin() + std::ptrdiff_t(P + P / 2)}, rng, 10'000),
+        std::make_pair(0, 0));
+    QVERIFY(!seen.insert(keys[5], -1.0, known)); // in the older generation
+    QCOMPARE(known, 5.0);
+    insertRange(P + P / 2, keys.size());
+    QCOMPARE(seen.retirements(), 2);
+    QCOMPARE(seen.forgotten(), P - 1);
+    QCOMPARE(largest, SeenCosts::kMinCappedSlots);
+    int wrong = 0, held = 0;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        double cost = -1.0;
+        const bool found = seen.find(keys[i], cost);
+        held += found;
+        wrong += found ? cost != double(i) : i >= P || i == 5;
+    }
+    QCOMPARE(wrong, 0);
+    QCOMPARE(std::size_t(held), 2 * P);
+    // A forgotten key is new again.
+    QVERIFY(seen.insert(keys[6], 6.0, known));
+}
+
+void TestSearch::longSearchStaysWithinTheRecordCap() {
+    // A search proposes more mappings than the record's cap holds (without
+    // a cap, an annealing run's table grows without end: under a 700 MB
+    // limit its growth failed, std::bad_alloc, and the run was lost): it
+    // spends its budget, and its result says the record forgot (a note and
+    // a figure). The same seed gives the same run.
+    const Architecture a = eyeriss();
+    const Problem p = conv3x3();
+    const MapSpace space(p, a);
+    SearchSettings s = budget(300'000, 5, 1);
+    s.params["record_mib"] = 16; // two tables of 2^18 slots: generations of 131,072 keys
+    const SearchResult r = runSearch(space, "annealing", s);
+    QCOMPARE(r.evaluations, 300'000);
+    QVERIFY(r.stats.count("record_forgotten") && r.stats.at("record_forgotten") > 0);
+    bool noted = false;
+    for (const auto& n : r.notes)
+        noted =
+            noted || n.find("reached its cap of 16 MiB (--param record_mib)") != std::string::npos;
+    QVERIFY(noted);
+    const SearchResult again = runSearch(space, "annealing", s);
+    QVERIFY(sameTrace(r, again));
+    QCOMPARE(again.duplicates, r.duplicates);
+    s.params["record_mib"] = 8;
+    QVERIFY_THROWS_EXCEPTION(ParamError, runSearch(space, "annealing", s));
 }
 
 // 200 runs: every searcher with tiny and huge budgets, on 1 and 2 threads,

@@ -14,6 +14,8 @@
 #include <system_error>
 #include <thread>
 
+#include <unistd.h>
+
 namespace mw {
 
 // Fork-join over persistent threads: run(n, fn) calls fn(begin, end, worker)
@@ -159,6 +161,17 @@ double roughNow() {
 #endif
     return now();
 }
+// The cap of the record of evaluated mappings (SeenCosts::limitBytes), in
+// MiB: an eighth of the machine's memory, as the GUI runs several searches
+// at once (1 GiB where the system does not say).
+std::int64_t defaultRecordMiB() {
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGE_SIZE)
+    const long pages = sysconf(_SC_PHYS_PAGES), pageBytes = sysconf(_SC_PAGE_SIZE);
+    if (pages > 0 && pageBytes > 0)
+        return std::max<std::int64_t>(64, std::int64_t(pages) * pageBytes / 8 >> 20);
+#endif
+    return 1024;
+}
 // The merge asks for the table slots of this many candidates ahead of the one
 // it looks up.
 constexpr std::size_t kMergeAhead = 4;
@@ -208,6 +221,8 @@ SearchContext::SearchContext(const MapSpace& space, const SearchSettings& settin
     pool_ = std::make_unique<WorkerPool>(settings_.threads);
     if (settings_.budget.evaluations > 0) // (charged evaluations bound the keys recorded)
         seen_.expect(std::size_t(settings_.budget.evaluations));
+    seen_.limitBytes(std::size_t(countParam("record_mib", defaultRecordMiB(), 16, 1ll << 40))
+                     << 20);
     start_ = now();
     result_.bestCost = kInfinity;
 }
@@ -649,6 +664,17 @@ SearchResult SearchContext::finish() {
     }
     if (reused + counted > 0)
         result_.stats["model_levels_reused"] = double(reused) / double(reused + counted);
+    if (seen_.forgotten() > 0) {
+        result_.stats["record_forgotten"] = double(seen_.forgotten());
+        result_.notes.push_back(
+            "the record of evaluated mappings reached " +
+            (seen_.refused()
+                 ? "the " + std::to_string(seen_.capBytes() >> 20) + " MiB the system would give it"
+                 : "its cap of " + std::to_string(seen_.capBytes() >> 20) +
+                       " MiB (--param record_mib)") +
+            "; it kept the most recent mappings and forgot " + std::to_string(seen_.forgotten()) +
+            " older ones: one of them proposed again was charged again");
+    }
     result_.cancelled = cancel_ && cancel_->load();
     if (result_.stopReason.empty())
         result_.stopReason = result_.cancelled             ? "cancelled"

@@ -129,12 +129,31 @@ class Searcher;
 // answers most look-ups of new keys without touching the table (the table
 // outgrows the caches within a second of search; the filter stays 32 times
 // smaller).
+// Its memory has a cap (`limitBytes`): a search of an hour proposes more
+// mappings than a machine's memory can record. When the table would outgrow
+// it, the keys held become an older generation, still found, and a new table
+// takes the keys that follow; when that fills in turn, the older keys are
+// forgotten. A key found in the older generation moves to the new one, so
+// the keys a search keeps returning to stay. A forgotten mapping proposed
+// again is evaluated and charged again. Which keys are held depends only on
+// the order of the inserts, so runs stay reproducible.
 class SeenCosts {
   public:
     SeenCosts(); // an empty table of a few slots (never none: see prefetch)
     bool find(std::uint64_t key, double& cost) const;
     // Adds key; when it is already present, returns false and its cost in `known`.
     bool insert(std::uint64_t key, double cost, double& known);
+    // The most memory the record may take, both generations and their filters
+    // (at least that of two tables of kMinCappedSlots). Before the first insert.
+    void limitBytes(std::size_t bytes);
+    static constexpr std::size_t kMinCappedSlots = std::size_t(1) << 18; // 2 x 4 MiB
+    // Keys held once but forgotten since (0 until the cap is reached).
+    std::size_t forgotten() const { return forgotten_; }
+    int retirements() const { return retirements_; } // generations started
+    // The cap as set (or the least it can be), or the memory the system gave
+    // when it refused more (refused()); 0: none.
+    std::size_t capBytes() const { return capBytes_; }
+    bool refused() const { return refused_; }
     // Makes room for `more` keys beyond those held, so that as many inserts
     // grow nothing. A growth rehashes every key: parallelFor(n, fn), when
     // given, runs fn(begin, end, worker) over ranges that cover [0, n), at
@@ -160,13 +179,29 @@ class SeenCosts {
     void prefetch(std::uint64_t key) const {
         __builtin_prefetch(&slots_[home(key, slots_.size())]);
         __builtin_prefetch(&filter_[filterWord(key, filter_.size())]);
+        __builtin_prefetch(&olderFilter_[filterWord(key, olderFilter_.size())]);
     }
 
   private:
-    void grow(std::size_t slots, const ParallelFor& parallelFor);
-    // Where key's probe starts in a table of `slots` slots (a power of 2).
-    static std::size_t home(std::uint64_t key, std::size_t slots) {
-        return ((key | 1) * 0x9e3779b97f4a7c15ull) >> 20 & (slots - 1);
+    // Key and cost side by side: a probe touches one cache line (the table
+    // outgrows the caches within seconds of search).
+    struct Slot {
+        std::uint64_t key; // 0 marks an empty slot
+        double cost;
+    };
+    void grow(std::size_t tableSlots, const ParallelFor& parallelFor);
+    // Starts a new generation (see the class comment).
+    void retire(const ParallelFor& parallelFor);
+    static bool lookUp(const ZeroedArray<Slot>& table, const ZeroedArray<std::uint64_t>& filter,
+                       std::uint64_t key, double& cost);
+    // Memory of a table of n slots and its filter, twice (the two
+    // generations).
+    static std::size_t bytesFor(std::size_t n) { return 2 * (n * sizeof(Slot) + n / 2); }
+    // Where key's probe starts in a table of n slots (a power of 2). (No
+    // parameter of this header may be called `slots`: Qt defines that
+    // word away, and home() read `& (-1)` in the UI's files.)
+    static std::size_t home(std::uint64_t key, std::size_t n) {
+        return ((key | 1) * 0x9e3779b97f4a7c15ull) >> 20 & (n - 1);
     }
     // Two bits of one filter word per key (a blocked Bloom filter): both set
     // when key may be present, at least one clear when it is not.
@@ -175,15 +210,20 @@ class SeenCosts {
         return ((key | 1) * 0xd6e8feb86659fd93ull) >> 24 & (words - 1);
     }
     ZeroedArray<std::uint64_t> filter_;
-    // Key and cost side by side: a probe touches one cache line (the table
-    // outgrows the caches within seconds of search).
-    struct Slot {
-        std::uint64_t key; // 0 marks an empty slot
-        double cost;
-    };
     ZeroedArray<Slot> slots_; // (zero bytes: empty slots)
     std::size_t size_ = 0;
     std::size_t expected_ = 0;
+    // The older generation (empty but for a filter word of zeros until the
+    // first retirement, so that look-ups and prefetches need no test).
+    ZeroedArray<Slot> older_;
+    ZeroedArray<std::uint64_t> olderFilter_;
+    std::size_t olderSize_ = 0;
+    std::size_t maxSlots_ = std::size_t(1) << 62; // (no cap until limitBytes)
+    std::size_t capBytes_ = 0;
+    std::size_t forgotten_ = 0;
+    std::size_t movedForward_ = 0; // keys of the older generation moved to the new one
+    int retirements_ = 0;
+    bool refused_ = false;
 };
 
 // What a generator found out about the candidate it returns: its canonical

@@ -13,24 +13,37 @@ std::uint64_t SeenCosts::filterBits(std::uint64_t key) {
     return (1ull << ((key >> 52) & 63)) | (1ull << ((key >> 58) & 63));
 }
 
-SeenCosts::SeenCosts() {
+SeenCosts::SeenCosts() : olderFilter_(1) {
     grow(1024, {});
+}
+
+void SeenCosts::limitBytes(std::size_t bytes) {
+    std::size_t slots = kMinCappedSlots;
+    while (bytesFor(2 * slots) <= bytes)
+        slots *= 2;
+    maxSlots_ = slots;
+    capBytes_ = std::max(bytes, bytesFor(slots));
+}
+
+bool SeenCosts::lookUp(const ZeroedArray<Slot>& table, const ZeroedArray<std::uint64_t>& filter,
+                       std::uint64_t key, double& cost) {
+    const std::uint64_t bits = filterBits(key);
+    if ((filter[filterWord(key, filter.size())] & bits) != bits)
+        return false; // the common answer for a new mapping: no table probe
+    const std::size_t mask = table.size() - 1;
+    for (std::size_t i = home(key, table.size());; i = (i + 1) & mask) {
+        if (table[i].key == key) {
+            cost = table[i].cost;
+            return true;
+        }
+        if (table[i].key == 0)
+            return false;
+    }
 }
 
 bool SeenCosts::find(std::uint64_t key, double& cost) const {
     key |= 1; // never 0
-    const std::uint64_t bits = filterBits(key);
-    if ((filter_[filterWord(key, filter_.size())] & bits) != bits)
-        return false; // the common answer for a new mapping: no table probe
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = home(key, slots_.size());; i = (i + 1) & mask) {
-        if (slots_[i].key == key) {
-            cost = slots_[i].cost;
-            return true;
-        }
-        if (slots_[i].key == 0)
-            return false;
-    }
+    return lookUp(slots_, filter_, key, cost) || lookUp(older_, olderFilter_, key, cost);
 }
 
 bool SeenCosts::insert(std::uint64_t key, double cost, double& known) {
@@ -43,10 +56,13 @@ bool SeenCosts::insert(std::uint64_t key, double cost, double& known) {
             return false;
         }
         if (slots_[i].key == 0) {
-            slots_[i] = {key, cost};
+            // A key of the older generation moves to this one, with its cost.
+            const bool old = lookUp(older_, olderFilter_, key, known);
+            movedForward_ += old;
+            slots_[i] = {key, old ? known : cost};
             filter_[filterWord(key, filter_.size())] |= filterBits(key);
             ++size_;
-            return true;
+            return !old;
         }
     }
 }
@@ -56,11 +72,56 @@ void SeenCosts::reserve(std::size_t more, const ParallelFor& parallelFor) {
     std::size_t keys = size_ + more;
     if (2 * keys <= slots) // at most half full: short probes
         return;
-    if (slots >= kEarlySlots)
-        keys = std::max(keys, std::min(expected_, kExpectedKeysCap));
     while (2 * keys > slots)
         slots *= 2;
-    grow(slots, parallelFor);
+    // (A batch larger than the cap allows still gets its room.)
+    if (slots > maxSlots_ && 2 * more <= maxSlots_) {
+        retire(parallelFor);
+        return;
+    }
+    if (slots_.size() >= kEarlySlots)
+        while (2 * std::min(expected_, kExpectedKeysCap) > slots && slots < maxSlots_)
+            slots *= 2;
+    try {
+        grow(slots, parallelFor);
+    } catch (const std::bad_alloc&) {
+        // The system refused the memory (a limit below the cap): the table
+        // it has becomes the cap.
+        if (2 * more > slots_.size())
+            throw;
+        maxSlots_ = slots_.size();
+        capBytes_ = bytesFor(maxSlots_);
+        refused_ = true;
+        retire(parallelFor);
+    }
+}
+
+void SeenCosts::retire(const ParallelFor& parallelFor) {
+    // The older generation's memory goes first, so that at most two tables are held.
+    ++retirements_;
+    forgotten_ += olderSize_ - movedForward_; // (the keys moved are held still)
+    movedForward_ = 0;
+    older_ = {};
+    olderFilter_ = ZeroedArray<std::uint64_t>(1);
+    older_ = std::move(slots_);
+    std::swap(olderFilter_, filter_);
+    olderSize_ = size_;
+    size_ = 0;
+    try {
+        grow(maxSlots_, parallelFor); // (places no key: the table is empty)
+    } catch (const std::bad_alloc&) {
+        // No room for a second table: the one there is starts over.
+        capBytes_ = bytesFor(maxSlots_) / 2;
+        refused_ = true;
+        forgotten_ += olderSize_; // (none moved forward yet)
+        olderSize_ = 0;
+        slots_ = std::move(older_);
+        older_ = {};
+        filter_ = std::move(olderFilter_);
+        olderFilter_ = ZeroedArray<std::uint64_t>(1);
+        std::memset(static_cast<void*>(&slots_[0]), 0, slots_.size() * sizeof(Slot));
+        std::memset(static_cast<void*>(&filter_[0]), 0, filter_.size() * sizeof(std::uint64_t));
+    }
 }
 
 void SeenCosts::grow(std::size_t slots, const ParallelFor& parallelFor) {
