@@ -79,6 +79,7 @@ class TestSearch : public QObject {
     void seenCostsGrowsStraightToTheExpectedKeys();
     void seenCostsForgetsTheOldestPastItsCap();
     void longSearchStaysWithinTheRecordCap();
+    void seenCostsKeepsWhatTheSystemGives();
     void stressBudgetsThreadsAndCancels();
     void hyperparametersOutOfRangeAreOneLineErrors();
 };
@@ -645,6 +646,41 @@ void TestSearch::seenCostsForgetsTheOldestPastItsCap() {
     QVERIFY(seen.insert(keys[6], 6.0, known));
 }
 
+void TestSearch::seenCostsKeepsWhatTheSystemGives() {
+    // The system refuses memory below the cap (std::bad_alloc): the record
+    // keeps the table it has as its cap, in two generations where there is
+    // room for a second table, else starting over in the one it has. Either
+    // way every insert goes on, and the latest keys are found.
+    const std::size_t n = SeenCosts::kMinCappedSlots, P = n / 2;
+    const std::size_t table = n * 16 + n / 2; // one table of n slots, filter included
+    Rng rng(15);
+    std::vector<std::uint64_t> keys(3 * P);
+    for (auto& k : keys)
+        k = rng() << 1;
+    for (const bool roomForTwo : {true, false}) {
+        SeenCosts seen;
+        seen.limitBytes(std::size_t(1) << 40);
+        // Room for 2.5 tables of n slots (growing to 2n would hold three),
+        // or for 1.5 (a second one does not fit either).
+        seen.simulateSystemLimit(roomForTwo ? table * 5 / 2 : table * 3 / 2);
+        double known = 0.0;
+        for (std::size_t i = 0; i < keys.size(); ++i)
+            QVERIFY(seen.insert(keys[i], double(i), known));
+        QVERIFY(seen.refused());
+        QCOMPARE(seen.slotCount(), n);
+        QCOMPARE(seen.capBytes(), roomForTwo ? 2 * table : table);
+        // Two generations: the first is forgotten at the third; one table:
+        // each start forgets all.
+        QCOMPARE(seen.forgotten(), roomForTwo ? P : 2 * P);
+        int wrong = 0;
+        for (std::size_t i = 2 * P; i < keys.size(); ++i) {
+            double cost = -1.0;
+            wrong += !seen.find(keys[i], cost) || cost != double(i);
+        }
+        QCOMPARE(wrong, 0);
+    }
+}
+
 void TestSearch::longSearchStaysWithinTheRecordCap() {
     // A search proposes more mappings than the record's cap holds (without
     // a cap, an annealing run's table grows without end: under a 700 MB
@@ -654,20 +690,20 @@ void TestSearch::longSearchStaysWithinTheRecordCap() {
     const Architecture a = eyeriss();
     const Problem p = conv3x3();
     const MapSpace space(p, a);
-    SearchSettings s = budget(300'000, 5, 1);
-    s.params["record_mib"] = 16; // two tables of 2^18 slots: generations of 131,072 keys
+    SearchSettings s = budget(100'000, 5, 1);
+    s.params["record_mib"] = 4; // two tables of 2^16 slots: generations of 32,768 keys
     const SearchResult r = runSearch(space, "annealing", s);
-    QCOMPARE(r.evaluations, 300'000);
+    QCOMPARE(r.evaluations, 100'000);
     QVERIFY(r.stats.count("record_forgotten") && r.stats.at("record_forgotten") > 0);
     bool noted = false;
     for (const auto& n : r.notes)
         noted =
-            noted || n.find("reached its cap of 16 MiB (--param record_mib)") != std::string::npos;
+            noted || n.find("reached its cap of 4 MiB (--param record_mib)") != std::string::npos;
     QVERIFY(noted);
     const SearchResult again = runSearch(space, "annealing", s);
     QVERIFY(sameTrace(r, again));
     QCOMPARE(again.duplicates, r.duplicates);
-    s.params["record_mib"] = 8;
+    s.params["record_mib"] = 3;
     QVERIFY_THROWS_EXCEPTION(ParamError, runSearch(space, "annealing", s));
 }
 

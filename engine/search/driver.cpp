@@ -221,8 +221,7 @@ SearchContext::SearchContext(const MapSpace& space, const SearchSettings& settin
     pool_ = std::make_unique<WorkerPool>(settings_.threads);
     if (settings_.budget.evaluations > 0) // (charged evaluations bound the keys recorded)
         seen_.expect(std::size_t(settings_.budget.evaluations));
-    seen_.limitBytes(std::size_t(countParam("record_mib", defaultRecordMiB(), 16, 1ll << 40))
-                     << 20);
+    seen_.limitBytes(std::size_t(countParam("record_mib", defaultRecordMiB(), 4, 1ll << 40)) << 20);
     start_ = now();
     result_.bestCost = kInfinity;
 }

@@ -146,7 +146,7 @@ class SeenCosts {
     // The most memory the record may take, both generations and their filters
     // (at least that of two tables of kMinCappedSlots). Before the first insert.
     void limitBytes(std::size_t bytes);
-    static constexpr std::size_t kMinCappedSlots = std::size_t(1) << 18; // 2 x 4 MiB
+    static constexpr std::size_t kMinCappedSlots = std::size_t(1) << 16; // 2 x 1 MiB
     // Keys held once but forgotten since (0 until the cap is reached).
     std::size_t forgotten() const { return forgotten_; }
     int retirements() const { return retirements_; } // generations started
@@ -154,6 +154,9 @@ class SeenCosts {
     // when it refused more (refused()); 0: none.
     std::size_t capBytes() const { return capBytes_; }
     bool refused() const { return refused_; }
+    // For the tests: allocations that would take the tables past `bytes` in
+    // all fail, as a system short of memory refuses them.
+    void simulateSystemLimit(std::size_t bytes) { systemLimit_ = bytes; }
     // Makes room for `more` keys beyond those held, so that as many inserts
     // grow nothing. A growth rehashes every key: parallelFor(n, fn), when
     // given, runs fn(begin, end, worker) over ranges that cover [0, n), at
@@ -224,6 +227,7 @@ class SeenCosts {
     std::size_t movedForward_ = 0; // keys of the older generation moved to the new one
     int retirements_ = 0;
     bool refused_ = false;
+    std::size_t systemLimit_ = 0; // (0: the system's own)
 };
 
 // What a generator found out about the candidate it returns: its canonical

@@ -131,6 +131,8 @@ void SeenCosts::grow(std::size_t slots, const ParallelFor& parallelFor) {
     // then every key is placed, claiming its slot atomically (keys are
     // distinct, so only the slot each lands in depends on the threads' timing,
     // and no look-up's answer does).
+    if (systemLimit_ > 0 && bytesFor(slots_.size() + older_.size() + slots) / 2 > systemLimit_)
+        throw std::bad_alloc(); // (a system that refuses, for the tests)
     auto forRanges = [&parallelFor](std::size_t n, const RangeFn& fn) {
         if (parallelFor)
             parallelFor(n, fn);
