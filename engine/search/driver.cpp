@@ -9,11 +9,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
 #include <limits>
 #include <mutex>
 #include <system_error>
 #include <thread>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace mw {
@@ -161,16 +163,41 @@ double roughNow() {
 #endif
     return now();
 }
-// The cap of the record of evaluated mappings (SeenCosts::limitBytes), in
-// MiB: an eighth of the machine's memory, as the GUI runs several searches
-// at once (1 GiB where the system does not say).
-std::int64_t defaultRecordMiB() {
+// The memory this process may use: the machine's, or less where a
+// container's control group or the address-space limit (ulimit -v) says so;
+// 0 where nothing says.
+std::uint64_t memoryAvailable() {
+    std::uint64_t bytes = 0;
+    auto atMost = [&bytes](std::uint64_t limit) {
+        if (limit > 0 && (bytes == 0 || limit < bytes))
+            bytes = limit;
+    };
 #if defined(_SC_PHYS_PAGES) && defined(_SC_PAGE_SIZE)
     const long pages = sysconf(_SC_PHYS_PAGES), pageBytes = sysconf(_SC_PAGE_SIZE);
     if (pages > 0 && pageBytes > 0)
-        return std::max<std::int64_t>(64, std::int64_t(pages) * pageBytes / 8 >> 20);
+        atMost(std::uint64_t(pages) * std::uint64_t(pageBytes));
 #endif
-    return 1024;
+    // cgroup v2, then v1 (a container sees its own group at these paths; "max"
+    // and v1's near-2^63 mean no limit, and read as nothing or as more than
+    // the machine's).
+    for (const char* path :
+         {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+        std::ifstream in(path);
+        std::uint64_t limit = 0;
+        if (in >> limit)
+            atMost(limit);
+    }
+    rlimit as{};
+    if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+        atMost(std::uint64_t(as.rlim_cur));
+    return bytes;
+}
+// The cap of the record of evaluated mappings (SeenCosts::limitBytes), in
+// MiB: an eighth of the memory available, as the GUI runs several searches
+// at once (1 GiB where nothing says).
+std::int64_t defaultRecordMiB() {
+    const std::uint64_t available = memoryAvailable();
+    return available == 0 ? 1024 : std::max<std::int64_t>(4, std::int64_t(available / 8 >> 20));
 }
 // The merge asks for the table slots of this many candidates ahead of the one
 // it looks up.
