@@ -197,9 +197,8 @@ class SeenCosts {
     void retire(const ParallelFor& parallelFor);
     static bool lookUp(const ZeroedArray<Slot>& table, const ZeroedArray<std::uint64_t>& filter,
                        std::uint64_t key, double& cost);
-    // Memory of a table of n slots and its filter, twice (the two
-    // generations).
-    static std::size_t bytesFor(std::size_t n) { return 2 * (n * sizeof(Slot) + n / 2); }
+    // Memory of a table of n slots and its filter (4 bits a slot).
+    static std::size_t tableBytes(std::size_t n) { return n * sizeof(Slot) + n / 2; }
     // Where key's probe starts in a table of n slots (a power of 2). (No
     // parameter of this header may be called `slots`: Qt defines that
     // word away, and home() read `& (-1)` in the UI's files.)

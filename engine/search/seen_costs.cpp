@@ -19,10 +19,10 @@ SeenCosts::SeenCosts() : olderFilter_(1) {
 
 void SeenCosts::limitBytes(std::size_t bytes) {
     std::size_t slots = kMinCappedSlots;
-    while (bytesFor(2 * slots) <= bytes)
+    while (2 * tableBytes(2 * slots) <= bytes) // (two generations)
         slots *= 2;
     maxSlots_ = slots;
-    capBytes_ = std::max(bytes, bytesFor(slots));
+    capBytes_ = std::max(bytes, 2 * tableBytes(slots));
 }
 
 bool SeenCosts::lookUp(const ZeroedArray<Slot>& table, const ZeroedArray<std::uint64_t>& filter,
@@ -90,7 +90,7 @@ void SeenCosts::reserve(std::size_t more, const ParallelFor& parallelFor) {
         if (2 * more > slots_.size())
             throw;
         maxSlots_ = slots_.size();
-        capBytes_ = bytesFor(maxSlots_);
+        capBytes_ = 2 * tableBytes(maxSlots_);
         refused_ = true;
         retire(parallelFor);
     }
@@ -111,7 +111,7 @@ void SeenCosts::retire(const ParallelFor& parallelFor) {
         grow(maxSlots_, parallelFor); // (places no key: the table is empty)
     } catch (const std::bad_alloc&) {
         // No room for a second table: the one there is starts over.
-        capBytes_ = bytesFor(maxSlots_) / 2;
+        capBytes_ = tableBytes(maxSlots_);
         refused_ = true;
         forgotten_ += olderSize_; // (none moved forward yet)
         olderSize_ = 0;
@@ -131,7 +131,7 @@ void SeenCosts::grow(std::size_t slots, const ParallelFor& parallelFor) {
     // then every key is placed, claiming its slot atomically (keys are
     // distinct, so only the slot each lands in depends on the threads' timing,
     // and no look-up's answer does).
-    if (systemLimit_ > 0 && bytesFor(slots_.size() + older_.size() + slots) / 2 > systemLimit_)
+    if (systemLimit_ > 0 && tableBytes(slots_.size() + older_.size() + slots) > systemLimit_)
         throw std::bad_alloc(); // (a system that refuses, for the tests)
     auto forRanges = [&parallelFor](std::size_t n, const RangeFn& fn) {
         if (parallelFor)
