@@ -56,7 +56,8 @@ constexpr const char* kUsage =
     "  sweep --arch BASE.json --workload NET.json|MODEL.onnx --vary PARAM=V1,V2,... [--vary ...]\n"
     "        [--spec SWEEP.json] [--sample N [--sample-seed K]] --searcher NAME --budget N\n"
     "        [--objective O] [--seed K] [--param K=V]... [--constraints C.json] [--threads T]\n"
-    "        --db RESULTS.sqlite [--resume] [--shard I/N]   (also under mpirun)\n"
+    "        --db RESULTS.sqlite [--resume] [--shard I/N]   (also under mpirun, where\n"
+    "        [--coordinator-threads N] sets rank 0's own threads; 0: it only hands out points)\n"
     "  sweep report RESULTS.sqlite [--metrics energy,cycles[,area]] [--csv F] [--plot F.png|pdf]\n"
     "  sweep merge OUT.sqlite SHARD.sqlite...\n"
     "  bench search [--arch A.json] [--searchers a,b] [--param K=V]... [--seconds S] [--json]\n"
@@ -280,7 +281,8 @@ const std::vector<Command>& commands() {
          {"sweep",
           {"resume"},
           {"spec", "arch", "workload", "batch", "sample", "sample-seed", "searcher", "seconds",
-           "budget", "objective", "seed", "constraints", "db", "shard", "threads"},
+           "budget", "objective", "seed", "constraints", "db", "shard", "threads",
+           "coordinator-threads"},
           {"param", "vary"}}},
         {"network",
          nullptr,

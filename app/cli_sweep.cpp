@@ -297,6 +297,14 @@ int cmdSweep(const Args& args) {
         hardware = std::max(1, hardware / std::max(1, std::atoi(local)));
     run.threads = int(wholeNumber(args, "threads", std::min(hardware, mw::kMaxSearchThreads), 1,
                                   mw::kMaxSearchThreads));
+    if (args.has("coordinator-threads")) {
+        if (!launchedByMpi())
+            throw InputError("--coordinator-threads",
+                             "sets rank 0's threads under mpirun; without mpirun, --threads "
+                             "sets this process's");
+        run.coordinatorThreads =
+            int(wholeNumber(args, "coordinator-threads", run.threads, 0, mw::kMaxSearchThreads));
+    }
     if (launchedByMpi())
         return runSweepMpi(run);
 

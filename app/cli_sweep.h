@@ -18,6 +18,9 @@ struct SweepRun {
     std::string shardText; // as given, stored in the database ("" when whole)
     bool resume = false;
     int threads = 1; // points at once, per process
+    // Under mpirun, rank 0's own points at once (--coordinator-threads); -1:
+    // `threads`. At 0 it only hands out points and writes the database.
+    int coordinatorThreads = -1;
 };
 
 // One line per finished point, as the sweep goes; a param it did not read is

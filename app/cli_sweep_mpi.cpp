@@ -152,6 +152,11 @@ void idle() {
 }
 
 int coordinate(const SweepRun& run, int ranks) {
+    const int ownThreads = run.coordinatorThreads >= 0 ? run.coordinatorThreads : run.threads;
+    if (ownThreads == 0 && ranks == 1)
+        throw mw::InputError("--coordinator-threads",
+                             "is 0 and mpirun started one rank, so no rank would run the points; "
+                             "start more ranks or give rank 0 threads");
     const auto t0 = std::chrono::steady_clock::now();
     mw::SweepDatabase db =
         mw::SweepDatabase::create(run.db, mw::toJson(run.spec), run.shardText, run.resume);
@@ -163,9 +168,11 @@ int coordinate(const SweepRun& run, int ranks) {
     const int total = static_cast<int>(mw::pendingPoints(run.spec, run.shard, {}).size());
     int finished = static_cast<int>(records.size());
     std::cout << "sweep        " << total << " points (" << finished << " done before) on " << ranks
-              << " MPI ranks, " << run.threads << " threads each, into " << run.db << "\n";
+              << " MPI ranks, " << run.threads << " threads each"
+              << (ownThreads == run.threads ? "" : " (rank 0: " + std::to_string(ownThreads) + ")")
+              << ", into " << run.db << "\n";
 
-    LocalPool local(run.spec, run.threads, interruptFlag());
+    LocalPool local(run.spec, ownThreads, interruptFlag());
     int localFree = local.size();
     std::map<int, int> remoteFree; // rank -> free slots (after it says it is ready)
     std::map<int, int> owner;      // point -> rank running it (0: here)

@@ -124,6 +124,9 @@ void TestCliSweep::sweepBadInput() {
     expectOneLineError(run(base + QStringList{"--vary", "shared_glb.read_bandwidth=0x10"}),
                        "shared_glb.read_bandwidth=0x10: expected a number >= 0");
     expectOneLineError(run(base), "sweep: varies nothing");
+    expectOneLineError(
+        run(base + QStringList{"--vary", "pe_mesh=8x8", "--coordinator-threads", "0"}),
+        "--coordinator-threads: sets rank 0's threads under mpirun");
     expectOneLineError(run(base + QStringList{"--vary", "pe_mesh=8x8", "--seconds", "5"}),
                        "--seconds: a sweep's budget is evaluations");
     QStringList tabu = base;
@@ -268,7 +271,9 @@ void TestCliSweep::sweepKilledThenResumed() {
     QCOMPARE(sweepContents(killed), sweepContents(whole));
 }
 
-// mpirun -np 2 and -np 3 give the single process's database.
+// mpirun -np 2 and -np 3 give the single process's database. At -np 2 rank
+// 0 runs no point itself (--coordinator-threads 0), so the note of the
+// parameter nobody reads can only come from the worker's results.
 void TestCliSweep::sweepUnderMpi() {
 #ifndef MAPWRIGHT_TEST_MPIRUN
     QSKIP("this build has no MPI (install libopenmpi-dev and rebuild to test sweeps under mpirun)");
@@ -283,20 +288,37 @@ void TestCliSweep::sweepUnderMpi() {
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("OMPI_ALLOW_RUN_AS_ROOT", "1"); // CI runs as root
     env.insert("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+    auto mpirun = [&](const QStringList& np, const QStringList& args) {
+        QProcess p;
+        p.setProcessEnvironment(env);
+        p.start(MAPWRIGHT_TEST_MPIRUN, np + QStringList{kCli} + args);
+        p.waitForFinished(300000);
+        return Run{p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2,
+                   QString::fromUtf8(p.readAllStandardOutput()),
+                   QString::fromUtf8(p.readAllStandardError())};
+    };
     for (const QStringList& np :
          {QStringList{"-np", "2"}, QStringList{"-np", "3", "--oversubscribe"}}) {
         const QString db = tmp.filePath("mpi" + np[1] + ".sqlite");
-        QProcess p;
-        p.setProcessEnvironment(env);
-        p.start(MAPWRIGHT_TEST_MPIRUN, np + QStringList{kCli} + sweepArgs(net, db, 200) + options);
-        QVERIFY(p.waitForFinished(300000));
-        const QString out = QString::fromUtf8(p.readAllStandardOutput());
-        const QString err = QString::fromUtf8(p.readAllStandardError());
-        QVERIFY2(p.exitCode() == 0, qPrintable(out + err));
-        QCOMPARE(err.count("note: parameter 'mutaton_rate' was not read by"), 1);
-        QVERIFY2(out.contains("on " + np[1] + " MPI ranks"), qPrintable(out));
+        const bool workersOnly = np[1] == "2";
+        const Run r = mpirun(
+            np, sweepArgs(net, db, 200) + options +
+                    (workersOnly ? QStringList{"--coordinator-threads", "0"} : QStringList{}));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
+        QCOMPARE(r.err.count("note: parameter 'mutaton_rate' was not read by"), 1);
+        QVERIFY2(r.out.contains("on " + np[1] + " MPI ranks, 1 threads each" +
+                                (workersOnly ? " (rank 0: 0)" : "")),
+                 qPrintable(r.out));
         QCOMPARE(sweepContents(db), sweepContents(single));
     }
+    // Rank 0 without threads and no other rank: refused before the database.
+    const QString none = tmp.filePath("none.sqlite");
+    const Run alone =
+        mpirun({"-np", "1"}, sweepArgs(net, none, 200) + QStringList{"--coordinator-threads", "0"});
+    QVERIFY(alone.exitCode != 0);
+    QVERIFY2(alone.err.contains("error: --coordinator-threads: is 0 and mpirun started one rank"),
+             qPrintable(alone.err));
+    QVERIFY(!QFile::exists(none));
 #endif
 }
 
