@@ -359,10 +359,9 @@ void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::T
     model_detail::buildLoopNest(p, a, m, f, nest);
     i64 computeCycles = nest.computeCycles;
     out.computeCycles = computeCycles;
-    std::array<LevelDelivery, kMaxLevels> scratch;
     for (int t = 0; t < T; ++t)
         model_detail::countDataMovement(p, a, m, f, terms, tiles, nest, t,
-                                        cache ? cache->deliveries[t].data() : scratch.data(),
+                                        cache ? cache->deliveries[t].data() : nullptr,
                                         cache ? reuse[t] : 0, fanouts, out);
 
     // Sparsity, as expected values (the map-space study's model): compressed

@@ -18,8 +18,8 @@ struct Mapping;
 // What one level's innermost loop hands down of one tensor over the run,
 // before bypassed levels are collapsed (see data_movement.cpp): the part of
 // an evaluation that a neighbouring mapping can reuse.
-// (No member initializers: an evaluation's scratch array of them is written
-// before it is read, and clearing all 12 on every evaluation showed in perf.)
+// (No member initializers: a cache entry's are written before they are read,
+// and an evaluation without a cache keeps none.)
 struct LevelDelivery {
     double distinctReads; // words read from the level for its children
     double delivered;     // words its children receive, multicast counted

@@ -58,9 +58,11 @@ namespace {
 // a delta, summed in Timeloop's order (sizes ascending), whence the distinct
 // deltas read (A), the words delivered counting multicast (W) and each
 // child's share of them; and the words children got over links (LT).
+// (No member initializers: an evaluation clears only the levels it has,
+// with clear(); an array of kMaxLevels cleared whole showed in callgrind.)
 struct Deliveries {
-    double A = 0.0, W = 0.0, share = 0.0, LT = 0.0;
-    double linked = 0.0; // words per child moved from the plain count to linked classes
+    double A, W, share, LT;
+    double linked; // words per child moved from the plain count to linked classes
 
     static constexpr int kMaxEntries = 48;
     struct Entry {
@@ -68,7 +70,12 @@ struct Deliveries {
         double words;
     };
     Entry entry[kMaxEntries];
-    int numEntries = 0;
+    int numEntries;
+
+    void clear() {
+        A = W = share = LT = linked = 0.0;
+        numEntries = 0;
+    }
 
     void addGroups(double words, const Groups& g) {
         for (int i = 0; i < g.n; ++i) {
@@ -120,12 +127,13 @@ struct Deliveries {
     }
 };
 
-// std::round (half away from zero), as Timeloop rounds, without a libm call.
+// std::round (half away from zero), as Timeloop rounds, without a libm call
+// (and without a branch on the sign: selects).
 i64 roundHalfAway(double x) {
-    if (x < 0.0)
-        return -roundHalfAway(-x);
-    const i64 whole = static_cast<i64>(x);
-    return whole + (x - double(whole) >= 0.5 ? 1 : 0);
+    const double magnitude = std::fabs(x);
+    i64 whole = static_cast<i64>(magnitude);
+    whole += magnitude - double(whole) >= 0.5 ? 1 : 0;
+    return x < 0.0 ? -whole : whole;
 }
 
 // Words of a tile with lane extents `e` that a copy moved by tau does not
@@ -599,8 +607,9 @@ void countOnLanes(const Problem& p, const Architecture& a, const Mapping& m, con
     };
     for (int par = 0; par < L; ++par) {
         Deliveries& d = deliv[par];
-        LevelDelivery& kept = deliveries[par];
+        d.clear();
         if (par < reuse) {
+            const LevelDelivery& kept = deliveries[par];
             d.A = kept.distinctReads;
             d.W = kept.delivered;
             d.share = kept.share;
@@ -609,7 +618,8 @@ void countOnLanes(const Problem& p, const Architecture& a, const Mapping& m, con
             continue;
         }
         count(par, d, distinctAll[par]);
-        kept = {d.A, d.W, d.share, d.LT, distinctAll[par]};
+        if (deliveries)
+            deliveries[par] = {d.A, d.W, d.share, d.LT, distinctAll[par]};
     }
 
     // Collapse to the levels that keep t (Timeloop's tiling.cpp).

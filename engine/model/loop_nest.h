@@ -149,8 +149,8 @@ void neighbourTranslationsAnyOrder(const Problem& p, const Architecture& a, cons
 // as Timeloop 0fc43fb's nest analysis and tile collapse count them (see
 // data_movement.cpp). Tiles (`tile`, `kept`) must already be set in `out`.
 // deliveries[0 .. reuse) are taken as they are; the rest are counted and
-// written there. With a memo, fan-outs it describes are taken from it and
-// the others described there.
+// written there (deliveries may be null where reuse is 0: nothing is kept). With a memo, fan-outs
+// it describes are taken from it and the others described there.
 void countDataMovement(const Problem& p, const Architecture& a, const Mapping& m, const Factors& f,
                        const Terms& terms, const Tiles& tiles, const LoopNest& nest, int t,
                        LevelDelivery* deliveries, int reuse, FanoutMemo* memo, Evaluation& out);
