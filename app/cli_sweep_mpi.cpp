@@ -168,7 +168,8 @@ int coordinate(const SweepRun& run, int ranks) {
     const int total = static_cast<int>(mw::pendingPoints(run.spec, run.shard, {}).size());
     int finished = static_cast<int>(records.size());
     std::cout << "sweep        " << total << " points (" << finished << " done before) on " << ranks
-              << " MPI ranks, " << run.threads << " threads each"
+              << " MPI ranks, " << run.threads
+              << (run.threads == 1 ? " thread each" : " threads each")
               << (ownThreads == run.threads ? "" : " (rank 0: " + std::to_string(ownThreads) + ")")
               << ", into " << run.db << "\n";
 

@@ -306,7 +306,7 @@ void TestCliSweep::sweepUnderMpi() {
                     (workersOnly ? QStringList{"--coordinator-threads", "0"} : QStringList{}));
         QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
         QCOMPARE(r.err.count("note: parameter 'mutaton_rate' was not read by"), 1);
-        QVERIFY2(r.out.contains("on " + np[1] + " MPI ranks, 1 threads each" +
+        QVERIFY2(r.out.contains("on " + np[1] + " MPI ranks, 1 thread each" +
                                 (workersOnly ? " (rank 0: 0)" : "")),
                  qPrintable(r.out));
         QCOMPARE(sweepContents(db), sweepContents(single));
