@@ -319,7 +319,7 @@ int cmdSweep(const Args& args) {
               << (run.shardText.empty() ? "" : " in shard " + run.shardText) << " (" << done
               << " done before), " << run.spec.network.layers.size() << " layers each, "
               << run.spec.searcher << " at " << run.spec.budget << " evaluations per layer, "
-              << run.threads << " threads, into " << run.db << "\n";
+              << threadCount(run.threads) << ", into " << run.db << "\n";
     mw::SweepRunOptions options;
     options.threads = run.threads;
     options.shard = run.shard;

@@ -23,6 +23,11 @@ struct SweepRun {
     int coordinatorThreads = -1;
 };
 
+// "1 thread", "2 threads": the run headers' figure.
+inline std::string threadCount(int n) {
+    return std::to_string(n) + (n == 1 ? " thread" : " threads");
+}
+
 // One line per finished point, as the sweep goes; a param it did not read is
 // noted once (`noted`: those said already).
 void printPoint(const mw::SweepSpec& spec, const mw::PointRecord& r, int done, int total,

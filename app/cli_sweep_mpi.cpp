@@ -168,8 +168,7 @@ int coordinate(const SweepRun& run, int ranks) {
     const int total = static_cast<int>(mw::pendingPoints(run.spec, run.shard, {}).size());
     int finished = static_cast<int>(records.size());
     std::cout << "sweep        " << total << " points (" << finished << " done before) on " << ranks
-              << " MPI ranks, " << run.threads
-              << (run.threads == 1 ? " thread each" : " threads each")
+              << " MPI ranks, " << threadCount(run.threads) << " each"
               << (ownThreads == run.threads ? "" : " (rank 0: " + std::to_string(ownThreads) + ")")
               << ", into " << run.db << "\n";
 
@@ -296,7 +295,11 @@ int runSweepMpi(const SweepRun& run) {
         status = rank == 0 ? coordinate(run, ranks) : serve(run);
     } catch (const std::exception& e) {
         std::cerr << "error: " << e.what() << "\n";
-        MPI_Abort(MPI_COMM_WORLD, 2);
+        // Other ranks wait on this one and must be stopped; a rank alone
+        // ends as any process does, without mpirun's abort banner.
+        if (ranks > 1)
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        status = 2;
     }
     MPI_Finalize();
     return status;
