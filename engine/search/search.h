@@ -176,10 +176,13 @@ class SeenCosts {
     static constexpr std::size_t kEarlySlots = std::size_t(1) << 17;      // a 2 MiB table
     static constexpr std::size_t kExpectedKeysCap = std::size_t(1) << 20; // a 32 MiB table
     // Starts loading key's slot and filter word into the cache (a hint:
-    // nothing changes). Inline and unconditional on purpose: GCC 12 deleted
-    // the prefetches both of a call to an out-of-line version (a call without
-    // effects) and of one behind a test of the table (a branch without effects).
-    void prefetch(std::uint64_t key) const {
+    // nothing changes). Forced inline and unconditional on purpose: GCC 12
+    // finds a call to a function holding only prefetches free of effects and
+    // deletes it, whether out of line or merely not inlined early (which this
+    // one, with three of them, was not: driver.cpp compiled to no prefetch at
+    // all), and it deletes one behind a test of the table (a branch without
+    // effects). (tests/check_prefetches.cmake checks the built driver.)
+    [[gnu::always_inline]] void prefetch(std::uint64_t key) const {
         __builtin_prefetch(&slots_[home(key, slots_.size())]);
         __builtin_prefetch(&filter_[filterWord(key, filter_.size())]);
         __builtin_prefetch(&olderFilter_[filterWord(key, olderFilter_.size())]);
