@@ -266,13 +266,23 @@ template <int W> class SpatialFanout {
 
     // Whether two children's offsets may differ by tau (else no child can
     // have a neighbour's delta: the outer loops' moves, mostly).
-    bool reaches(const Disp<W>& tau) {
+    bool reaches(const Disp<W>& tau) { return within(tau, reachBox()); }
+
+    // The moves that reach, as a box for within(): the offsets' spread per
+    // lane, or -1 (nothing reaches) where the keys would overflow. For a
+    // caller that tests many moves against one fan-out (a tensor's classes
+    // of loops), so that the ones that reach nothing cost no call.
+    Disp<W> reachBox() {
         prepareKeys();
-        if (radixOverflow_)
-            return false;
+        Disp<W> box;
+        for (int r = 0; r < W; ++r)
+            box.r[r] = radixOverflow_ ? -1 : spread_[r];
+        return box;
+    }
+    static bool within(const Disp<W>& tau, const Disp<W>& box) {
         bool beyond = false;
         for (int r = 0; r < W; ++r)
-            beyond |= std::abs(tau.r[r]) > spread_[r];
+            beyond |= std::abs(tau.r[r]) > box.r[r];
         return !beyond;
     }
 
