@@ -564,12 +564,14 @@ void countOnLanes(const Problem& p, const Architecture& a, const Mapping& m, con
                     d.linkable(fan, distinct, double(Q[first]) - Q1, 1, tau0);
                     if (rest > 0.0)
                         d.linkable(fan, distinct, rest, 1, zero);
+                    // (Outer classes move the operands past every neighbour:
+                    // those are told apart here, without the call.)
                     const Disp box = fan.reachBox();
                     for (int k = k0 + 1; k < numClasses; ++k) {
                         Disp tau;
                         for (int r = 0; r < W; ++r)
                             tau.r[r] = cls[k].g.r[r] + c0.S.r[r];
-                        if (SpatialFanout<W>::within(tau, box)) // (else no link: skip the call)
+                        if (SpatialFanout<W>::within(tau, box))
                             d.linkable(fan, distinct, cls[k].w, 1, tau);
                     }
                 }
@@ -586,8 +588,7 @@ void countOnLanes(const Problem& p, const Architecture& a, const Mapping& m, con
                 if (F > 1 && fullShape) {
                     // Every delta has the shape of a whole tile.
                     d.linkable(fan, distinct, (n0 - 1.0) * Q1, delta0, tau0);
-                    // (Outer classes move the tile past every neighbour:
-                    // those are told apart here, without the call.)
+                    // (As for the operands: only classes that can reach a neighbour.)
                     const Disp box = fan.reachBox();
                     for (int k = k0 + 1; k < numClasses; ++k) {
                         Disp tau;

@@ -181,7 +181,7 @@ class SeenCosts {
     // deletes it, whether out of line or merely not inlined early (which this
     // one, with three of them, was not: driver.cpp compiled to no prefetch at
     // all), and it deletes one behind a test of the table (a branch without
-    // effects). (tests/check_prefetches.cmake checks the built driver.)
+    // effects). (The test codegen_prefetches checks the built driver.)
     [[gnu::always_inline]] void prefetch(std::uint64_t key) const {
         __builtin_prefetch(&slots_[home(key, slots_.size())]);
         __builtin_prefetch(&filter_[filterWord(key, filter_.size())]);
