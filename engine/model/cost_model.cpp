@@ -298,7 +298,17 @@ void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::T
     const auto& ext = f.ext;
 
     // Tiles of every tensor at every level (the data movement needs the
-    // bypassed ones too), and capacities of the kept ones.
+    // bypassed ones too). The outermost level's tiles span the bounds (the
+    // products were checked): they are the problem's, copied. (Copying also
+    // a level with no factor from the one inside it was no faster: the
+    // branch that picks those levels is a coin toss in a search.)
+    if (!tilesFrom) {
+        std::copy_n(terms.wholeExtent, kMaxTensors * kMaxRanks, tiles.extent[0]);
+        std::copy_n(terms.wholeSize, T, tiles.size[0]);
+        for (int l = 1; l < L; ++l)
+            model_detail::tileExtentsAll(terms, T, ext[l], tiles.extent[l], tiles.size[l]);
+    }
+    // Capacities of the kept tiles.
     i64 instances = 1; // utilized instances of level l: fan-outs above it
     for (int l = 0; l < L; ++l) {
         LevelStats& ls = out.levels[l];
@@ -306,8 +316,6 @@ void evaluateImpl(const Problem& p, const Architecture& a, const model_detail::T
         ls.capacityUsed = 0;
         instances *= f.fanout[l];
         const std::uint8_t keepMask = m.levels[l].keepMask;
-        if (!tilesFrom)
-            model_detail::tileExtentsAll(terms, T, ext[l], tiles.extent[l], tiles.size[l]);
         for (int t = 0; t < T; ++t) {
             const DataSpace& ds = p.tensors[t];
             const i64 tile = tiles.size[l][t];

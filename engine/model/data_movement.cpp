@@ -425,6 +425,14 @@ Terms::Terms(const Problem& p) {
                 pair[t][lane].base -= term[t][i].absCoef;
             }
         }
+    i64 bounds[kMaxDims];
+    for (int d = 0; d < kMaxDims; ++d)
+        bounds[d] = d < p.numDims() ? p.dims[d].bound : 1;
+    for (i64& e : wholeExtent)
+        e = 1;
+    for (i64& words : wholeSize)
+        words = 1;
+    tileExtentsAll(*this, p.numTensors(), bounds, wholeExtent, wholeSize);
 }
 
 namespace {

@@ -75,6 +75,11 @@ struct Terms {
     };
     LanePair pair[kMaxTensors][kNarrowLanes]{};
     bool paired = false; // narrow(), every lane of at most two terms
+    // The tiles of the outermost level of every legal mapping, whose factors
+    // there multiply to the bounds: the whole tensors, as tileExtentsAll
+    // writes them (loop_nest.h).
+    i64 wholeExtent[kMaxTensors * kMaxRanks];
+    i64 wholeSize[kMaxTensors];
     explicit Terms(const Problem& p);
 };
 
