@@ -60,11 +60,10 @@ def run_once(cli, what, args):
         return json.loads(out)[0]["evaluations_per_second_1_thread"], None
     with tempfile.TemporaryDirectory() as out:
         run([cli, "search",
-                        "--arch", os.path.join(ROOT, "samples/architectures/eyeriss_like.json"),
-                        "--workload", os.path.join(ROOT, "samples/networks/resnet50.json"),
-                        "--layer", args.layer, "--searcher", searcher,
-                        "--budget", str(args.budget), "--seed", "1", "--objective", "edp",
-                        "--out", out])
+             "--arch", os.path.join(ROOT, "samples/architectures/eyeriss_like.json"),
+             "--workload", os.path.join(ROOT, "samples/networks/resnet50.json"),
+             "--layer", args.layer, "--searcher", searcher, "--budget", str(args.budget),
+             "--seed", "1", "--objective", "edp", "--out", out])
         with open(os.path.join(out, "result.json")) as f:
             r = json.load(f)
         return r["evaluations"] / r["seconds"], r["best_objective"]
@@ -106,7 +105,8 @@ def main():
         ap.error("--seconds, --pairs and --budget: expected positive numbers")
     base, new = os.path.abspath(args.base), os.path.abspath(args.new)
     if base == new:
-        # (An A/A run: both names are the same binary, told apart by position.)
+        # (An A/A run, one binary twice: the second spelled through "." so
+        # that the two runs of a pair are told apart.)
         new = os.path.join(os.path.dirname(new), ".", os.path.basename(new))
     for cli in (base, new):
         if not os.access(cli, os.X_OK):
@@ -127,7 +127,8 @@ def main():
         found = {cli: {b for c, b in all_bests if c == cli} for cli in (base, new)}
         print("bests: base %s, new %s" % (sorted(found[base]), sorted(found[new])))
         if found[base] != found[new]:
-            print("the builds found different bests for the same seed and budget")
+            print("alternate.py: the builds found different bests for the same seed and budget",
+                  file=sys.stderr)
             return 1
     return 0
 

@@ -1,6 +1,7 @@
 """tests/bench/alternate.py, the two-build speed ratio issue 34's figures come
 from: it reads what the command line writes (an A/A run of one build, short),
-and it refuses what it cannot measure with one line."""
+it fails when two builds find different bests (stand-ins for the builds), and
+it refuses what it cannot measure with one line."""
 import subprocess
 import sys
 
@@ -49,3 +50,29 @@ def test_a_failed_run_is_named_in_one_line(source, cli):
     last = out.stderr.splitlines()[-1]
     assert last.startswith("alternate.py: ") and " search failed (exit 2): " in last
     assert "no-such-searcher" in last
+
+
+def fake_cli(folder, name, best):
+    """A stand-in for mapwright-cli whose `search` writes a result.json with `best`."""
+    path = folder / name
+    path.write_text("#!/bin/sh\n"
+                    "while [ \"$1\" != --out ]; do shift; done\n"
+                    "printf '{\"evaluations\": 1000, \"seconds\": 0.5, \"best_objective\": %s}' "
+                    "> \"$2/result.json\"\n" % best)
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_builds_that_find_different_bests_fail(source, tmp_path):
+    same = alternate(source, "--base", fake_cli(tmp_path, "a", 2.5),
+                     "--new", fake_cli(tmp_path, "b", 2.5), "--what", "search:annealing",
+                     "--pairs", "1")
+    assert same.returncode == 0, same.stderr
+    assert "median pair ratio 1.000" in same.stdout
+    differ = alternate(source, "--base", fake_cli(tmp_path, "c", 2.5),
+                       "--new", fake_cli(tmp_path, "d", 2.25), "--what", "search:annealing",
+                       "--pairs", "1")
+    assert differ.returncode == 1
+    assert "bests: base [2.5], new [2.25]" in differ.stdout
+    assert differ.stderr.strip() == \
+        "alternate.py: the builds found different bests for the same seed and budget"
