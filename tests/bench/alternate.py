@@ -17,8 +17,10 @@ kept only where both sets agree.
                   evaluations/s from result.json, and the best found, which
                   must be the same for both builds (the issue's condition)
 
-Prints each set's median pair ratio and both builds' median rates; exits 1
-when a search's bests differ between the builds.
+Prints each set's median pair ratio, the lowest and highest pair ratios
+(an A/A run, one build against itself, shows what the machine's noise is at
+the time), and both builds' median rates; exits 1 when a search's bests
+differ between the builds.
 """
 import argparse
 import itertools
@@ -120,9 +122,12 @@ def main():
             return 1
         all_bests |= bests
         ratios = [n / b for b, n in zip(rates[base], rates[new])]
-        print("%-10s  %2d pairs  median pair ratio %.3f  (base %.0f/s, new %.0f/s)"
-              % (label, args.pairs, statistics.median(ratios),
-                 statistics.median(rates[base]), statistics.median(rates[new])))
+        # (The pairs' spread beside the median: a set whose ratios scatter
+        # met a change of the machine's speed and is worth measuring again.)
+        print("%-10s  %2d pairs  median pair ratio %.3f  (pairs %.3f to %.3f; base %.0f/s, "
+              "new %.0f/s)" % (label, args.pairs, statistics.median(ratios), min(ratios),
+                                max(ratios), statistics.median(rates[base]),
+                                statistics.median(rates[new])))
     if all_bests:
         found = {cli: {b for c, b in all_bests if c == cli} for cli in (base, new)}
         print("bests: base %s, new %s" % (sorted(found[base]), sorted(found[new])))
