@@ -8,12 +8,14 @@ kept only where both sets agree.
 
     tests/bench/alternate.py --base BASE_CLI --new NEW_CLI [--pairs 8]
         [--what model|bench-search:S|search:S] [--seconds S] [--budget 300000]
+        [--layer layer2.1.conv2]
 
   model           `bench model --runs 1 --seconds S` (1): evaluations/s, distinct mappings
   bench-search:S  `bench search --searchers S --seconds S` (2): evaluations/s on one
                   thread (the target's own benchmark; a run also times two threads)
-  search:S        `search --searcher S` on ResNet-50's layer2.1.conv2 on the
-                  Eyeriss-like sample (seed 1, EDP, --budget evaluations):
+  search:S        `search --searcher S` on a layer of ResNet-50 (--layer,
+                  layer2.1.conv2 unless told) on the Eyeriss-like sample
+                  (seed 1, EDP, --budget evaluations):
                   evaluations/s from result.json, and the best found, which
                   must be the same for both builds (the issue's condition)
 

@@ -1,7 +1,8 @@
 """tests/bench/alternate.py, the two-build speed ratio issue 34's figures come
 from: it reads what the command line writes (an A/A run of one build, short),
-it fails when two builds find different bests (stand-ins for the builds), and
-it refuses what it cannot measure with one line."""
+it fails when two builds find different bests (stand-ins for the builds), it
+takes `bench search`'s one-thread rate (stand-ins again), and it refuses what
+it cannot measure with one line."""
 import subprocess
 import sys
 
@@ -76,3 +77,29 @@ def test_builds_that_find_different_bests_fail(source, tmp_path):
     assert "bests: base [2.5], new [2.25]" in differ.stdout
     assert differ.stderr.strip() == \
         "alternate.py: the builds found different bests for the same seed and budget"
+
+
+def fake_bench_cli(folder, name, rate):
+    """A stand-in for mapwright-cli whose `bench search` on GAMMA (two seconds
+    unless told, as alternate.py asks) reports `rate` on one thread and another
+    on two, and which fails on any other command line."""
+    path = folder / name
+    path.write_text("#!/bin/sh\n"
+                    "[ \"$*\" = 'bench search --searchers gamma --seconds 2.0 --json' ] || "
+                    "{ echo \"error: unexpected $*\" >&2; exit 2; }\n"
+                    "printf '[{\"searcher\": \"gamma\", \"evaluations_per_second_1_thread\": %s, "
+                    "\"evaluations_per_second_2_threads\": 7}]'\n" % rate)
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_bench_search_ratio_is_of_the_one_thread_rates(source, tmp_path):
+    out = alternate(source, "--base", fake_bench_cli(tmp_path, "a", 200),
+                    "--new", fake_bench_cli(tmp_path, "b", 300), "--what", "bench-search:gamma",
+                    "--pairs", "2")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) == 2 and not any(line.startswith("bests:") for line in lines)
+    for line in lines:
+        assert "2 pairs  median pair ratio 1.500  (pairs 1.500 to 1.500; base 200/s, new 300/s)" \
+            in line, line
