@@ -88,7 +88,7 @@ def fake_bench_cli(folder, name, rate):
                     "[ \"$*\" = 'bench search --searchers gamma --seconds 2.0 --json' ] || "
                     "{ echo \"error: unexpected $*\" >&2; exit 2; }\n"
                     "printf '[{\"searcher\": \"gamma\", \"evaluations_per_second_1_thread\": %s, "
-                    "\"evaluations_per_second_2_threads\": 7}]'\n" % rate)
+                    "\"evaluations_per_second_all_threads\": 7}]'\n" % rate)
     path.chmod(0o755)
     return str(path)
 
