@@ -53,15 +53,20 @@ def test_a_failed_run_is_named_in_one_line(source, cli):
     assert "no-such-searcher" in last
 
 
+def stand_in(folder, name, script):
+    """An executable shell script standing in for a build's mapwright-cli."""
+    path = folder / name
+    path.write_text("#!/bin/sh\n" + script)
+    path.chmod(0o755)
+    return str(path)
+
+
 def fake_cli(folder, name, best):
     """A stand-in for mapwright-cli whose `search` writes a result.json with `best`."""
-    path = folder / name
-    path.write_text("#!/bin/sh\n"
+    return stand_in(folder, name,
                     "while [ \"$1\" != --out ]; do shift; done\n"
                     "printf '{\"evaluations\": 1000, \"seconds\": 0.5, \"best_objective\": %s}' "
                     "> \"$2/result.json\"\n" % best)
-    path.chmod(0o755)
-    return str(path)
 
 
 def test_builds_that_find_different_bests_fail(source, tmp_path):
@@ -82,15 +87,12 @@ def test_builds_that_find_different_bests_fail(source, tmp_path):
 def fake_bench_cli(folder, name, rate):
     """A stand-in for mapwright-cli whose `bench search` on GAMMA (two seconds
     unless told, as alternate.py asks) reports `rate` on one thread and another
-    on two, and which fails on any other command line."""
-    path = folder / name
-    path.write_text("#!/bin/sh\n"
+    on all threads, and which fails on any other command line."""
+    return stand_in(folder, name,
                     "[ \"$*\" = 'bench search --searchers gamma --seconds 2.0 --json' ] || "
                     "{ echo \"error: unexpected $*\" >&2; exit 2; }\n"
                     "printf '[{\"searcher\": \"gamma\", \"evaluations_per_second_1_thread\": %s, "
                     "\"evaluations_per_second_all_threads\": 7}]'\n" % rate)
-    path.chmod(0o755)
-    return str(path)
 
 
 def test_bench_search_ratio_is_of_the_one_thread_rates(source, tmp_path):
